@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Installs what Allot needs to build, test and run, from Debian 12's own packages. Idempotent:
+# when everything is there it only checks.
+set -euo pipefail
+
+packages=(
+  g++ cmake ninja-build pkg-config make
+  libboost-dev libboost-system-dev nlohmann-json3-dev libsqlite3-dev libpq-dev libcli11-dev
+  libspdlog-dev libfmt-dev libtomlplusplus-dev libssl-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+  postgresql
+  clang-format-19 clang-tidy-19
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}"
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get update -q
+  $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
+else
+  echo "setup: all packages present"
+fi

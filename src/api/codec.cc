@@ -1,0 +1,55 @@
+#include "api/codec.h"
+
+namespace allot {
+namespace {
+
+nlohmann::json time_or_null(TimeMs at_ms) {
+  return at_ms == 0 ? nlohmann::json(nullptr) : nlohmann::json(format_time(at_ms));
+}
+
+}  // namespace
+
+nlohmann::json to_json(const Tenant& t) {
+  return {{"id", t.id}, {"name", t.name}, {"is_operator", t.is_operator},
+          {"created_at", format_time(t.created_at_ms)}};
+}
+
+nlohmann::json to_json(const Project& p) {
+  return {{"id", p.id},
+          {"tenant_id", p.tenant_id},
+          {"name", p.name},
+          {"created_at", format_time(p.created_at_ms)},
+          {"deleted_at", time_or_null(p.deleted_at_ms)}};
+}
+
+nlohmann::json to_json(const User& u) {
+  return {{"id", u.id},       {"tenant_id", u.tenant_id},       {"name", u.name},
+          {"email", u.email}, {"role", role_name(u.role)},      {"disabled", u.disabled},
+          {"created_at", format_time(u.created_at_ms)}};
+}
+
+nlohmann::json to_json(const ApiKey& k) {
+  return {{"id", k.id},
+          {"user_id", k.user_id},
+          {"tenant_id", k.tenant_id},
+          {"name", k.name},
+          {"prefix", k.prefix},
+          {"created_at", format_time(k.created_at_ms)},
+          {"revoked_at", time_or_null(k.revoked_at_ms)}};
+}
+
+nlohmann::json to_json(const AuditEntry& e) {
+  return {{"seq", e.seq},
+          {"at", format_time(e.at_ms)},
+          {"tenant_id", e.tenant_id},
+          {"user_id", e.user_id},
+          {"key_id", e.key_id},
+          {"method", e.method},
+          {"path", e.path},
+          {"target_id", e.target_id},
+          {"status", e.status},
+          {"error_code", e.error_code.empty() ? nlohmann::json(nullptr)
+                                              : nlohmann::json(e.error_code)}};
+}
+
+}  // namespace allot

@@ -1,0 +1,18 @@
+// The JSON form of each object the API returns.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "core/model.h"
+#include "store/store.h"
+
+namespace allot {
+
+nlohmann::json to_json(const Tenant& tenant);
+nlohmann::json to_json(const Project& project);
+nlohmann::json to_json(const User& user);
+// Never includes the key's text or hash: the text is shown once, at creation.
+nlohmann::json to_json(const ApiKey& key);
+nlohmann::json to_json(const AuditEntry& entry);
+
+}  // namespace allot

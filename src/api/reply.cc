@@ -1,0 +1,38 @@
+#include "api/reply.h"
+
+namespace allot {
+
+int http_status(ErrorCode code) {
+  switch (code) {
+    case ErrorCode::kInvalidArgument:
+    case ErrorCode::kMalformedJson:
+    case ErrorCode::kUnknownField:
+    case ErrorCode::kMissingField:
+    case ErrorCode::kInvalidType:
+    case ErrorCode::kInvalidId:
+    case ErrorCode::kOverflow: return 400;
+    case ErrorCode::kUnauthenticated: return 401;
+    case ErrorCode::kForbidden: return 403;
+    case ErrorCode::kNotFound: return 404;
+    case ErrorCode::kMethodNotAllowed: return 405;
+    case ErrorCode::kAlreadyExists:
+    case ErrorCode::kConflict: return 409;
+    case ErrorCode::kBodyTooLarge: return 413;
+    case ErrorCode::kLimitExceeded: return 422;
+    case ErrorCode::kUnavailable: return 503;
+    case ErrorCode::kInternal: return 500;
+  }
+  return 500;
+}
+
+HttpResponse error_reply(const Error& error) {
+  const nlohmann::json body = {
+      {"error", {{"code", code_name(error.code)}, {"message", error.message}}}};
+  return HttpResponse{http_status(error.code), body.dump()};
+}
+
+HttpResponse json_reply(int status, const nlohmann::json& body) {
+  return HttpResponse{status, body.dump()};
+}
+
+}  // namespace allot

@@ -1,0 +1,57 @@
+// Reading a request strictly: its path and query, and a JSON body whose fields are checked for
+// presence, type and strangers. The first problem found is the one reported.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "common/error.h"
+
+namespace allot {
+
+struct Target {
+  std::string path;
+  std::vector<std::string> segments;  // "/v1/projects/x" -> {"v1", "projects", "x"}
+  std::map<std::string, std::string, std::less<>> query;
+};
+
+// Splits and percent-decodes a request target. Fails with kInvalidArgument on bad escapes.
+[[nodiscard]] Result<Target> parse_target(std::string_view target);
+
+// A JSON object body read field by field. After the reads, finish() reports the first error:
+// malformed JSON, a missing field, a field of the wrong type, or a field nobody read.
+class JsonBody {
+ public:
+  explicit JsonBody(std::string_view body);
+
+  std::string required_string(const std::string& name);
+  std::optional<std::string> optional_string(const std::string& name);
+  std::optional<bool> optional_bool(const std::string& name);
+
+  [[nodiscard]] Status finish();
+
+ private:
+  const nlohmann::json* field(const std::string& name);
+  void fail_once(ErrorCode code, std::string message);
+
+  nlohmann::json json_;
+  std::vector<std::string> read_;
+  std::optional<Error> error_;
+};
+
+// A page of a listing: ?limit=N&after=ID.
+struct Page {
+  int limit = 0;
+  std::string after;
+};
+
+// Reads limit and after, and refuses any query parameter not in `allowed` (which need not list
+// limit and after).
+[[nodiscard]] Result<Page> read_page(const Target& target,
+                                     std::initializer_list<std::string_view> allowed);
+
+}  // namespace allot

@@ -1,0 +1,72 @@
+#include "api/request.h"
+
+#include <gtest/gtest.h>
+
+namespace allot {
+namespace {
+
+TEST(ParseTarget, SplitsPathAndDecodesQuery) {
+  auto target = parse_target("/v1/projects/prj_1?tenant_id=ten%5Fx&limit=5&flag");
+  ASSERT_TRUE(target);
+  EXPECT_EQ(target->path, "/v1/projects/prj_1");
+  EXPECT_EQ(target->segments, (std::vector<std::string>{"v1", "projects", "prj_1"}));
+  EXPECT_EQ(target->query.at("tenant_id"), "ten_x");
+  EXPECT_EQ(target->query.at("limit"), "5");
+  EXPECT_EQ(target->query.at("flag"), "");
+}
+
+TEST(ParseTarget, RefusesBrokenEscapes) {
+  for (const char* text : {"/v1/a%", "/v1/a%zz", "/v1?x=%4"}) {
+    auto target = parse_target(text);
+    ASSERT_FALSE(target) << text;
+    EXPECT_EQ(target.error().code, ErrorCode::kInvalidArgument);
+  }
+}
+
+TEST(JsonBody, ReportsTheFirstProblem) {
+  struct Case {
+    const char* body;
+    ErrorCode code;
+  };
+  const Case cases[] = {
+      {"", ErrorCode::kMalformedJson},
+      {"{", ErrorCode::kMalformedJson},
+      {"[1]", ErrorCode::kMalformedJson},
+      {"\"name\"", ErrorCode::kMalformedJson},
+      {"{}", ErrorCode::kMissingField},
+      {R"({"name": 5})", ErrorCode::kInvalidType},
+      {R"({"name": "a", "disabled": "yes"})", ErrorCode::kInvalidType},
+      {R"({"name": "a", "other": 1})", ErrorCode::kUnknownField},
+  };
+  for (const Case& c : cases) {
+    JsonBody body(c.body);
+    body.required_string("name");
+    body.optional_bool("disabled");
+    auto status = body.finish();
+    ASSERT_FALSE(status) << c.body;
+    EXPECT_EQ(status.error().code, c.code) << c.body;
+  }
+  JsonBody good(R"({"name": "a", "disabled": true})");
+  EXPECT_EQ(good.required_string("name"), "a");
+  EXPECT_EQ(good.optional_bool("disabled"), true);
+  EXPECT_TRUE(good.finish());
+}
+
+TEST(ReadPage, ChecksLimitAndUnknownParameters) {
+  auto target = parse_target("/v1/x?limit=0");
+  EXPECT_EQ(read_page(*target, {}).error().code, ErrorCode::kInvalidArgument);
+  target = parse_target("/v1/x?limit=1001");
+  EXPECT_EQ(read_page(*target, {}).error().code, ErrorCode::kInvalidArgument);
+  target = parse_target("/v1/x?limit=5x");
+  EXPECT_EQ(read_page(*target, {}).error().code, ErrorCode::kInvalidArgument);
+  target = parse_target("/v1/x?colour=red");
+  EXPECT_EQ(read_page(*target, {}).error().code, ErrorCode::kUnknownField);
+  target = parse_target("/v1/x?limit=7&after=abc&colour=red");
+  auto page = read_page(*target, {"colour"});
+  ASSERT_TRUE(page);
+  EXPECT_EQ(page->limit, 7);
+  EXPECT_EQ(page->after, "abc");
+}
+
+}  // namespace
+}  // namespace allot

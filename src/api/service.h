@@ -1,0 +1,89 @@
+// The sequencer between the network and the core. Requests queue up; one thread takes them in
+// batches, runs each against the core, writes the whole batch's changes in one store transaction
+// (group commit) and only then answers. No one ever sees a state that is not yet durable.
+#pragma once
+
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <thread>
+
+#include "api/http.h"
+#include "common/clock.h"
+#include "common/random.h"
+#include "core/core.h"
+#include "store/store.h"
+
+namespace allot {
+
+// What one request's work sees while it runs on the core thread.
+class Context {
+ public:
+  Context(Core& core, Store& store, IdSource& ids, Batch& batch, int64_t& audit_seq, TimeMs now_ms)
+      : core_(core), store_(store), ids_(ids), batch_(batch), audit_seq_(audit_seq),
+        now_ms_(now_ms) {}
+
+  // Applies a command; its changes join this batch's transaction.
+  [[nodiscard]] Status apply(const Command& command);
+  // Records an audit entry in this batch; its seq is assigned here.
+  void audit(AuditEntry entry);
+
+  const State& state() const { return core_.state(); }
+  Store& store() { return store_; }
+  IdSource& ids() { return ids_; }
+  TimeMs now_ms() const { return now_ms_; }
+
+ private:
+  Core& core_;
+  Store& store_;
+  IdSource& ids_;
+  Batch& batch_;
+  int64_t& audit_seq_;
+  TimeMs now_ms_;
+};
+
+class Service {
+ public:
+  using Work = std::function<HttpResponse(Context&)>;
+
+  Service(Core& core, Store& store, IdSource& ids, const Clock& clock, int64_t audit_seq);
+  Service(const Service&) = delete;
+  Service& operator=(const Service&) = delete;
+  ~Service();
+
+  // Queues work; `done` gets its answer once the batch it ran in is durable. When the queue is
+  // full, `done` gets 503 at once.
+  void submit(Work work, Responder done);
+
+  // Answers what is queued, then stops the core thread. Later submits get 503.
+  void stop();
+
+  // False after a store failure until the core has been reloaded from the store.
+  bool ready() const;
+
+ private:
+  struct Item {
+    Work work;
+    Responder done;
+  };
+
+  void loop();
+  void run_batch(std::deque<Item>& items);
+  bool reload();
+
+  Core& core_;
+  Store& store_;
+  IdSource& ids_;
+  const Clock& clock_;
+  int64_t audit_seq_;  // Core thread only.
+
+  mutable std::mutex mutex_;
+  std::condition_variable wake_;
+  std::deque<Item> queue_;  // Guarded by mutex_.
+  bool stopping_ = false;   // Guarded by mutex_.
+  bool stale_ = false;      // Guarded by mutex_: the core may hold changes the store lost.
+  std::thread thread_;
+};
+
+}  // namespace allot

@@ -1,0 +1,21 @@
+// The CLI's commands. Each registers itself on the CLI11 app and, when chosen, sets the action
+// that main runs once the connection settings are known.
+#pragma once
+
+#include <functional>
+
+#include <CLI/CLI.hpp>
+
+#include "cli/session.h"
+
+namespace allot::cli {
+
+using Action = std::function<int(Session&)>;
+
+// whoami, version, tenants, projects, users, keys, audit.
+void add_identity_commands(CLI::App& app, Action& action);
+
+// Adds --limit to a listing command; 0 means every item.
+CLI::Option* add_limit(CLI::App& command, int& limit);
+
+}  // namespace allot::cli

@@ -1,0 +1,29 @@
+// allot: the command-line client.
+#include <iostream>
+
+#include "cli/commands.h"
+
+int main(int argc, char** argv) {
+  using namespace allot::cli;
+  CLI::App app{"allot: the Allot command-line client"};
+  app.require_subcommand(1);
+  app.fallthrough();  // Global options may also follow the subcommand.
+  Settings settings;
+  app.add_option("--server", settings.server, "server URL (env ALLOT_SERVER)");
+  app.add_option("--key", settings.key, "API key (env ALLOT_KEY)");
+  app.add_option("-o,--output", settings.output, "table (default) or json");
+  app.add_option("--config", settings.config_path,
+                 "config file (env ALLOT_CONFIG; default ~/.config/allot/config.toml)");
+  Action action;
+  add_identity_commands(app, action);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    return code == 0 ? kOk : kUsage;
+  }
+  if (int code = resolve_settings(settings); code != kOk) return code;
+  if (!action) return kUsage;
+  Session session(settings);
+  return action(session);
+}

@@ -1,0 +1,57 @@
+#include "cli/output.h"
+
+#include <algorithm>
+
+namespace allot::cli {
+namespace {
+
+std::string cell(const nlohmann::json& value) {
+  if (value.is_null() || (value.is_string() && value.get<std::string>().empty())) return "-";
+  if (value.is_string()) return value.get<std::string>();
+  return value.dump();
+}
+
+std::string upper(std::string text) {
+  std::transform(text.begin(), text.end(), text.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+  return text;
+}
+
+}  // namespace
+
+void print_table(std::ostream& out, const nlohmann::json& items,
+                 const std::vector<Column>& columns) {
+  std::vector<std::vector<std::string>> rows;
+  std::vector<std::string> header;
+  for (const Column& column : columns) header.push_back(upper(column.header));
+  rows.push_back(header);
+  for (const auto& item : items) {
+    std::vector<std::string> row;
+    for (const Column& column : columns) {
+      row.push_back(cell(item.contains(column.field) ? item[column.field] : nullptr));
+    }
+    rows.push_back(std::move(row));
+  }
+  std::vector<size_t> widths(columns.size(), 0);
+  for (const auto& row : rows) {
+    for (size_t i = 0; i < row.size(); ++i) widths[i] = std::max(widths[i], row[i].size());
+  }
+  for (const auto& row : rows) {
+    std::string line;
+    for (size_t i = 0; i < row.size(); ++i) {
+      line += row[i];
+      if (i + 1 < row.size()) line += std::string(widths[i] - row[i].size() + 2, ' ');
+    }
+    out << line << "\n";
+  }
+}
+
+void print_object(std::ostream& out, const nlohmann::json& object) {
+  size_t width = 0;
+  for (const auto& [key, value] : object.items()) width = std::max(width, key.size());
+  for (const auto& [key, value] : object.items()) {
+    out << upper(key) << ":" << std::string(width - key.size() + 1, ' ') << cell(value) << "\n";
+  }
+}
+
+}  // namespace allot::cli

@@ -1,0 +1,58 @@
+// One CLI invocation's connection settings and the calls it makes. Every failure maps to an exit
+// code that scripts can rely on (see docs/cli.md).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/output.h"
+#include "client/http_client.h"
+
+namespace allot::cli {
+
+enum ExitCode {
+  kOk = 0,
+  kServerError = 1,     // The server failed (5xx) or answered something unreadable.
+  kUsage = 2,           // Bad flags or arguments; nothing was sent.
+  kDenied = 3,          // 401 or 403: no key, a wrong key, or not allowed.
+  kNotFound = 4,        // 404.
+  kRejected = 5,        // 400, 405, 409, 413 or 422: the request was refused; nothing changed.
+  kUnreachable = 6,     // The server could not be reached.
+};
+
+struct Settings {
+  std::string server;  // Flag, else ALLOT_SERVER, else the config file, else the default.
+  std::string key;     // Flag, else ALLOT_KEY, else the config file.
+  std::string output = "table";  // "table" or "json".
+  std::string config_path;       // Flag, else ALLOT_CONFIG, else ~/.config/allot/config.toml.
+};
+
+// Fills unset server and key from the environment and the config file. Returns kOk or kUsage
+// (with a message on stderr) when the config file is unreadable.
+int resolve_settings(Settings& settings);
+
+class Session {
+ public:
+  explicit Session(Settings settings) : settings_(std::move(settings)) {}
+
+  // Sends a request and prints nothing; on failure prints the error and returns its exit code.
+  int call(const std::string& method, const std::string& target, const nlohmann::json& body,
+           nlohmann::json& answer);
+
+  // GETs every page of a listing (following next_after) up to `limit` items in all (0: all).
+  int list(const std::string& target, int limit, nlohmann::json& items);
+
+  // Prints an object (or, in JSON mode, the JSON as it is).
+  void show(const nlohmann::json& object) const;
+  // Prints a listing as a table of `columns`, or in JSON mode as a JSON array.
+  void show_list(const nlohmann::json& items, const std::vector<Column>& columns) const;
+
+ private:
+  Settings settings_;
+  std::unique_ptr<HttpClient> client_;
+};
+
+}  // namespace allot::cli

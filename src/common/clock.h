@@ -1,0 +1,40 @@
+// Time comes from outside the core. The daemon uses SystemClock; tests and the simulator use
+// ManualClock, so that nothing depends on when it runs.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+
+namespace allot {
+
+// Milliseconds since the Unix epoch, UTC.
+using TimeMs = int64_t;
+
+class Clock {
+ public:
+  virtual ~Clock() = default;
+  virtual TimeMs now_ms() const = 0;
+};
+
+class SystemClock final : public Clock {
+ public:
+  TimeMs now_ms() const override;
+};
+
+// A clock that moves only when told. Safe to read from several threads.
+class ManualClock final : public Clock {
+ public:
+  explicit ManualClock(TimeMs start_ms) : now_ms_(start_ms) {}
+  TimeMs now_ms() const override { return now_ms_.load(); }
+  void advance_ms(TimeMs delta_ms) { now_ms_ += delta_ms; }
+  void set_ms(TimeMs at_ms) { now_ms_ = at_ms; }
+
+ private:
+  std::atomic<TimeMs> now_ms_;
+};
+
+// RFC 3339 text in UTC with milliseconds, e.g. "2026-11-30T23:43:38.123Z".
+std::string format_time(TimeMs at_ms);
+
+}  // namespace allot

@@ -1,0 +1,47 @@
+// Every limit in one place, each with the reason for its value. A request past a limit is refused
+// with kLimitExceeded or kBodyTooLarge; nothing grows without bound.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace allot::limits {
+
+// Request bodies are small JSON documents; 1 MiB leaves room for long commands and environments
+// while bounding what one request can make the daemon buffer.
+inline constexpr size_t kMaxBodyBytes = 1 << 20;
+
+// Headers beyond 16 KiB are a mistake or an attack.
+inline constexpr size_t kMaxHeaderBytes = 16 << 10;
+
+// Lists are paged; 1000 rows is about 200 KiB of JSON, enough for a screen or a script's batch.
+inline constexpr int kDefaultPageSize = 100;
+inline constexpr int kMaxPageSize = 1000;
+
+// Names are labels for people, not documents.
+inline constexpr size_t kMaxNameBytes = 128;
+inline constexpr size_t kMaxEmailBytes = 254;  // RFC 5321's path limit.
+
+// Sized for a large operator: 10,000 tenants, each with up to 1,000 projects and 1,000 users.
+inline constexpr size_t kMaxTenants = 10'000;
+inline constexpr size_t kMaxProjectsPerTenant = 1'000;
+inline constexpr size_t kMaxUsersPerTenant = 1'000;
+// A user rotates keys; 50 live keys covers every machine and script one person runs.
+inline constexpr size_t kMaxKeysPerUser = 50;
+
+// A key must carry at least 128 bits of secret to be unguessable; its text is at most 256 bytes.
+inline constexpr size_t kMinKeyBytes = 24;
+inline constexpr size_t kMaxKeyBytes = 256;
+
+// Group commit: at most this many requests share one store transaction, so one batch's latency
+// stays bounded while a burst still amortises the fsync.
+inline constexpr size_t kMaxBatchCommands = 4096;
+// Requests waiting for the core beyond this many are refused with kUnavailable (backpressure).
+inline constexpr size_t kMaxQueuedRequests = 65'536;
+
+// Open HTTP connections; each costs a coroutine and a buffer.
+inline constexpr size_t kMaxConnections = 10'000;
+// An idle keep-alive connection is closed after this long.
+inline constexpr int kIdleTimeoutS = 60;
+
+}  // namespace allot::limits

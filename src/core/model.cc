@@ -1,0 +1,22 @@
+#include "core/model.h"
+
+namespace allot {
+
+std::string_view role_name(Role role) {
+  switch (role) {
+    case Role::kOperatorAdmin: return "operator-admin";
+    case Role::kTenantAdmin: return "tenant-admin";
+    case Role::kMember: return "member";
+    case Role::kViewer: return "viewer";
+  }
+  return "viewer";
+}
+
+std::optional<Role> parse_role(std::string_view name) {
+  for (Role role : {Role::kOperatorAdmin, Role::kTenantAdmin, Role::kMember, Role::kViewer}) {
+    if (role_name(role) == name) return role;
+  }
+  return std::nullopt;
+}
+
+}  // namespace allot

@@ -1,0 +1,67 @@
+// The identity objects the core keeps: tenants, their projects and users, and users' API keys.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+
+#include "common/clock.h"
+
+namespace allot {
+
+// What a user may do. Operator admins run the whole cloud; the other roles act inside one tenant.
+enum class Role { kOperatorAdmin, kTenantAdmin, kMember, kViewer };
+
+std::string_view role_name(Role role);
+std::optional<Role> parse_role(std::string_view name);
+
+struct Tenant {
+  std::string id;  // "ten_" + 16 hex
+  std::string name;
+  // The operator's own tenant holds the operator admins; there is exactly one.
+  bool is_operator = false;
+  TimeMs created_at_ms = 0;
+
+  bool operator==(const Tenant&) const = default;
+};
+
+struct Project {
+  std::string id;  // "prj_" + 16 hex
+  std::string tenant_id;
+  std::string name;
+  TimeMs created_at_ms = 0;
+  TimeMs deleted_at_ms = 0;  // 0 while live; deleted projects stay for the books.
+
+  bool operator==(const Project&) const = default;
+};
+
+struct User {
+  std::string id;  // "usr_" + 16 hex
+  std::string tenant_id;
+  std::string name;
+  std::string email;
+  Role role = Role::kViewer;
+  bool disabled = false;  // A disabled user's keys stop working.
+  TimeMs created_at_ms = 0;
+
+  bool operator==(const User&) const = default;
+};
+
+struct ApiKey {
+  std::string id;  // "key_" + 16 hex
+  std::string user_id;
+  std::string tenant_id;
+  std::string name;
+  std::string prefix;      // The key's first characters, to tell keys apart in lists.
+  std::string token_hash;  // SHA-256 of the whole key; the key itself is never stored.
+  TimeMs created_at_ms = 0;
+  TimeMs revoked_at_ms = 0;  // 0 while live.
+
+  bool operator==(const ApiKey&) const = default;
+};
+
+// One changed object: what the store writes for a command.
+using Row = std::variant<Tenant, Project, User, ApiKey>;
+
+}  // namespace allot

@@ -1,0 +1,19 @@
+// Checks on the text fields of commands, shared by the core and the API.
+#pragma once
+
+#include <string_view>
+
+#include "common/error.h"
+
+namespace allot {
+
+// A name: 1..limits::kMaxNameBytes bytes, no control characters, no leading or trailing space.
+[[nodiscard]] Status check_name(std::string_view field, std::string_view name);
+
+// An e-mail address of plain form: something@domain, no spaces, within RFC 5321's length.
+[[nodiscard]] Status check_email(std::string_view email);
+
+// An id of the given prefix, as random.h describes.
+[[nodiscard]] Status check_id(std::string_view field, std::string_view id, std::string_view prefix);
+
+}  // namespace allot

@@ -1,0 +1,135 @@
+#include "daemon/config.h"
+
+#include <charconv>
+#include <optional>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <toml++/toml.h>
+
+namespace allot {
+namespace {
+
+Status set_listen(DaemonConfig& config, std::string_view text, std::string_view source) {
+  const size_t colon = text.rfind(':');
+  unsigned port = 0;
+  const char* end = text.data() + text.size();
+  if (colon == std::string_view::npos ||
+      std::from_chars(text.data() + colon + 1, end, port).ptr != end || port > 65535 ||
+      colon == 0) {
+    return fail(ErrorCode::kInvalidArgument,
+                fmt::format("{}: listen must be HOST:PORT, not '{}'", source, text));
+  }
+  config.listen_host = std::string(text.substr(0, colon));
+  config.listen_port = static_cast<uint16_t>(port);
+  return {};
+}
+
+Status check(const DaemonConfig& config) {
+  if (config.store != "sqlite" && config.store != "postgres") {
+    return fail(ErrorCode::kInvalidArgument,
+                fmt::format("store must be sqlite or postgres, not '{}'", config.store));
+  }
+  if (config.store == "postgres" && config.postgres_url.empty()) {
+    return fail(ErrorCode::kInvalidArgument, "store = postgres needs postgres_url");
+  }
+  for (std::string_view level : {"trace", "debug", "info", "warn", "error"}) {
+    if (config.log_level == level) return {};
+  }
+  return fail(ErrorCode::kInvalidArgument,
+              fmt::format("log_level must be trace, debug, info, warn or error, not '{}'",
+                          config.log_level));
+}
+
+Status apply_file(DaemonConfig& config, const std::string& path) {
+  toml::table table;
+  try {
+    table = toml::parse_file(path);
+  } catch (const toml::parse_error& e) {
+    return fail(ErrorCode::kInvalidArgument,
+                fmt::format("{}:{}: {}", path, e.source().begin.line, e.description()));
+  }
+  for (const auto& [key, node] : table) {
+    const std::string name(key.str());
+    const auto text = node.value<std::string>();
+    if (!text) {
+      return fail(ErrorCode::kInvalidArgument,
+                  fmt::format("{}: '{}' must be a string", path, name));
+    }
+    if (name == "listen") {
+      if (auto ok = set_listen(config, *text, path); !ok) return ok;
+    } else if (name == "data_dir") {
+      config.data_dir = *text;
+    } else if (name == "store") {
+      config.store = *text;
+    } else if (name == "postgres_url") {
+      config.postgres_url = *text;
+    } else if (name == "log_level") {
+      config.log_level = *text;
+    } else {
+      return fail(ErrorCode::kInvalidArgument, fmt::format("{}: unknown setting '{}'", path, name));
+    }
+  }
+  return {};
+}
+
+Status apply_env(DaemonConfig& config, const GetEnv& getenv) {
+  auto read = [&](const char* name, std::string& field) {
+    if (const char* value = getenv(name); value != nullptr && *value != '\0') field = value;
+  };
+  if (const char* listen = getenv("ALLOT_LISTEN"); listen != nullptr && *listen != '\0') {
+    if (auto ok = set_listen(config, listen, "ALLOT_LISTEN"); !ok) return ok;
+  }
+  read("ALLOT_DATA_DIR", config.data_dir);
+  read("ALLOT_STORE", config.store);
+  read("ALLOT_POSTGRES_URL", config.postgres_url);
+  read("ALLOT_LOG_LEVEL", config.log_level);
+  read("ALLOT_ADMIN_KEY", config.admin_key);
+  return {};
+}
+
+}  // namespace
+
+Result<DaemonConfig> load_daemon_config(const std::vector<std::string>& args,
+                                        const GetEnv& getenv, bool& help) {
+  help = false;
+  CLI::App cli{"allotd: the Allot controller"};
+  std::string config_path;
+  std::optional<std::string> listen, data_dir, store, postgres_url, log_level, port_file;
+  cli.add_option("-c,--config", config_path, "TOML file of settings")->check(CLI::ExistingFile);
+  cli.add_option("--listen", listen, "HOST:PORT to serve on (port 0: any free port)");
+  cli.add_option("--data-dir", data_dir, "directory for the SQLite database");
+  cli.add_option("--store", store, "sqlite (default) or postgres");
+  cli.add_option("--postgres-url", postgres_url, "libpq connection URL");
+  cli.add_option("--log-level", log_level, "trace, debug, info, warn or error");
+  cli.add_option("--port-file", port_file, "write the bound port to this file");
+  std::vector<const char*> argv;
+  for (const std::string& arg : args) argv.push_back(arg.c_str());
+  try {
+    cli.parse(static_cast<int>(argv.size()), argv.data());
+  } catch (const CLI::CallForHelp&) {
+    help = true;
+    return fail(ErrorCode::kInvalidArgument, cli.help());
+  } catch (const CLI::ParseError& e) {
+    return fail(ErrorCode::kInvalidArgument, e.what());
+  }
+  DaemonConfig config;
+  if (!config_path.empty()) {
+    if (auto ok = apply_file(config, config_path); !ok) return std::unexpected(ok.error());
+  }
+  if (auto ok = apply_env(config, getenv); !ok) return std::unexpected(ok.error());
+  if (listen) {
+    if (auto ok = set_listen(config, *listen, "--listen"); !ok) {
+      return std::unexpected(ok.error());
+    }
+  }
+  if (data_dir) config.data_dir = *data_dir;
+  if (store) config.store = *store;
+  if (postgres_url) config.postgres_url = *postgres_url;
+  if (log_level) config.log_level = *log_level;
+  if (port_file) config.port_file = *port_file;
+  if (auto ok = check(config); !ok) return std::unexpected(ok.error());
+  return config;
+}
+
+}  // namespace allot

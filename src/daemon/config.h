@@ -1,0 +1,32 @@
+// allotd's settings, from defaults, then a TOML file, then ALLOT_* environment variables, then
+// command-line flags: each later source overrides the earlier ones.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "common/error.h"
+
+namespace allot {
+
+struct DaemonConfig {
+  std::string listen_host = "127.0.0.1";
+  uint16_t listen_port = 8080;
+  std::string data_dir = "allot-data";  // SQLite's file lives here.
+  std::string store = "sqlite";         // "sqlite" or "postgres".
+  std::string postgres_url;             // libpq URL, for store = "postgres".
+  std::string log_level = "info";       // trace, debug, info, warn, error.
+  std::string port_file;                // If set, the bound port is written here once listening.
+  std::string admin_key;                // Only from ALLOT_ADMIN_KEY: the first operator key.
+};
+
+using GetEnv = std::function<const char*(const char*)>;
+
+// Reads the settings; argv[0] is the program name. Fails with kInvalidArgument naming the file,
+// variable or flag at fault. `help` is set when --help was asked for (the text is in the error).
+[[nodiscard]] Result<DaemonConfig> load_daemon_config(const std::vector<std::string>& args,
+                                                      const GetEnv& getenv, bool& help);
+
+}  // namespace allot

@@ -1,0 +1,59 @@
+#include "daemon/config.h"
+
+#include <fstream>
+#include <map>
+
+#include <gtest/gtest.h>
+
+#include "support/temp_dir.h"
+
+namespace allot {
+namespace {
+
+Result<DaemonConfig> load(std::vector<std::string> args,
+                          const std::map<std::string, std::string>& env = {}) {
+  args.insert(args.begin(), "allotd");
+  bool help = false;
+  return load_daemon_config(args,
+                            [&env](const char* name) -> const char* {
+                              auto it = env.find(name);
+                              return it == env.end() ? nullptr : it->second.c_str();
+                            },
+                            help);
+}
+
+TEST(DaemonConfig, FlagsOverrideEnvironmentOverrideFile) {
+  testing::TempDir dir;
+  const auto file = dir.path() / "allot.toml";
+  std::ofstream(file) << "listen = \"0.0.0.0:9000\"\ndata_dir = \"/from/file\"\n"
+                         "log_level = \"debug\"\n";
+  auto config = load({"--config", file.string(), "--data-dir", "/from/flag"},
+                     {{"ALLOT_DATA_DIR", "/from/env"}, {"ALLOT_LOG_LEVEL", "warn"}});
+  ASSERT_TRUE(config) << config.error().message;
+  EXPECT_EQ(config->listen_host, "0.0.0.0");
+  EXPECT_EQ(config->listen_port, 9000);
+  EXPECT_EQ(config->data_dir, "/from/flag");
+  EXPECT_EQ(config->log_level, "warn");
+  EXPECT_EQ(config->store, "sqlite");
+}
+
+TEST(DaemonConfig, BadSettingsNameTheirSource) {
+  testing::TempDir dir;
+  const auto file = dir.path() / "bad.toml";
+  std::ofstream(file) << "colour = \"red\"\n";
+  auto unknown = load({"--config", file.string()});
+  ASSERT_FALSE(unknown);
+  EXPECT_NE(unknown.error().message.find("unknown setting 'colour'"), std::string::npos);
+  std::ofstream(file) << "listen = [\n";
+  EXPECT_FALSE(load({"--config", file.string()}));
+  EXPECT_FALSE(load({"--listen", "nowhere"}));
+  EXPECT_FALSE(load({"--listen", "127.0.0.1:70000"}));
+  EXPECT_FALSE(load({"--store", "mysql"}));
+  EXPECT_FALSE(load({"--store", "postgres"}));  // No URL.
+  EXPECT_FALSE(load({"--log-level", "loud"}));
+  EXPECT_FALSE(load({}, {{"ALLOT_LISTEN", "x"}}));
+  EXPECT_FALSE(load({"--no-such-flag"}));
+}
+
+}  // namespace
+}  // namespace allot

@@ -1,0 +1,132 @@
+// allotd: wires the config, store, core, service, API and HTTP server together.
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include <fmt/format.h>
+#include <spdlog/sinks/stdout_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include "api/app.h"
+#include "api/http_server.h"
+#include "daemon/bootstrap.h"
+#include "daemon/config.h"
+
+#ifndef ALLOT_VERSION
+#define ALLOT_VERSION "dev"
+#endif
+
+namespace allot {
+namespace {
+
+void setup_logging(const std::string& level) {
+  auto logger = spdlog::stderr_logger_mt("allotd");
+  logger->set_pattern("ts=%Y-%m-%dT%H:%M:%S.%eZ level=%l %v", spdlog::pattern_time_type::utc);
+  logger->set_level(spdlog::level::from_str(level));
+  logger->flush_on(spdlog::level::info);
+  spdlog::set_default_logger(logger);
+}
+
+Result<std::unique_ptr<Store>> open_configured_store(const DaemonConfig& config) {
+  if (config.store == "postgres") return open_postgres_store(config.postgres_url);
+  std::error_code ec;
+  std::filesystem::create_directories(config.data_dir, ec);
+  if (ec) {
+    return fail(ErrorCode::kUnavailable,
+                fmt::format("cannot create data dir {}: {}", config.data_dir, ec.message()));
+  }
+  return open_sqlite_store((std::filesystem::path(config.data_dir) / "allot.db").string());
+}
+
+int run(const DaemonConfig& config) {
+  setup_logging(config.log_level);
+  auto store = open_configured_store(config);
+  if (!store) {
+    spdlog::critical("msg=\"cannot open the store\" error=\"{}\"", store.error().message);
+    return 1;
+  }
+  auto rows = (*store)->load();
+  auto audit_seq = (*store)->last_audit_seq();
+  if (!rows || !audit_seq) {
+    spdlog::critical("msg=\"cannot load state\" error=\"{}\"",
+                     rows ? audit_seq.error().message : rows.error().message);
+    return 1;
+  }
+  Core core;
+  core.restore(*rows);
+  SystemClock clock;
+  RandomIdSource ids;
+  auto first_key = bootstrap(core, **store, ids, clock.now_ms(), config.admin_key);
+  if (!first_key) {
+    spdlog::critical("msg=\"bootstrap failed\" error=\"{}\"", first_key.error().message);
+    return 1;
+  }
+  spdlog::info("msg=\"store open\" backend={} schema_version={} objects={}", (*store)->backend(),
+               (*store)->schema_version(), rows->size());
+
+  Service service(core, **store, ids, clock, *audit_seq);
+  App app(service, ALLOT_VERSION);
+  auto server = HttpServer::bind(config.listen_host, config.listen_port,
+                                 [&app](HttpRequest request, Responder respond) {
+                                   app.handle(std::move(request), std::move(respond));
+                                 });
+  if (!server) {
+    spdlog::critical("msg=\"cannot listen\" error=\"{}\"", server.error().message);
+    return 1;
+  }
+  const std::string url = fmt::format("http://{}:{}", config.listen_host, (*server)->port());
+  if (*first_key) {
+    // Shown once: only its hash is kept.
+    std::fprintf(stdout, "operator admin key (shown once): %s\n", (*first_key)->c_str());
+  }
+  std::fprintf(stdout, "allotd %s listening on %s\n", ALLOT_VERSION, url.c_str());
+  std::fflush(stdout);
+  if (!config.port_file.empty()) {
+    const std::string temp = config.port_file + ".tmp";
+    std::ofstream(temp) << (*server)->port() << "\n";
+    std::filesystem::rename(temp, config.port_file);
+  }
+
+  // SIGTERM and SIGINT are blocked in every thread and taken by this one, which asks the server to
+  // finish what is in flight.
+  std::thread signals([&server] {
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGINT);
+    int signal = 0;
+    sigwait(&set, &signal);
+    spdlog::info("msg=\"stopping\" signal={}", signal);
+    (*server)->stop();
+  });
+  (*server)->run();
+  service.stop();
+  signals.join();
+  spdlog::info("msg=\"stopped\"");
+  return 0;
+}
+
+}  // namespace
+}  // namespace allot
+
+int main(int argc, char** argv) {
+  // Block the stop signals before any thread starts, so that only the signal thread takes them.
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  std::signal(SIGPIPE, SIG_IGN);
+
+  const std::vector<std::string> args(argv, argv + argc);
+  bool help = false;
+  auto config = allot::load_daemon_config(args, std::getenv, help);
+  if (!config) {
+    std::fprintf(help ? stdout : stderr, "%s\n", config.error().message.c_str());
+    return help ? 0 : 2;
+  }
+  return allot::run(*config);
+}

@@ -1,0 +1,59 @@
+#include "store/migrations.h"
+
+#include <array>
+
+namespace allot {
+namespace {
+
+constexpr std::array<std::string_view, 6> kIdentity = {
+    R"(CREATE TABLE tenants (
+         id TEXT PRIMARY KEY,
+         name TEXT NOT NULL UNIQUE,
+         is_operator BIGINT NOT NULL,
+         created_at_ms BIGINT NOT NULL))",
+    R"(CREATE TABLE projects (
+         id TEXT PRIMARY KEY,
+         tenant_id TEXT NOT NULL REFERENCES tenants (id),
+         name TEXT NOT NULL,
+         created_at_ms BIGINT NOT NULL,
+         deleted_at_ms BIGINT NOT NULL))",
+    R"(CREATE TABLE users (
+         id TEXT PRIMARY KEY,
+         tenant_id TEXT NOT NULL REFERENCES tenants (id),
+         name TEXT NOT NULL,
+         email TEXT NOT NULL,
+         role TEXT NOT NULL,
+         disabled BIGINT NOT NULL,
+         created_at_ms BIGINT NOT NULL))",
+    R"(CREATE TABLE api_keys (
+         id TEXT PRIMARY KEY,
+         user_id TEXT NOT NULL REFERENCES users (id),
+         tenant_id TEXT NOT NULL REFERENCES tenants (id),
+         name TEXT NOT NULL,
+         prefix TEXT NOT NULL,
+         token_hash TEXT NOT NULL UNIQUE,
+         created_at_ms BIGINT NOT NULL,
+         revoked_at_ms BIGINT NOT NULL))",
+    R"(CREATE TABLE audit_log (
+         seq BIGINT PRIMARY KEY,
+         at_ms BIGINT NOT NULL,
+         tenant_id TEXT NOT NULL,
+         user_id TEXT NOT NULL,
+         key_id TEXT NOT NULL,
+         method TEXT NOT NULL,
+         path TEXT NOT NULL,
+         target_id TEXT NOT NULL,
+         status BIGINT NOT NULL,
+         error_code TEXT NOT NULL))",
+    "CREATE INDEX audit_log_by_tenant ON audit_log (tenant_id, seq)",
+};
+
+constexpr std::array<Migration, 1> kMigrations = {
+    Migration{1, "identity: tenants, projects, users, API keys, audit log", kIdentity},
+};
+
+}  // namespace
+
+std::span<const Migration> migrations() { return kMigrations; }
+
+}  // namespace allot

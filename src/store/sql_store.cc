@@ -1,0 +1,222 @@
+// The Store, written once over Db for both backends.
+#include <fmt/format.h>
+
+#include "common/clock.h"
+#include "store/db.h"
+#include "store/migrations.h"
+#include "store/store.h"
+
+namespace allot {
+namespace {
+
+constexpr std::string_view kUpsertTenant =
+    "INSERT INTO tenants (id, name, is_operator, created_at_ms) VALUES ($1, $2, $3, $4) "
+    "ON CONFLICT (id) DO UPDATE SET name = excluded.name";
+constexpr std::string_view kUpsertProject =
+    "INSERT INTO projects (id, tenant_id, name, created_at_ms, deleted_at_ms) "
+    "VALUES ($1, $2, $3, $4, $5) "
+    "ON CONFLICT (id) DO UPDATE SET name = excluded.name, deleted_at_ms = excluded.deleted_at_ms";
+constexpr std::string_view kUpsertUser =
+    "INSERT INTO users (id, tenant_id, name, email, role, disabled, created_at_ms) "
+    "VALUES ($1, $2, $3, $4, $5, $6, $7) "
+    "ON CONFLICT (id) DO UPDATE SET name = excluded.name, role = excluded.role, "
+    "disabled = excluded.disabled";
+constexpr std::string_view kUpsertKey =
+    "INSERT INTO api_keys (id, user_id, tenant_id, name, prefix, token_hash, created_at_ms, "
+    "revoked_at_ms) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) "
+    "ON CONFLICT (id) DO UPDATE SET revoked_at_ms = excluded.revoked_at_ms";
+constexpr std::string_view kInsertAudit =
+    "INSERT INTO audit_log (seq, at_ms, tenant_id, user_id, key_id, method, path, target_id, "
+    "status, error_code) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)";
+
+Status write_row(Db& db, const Row& row) {
+  return std::visit(
+      [&db](const auto& o) -> Status {
+        using T = std::decay_t<decltype(o)>;
+        if constexpr (std::is_same_v<T, Tenant>) {
+          const DbValue p[] = {o.id, o.name, int64_t{o.is_operator}, o.created_at_ms};
+          return db.exec(kUpsertTenant, p);
+        } else if constexpr (std::is_same_v<T, Project>) {
+          const DbValue p[] = {o.id, o.tenant_id, o.name, o.created_at_ms, o.deleted_at_ms};
+          return db.exec(kUpsertProject, p);
+        } else if constexpr (std::is_same_v<T, User>) {
+          const DbValue p[] = {o.id, o.tenant_id, o.name, o.email, std::string(role_name(o.role)),
+                               int64_t{o.disabled}, o.created_at_ms};
+          return db.exec(kUpsertUser, p);
+        } else {
+          const DbValue p[] = {o.id,     o.user_id,    o.tenant_id,     o.name,
+                               o.prefix, o.token_hash, o.created_at_ms, o.revoked_at_ms};
+          return db.exec(kUpsertKey, p);
+        }
+      },
+      row);
+}
+
+Status write_audit(Db& db, const AuditEntry& e) {
+  const DbValue p[] = {e.seq,       e.at_ms, e.tenant_id, e.user_id,           e.key_id,
+                       e.method,    e.path,  e.target_id, int64_t{e.status}, e.error_code};
+  return db.exec(kInsertAudit, p);
+}
+
+// Runs `body` in a transaction: commits when it succeeds, rolls back when it fails.
+template <typename Body>
+Status in_transaction(Db& db, Body&& body) {
+  if (auto ok = db.begin(); !ok) return ok;
+  Status result = body();
+  if (result) result = db.exec("COMMIT", {});
+  if (!result) (void)db.exec("ROLLBACK", {});
+  return result;
+}
+
+class SqlStore final : public Store {
+ public:
+  explicit SqlStore(std::unique_ptr<Db> db) : db_(std::move(db)) {}
+
+  Status migrate() {
+    if (auto ok = db_->exec(
+            "CREATE TABLE IF NOT EXISTS schema_migrations (version BIGINT PRIMARY KEY, "
+            "description TEXT NOT NULL, applied_at_ms BIGINT NOT NULL)",
+            {});
+        !ok) {
+      return ok;
+    }
+    for (const Migration& m : migrations()) {
+      Status applied = in_transaction(*db_, [&]() -> Status {
+        // Read the version inside the transaction, so two daemons starting at once on one
+        // PostgreSQL cannot both apply it: the second one's insert fails on the primary key.
+        auto rows = db_->query("SELECT version FROM schema_migrations WHERE version = $1",
+                               std::array<DbValue, 1>{int64_t{m.version}});
+        if (!rows) return std::unexpected(rows.error());
+        if (!rows->empty()) return {};
+        for (std::string_view statement : m.statements) {
+          if (auto ok = db_->exec(statement, {}); !ok) return ok;
+        }
+        const DbValue p[] = {int64_t{m.version}, std::string(m.description),
+                             SystemClock().now_ms()};
+        return db_->exec(
+            "INSERT INTO schema_migrations (version, description, applied_at_ms) "
+            "VALUES ($1, $2, $3)",
+            p);
+      });
+      if (!applied) {
+        return fail(ErrorCode::kUnavailable, fmt::format("migration {} ({}) failed: {}",
+                                                         m.version, m.description,
+                                                         applied.error().message));
+      }
+      version_ = m.version;
+    }
+    return {};
+  }
+
+  Status commit(const Batch& batch) override {
+    if (batch.rows.empty() && batch.audit.empty()) return {};
+    return in_transaction(*db_, [&]() -> Status {
+      for (const Row& row : batch.rows) {
+        if (auto ok = write_row(*db_, row); !ok) return ok;
+      }
+      for (const AuditEntry& entry : batch.audit) {
+        if (auto ok = write_audit(*db_, entry); !ok) return ok;
+      }
+      return {};
+    });
+  }
+
+  Result<std::vector<Row>> load() override {
+    std::vector<Row> out;
+    auto tenants = db_->query(
+        "SELECT id, name, is_operator, created_at_ms FROM tenants ORDER BY id", {});
+    if (!tenants) return std::unexpected(tenants.error());
+    for (const DbRow& r : *tenants) {
+      out.emplace_back(Tenant{.id = db_text(r[0]), .name = db_text(r[1]),
+                              .is_operator = db_int(r[2]) != 0, .created_at_ms = db_int(r[3])});
+    }
+    auto users = db_->query(
+        "SELECT id, tenant_id, name, email, role, disabled, created_at_ms FROM users ORDER BY id",
+        {});
+    if (!users) return std::unexpected(users.error());
+    for (const DbRow& r : *users) {
+      out.emplace_back(User{.id = db_text(r[0]), .tenant_id = db_text(r[1]),
+                            .name = db_text(r[2]), .email = db_text(r[3]),
+                            .role = parse_role(db_text(r[4])).value_or(Role::kViewer),
+                            .disabled = db_int(r[5]) != 0, .created_at_ms = db_int(r[6])});
+    }
+    auto projects = db_->query(
+        "SELECT id, tenant_id, name, created_at_ms, deleted_at_ms FROM projects ORDER BY id", {});
+    if (!projects) return std::unexpected(projects.error());
+    for (const DbRow& r : *projects) {
+      out.emplace_back(Project{.id = db_text(r[0]), .tenant_id = db_text(r[1]),
+                               .name = db_text(r[2]), .created_at_ms = db_int(r[3]),
+                               .deleted_at_ms = db_int(r[4])});
+    }
+    auto keys = db_->query(
+        "SELECT id, user_id, tenant_id, name, prefix, token_hash, created_at_ms, revoked_at_ms "
+        "FROM api_keys ORDER BY id",
+        {});
+    if (!keys) return std::unexpected(keys.error());
+    for (const DbRow& r : *keys) {
+      out.emplace_back(ApiKey{.id = db_text(r[0]), .user_id = db_text(r[1]),
+                              .tenant_id = db_text(r[2]), .name = db_text(r[3]),
+                              .prefix = db_text(r[4]), .token_hash = db_text(r[5]),
+                              .created_at_ms = db_int(r[6]), .revoked_at_ms = db_int(r[7])});
+    }
+    return out;
+  }
+
+  Result<std::vector<AuditEntry>> list_audit(const AuditQuery& query) override {
+    constexpr std::string_view kColumns =
+        "SELECT seq, at_ms, tenant_id, user_id, key_id, method, path, target_id, status, "
+        "error_code FROM audit_log WHERE seq > $1 ";
+    Result<std::vector<DbRow>> rows;
+    if (query.tenant_id) {
+      const DbValue p[] = {query.after_seq, int64_t{query.limit}, *query.tenant_id};
+      rows = db_->query(fmt::format("{}AND tenant_id = $3 ORDER BY seq LIMIT $2", kColumns), p);
+    } else {
+      const DbValue p[] = {query.after_seq, int64_t{query.limit}};
+      rows = db_->query(fmt::format("{}ORDER BY seq LIMIT $2", kColumns), p);
+    }
+    if (!rows) return std::unexpected(rows.error());
+    std::vector<AuditEntry> out;
+    out.reserve(rows->size());
+    for (const DbRow& r : *rows) {
+      out.push_back(AuditEntry{.seq = db_int(r[0]), .at_ms = db_int(r[1]),
+                               .tenant_id = db_text(r[2]), .user_id = db_text(r[3]),
+                               .key_id = db_text(r[4]), .method = db_text(r[5]),
+                               .path = db_text(r[6]), .target_id = db_text(r[7]),
+                               .status = static_cast<int>(db_int(r[8])),
+                               .error_code = db_text(r[9])});
+    }
+    return out;
+  }
+
+  Result<int64_t> last_audit_seq() override {
+    auto rows = db_->query("SELECT COALESCE(MAX(seq), 0) FROM audit_log", {});
+    if (!rows) return std::unexpected(rows.error());
+    return db_int(rows->at(0).at(0));
+  }
+
+  int schema_version() const override { return version_; }
+  std::string_view backend() const override { return db_->backend(); }
+
+ private:
+  std::unique_ptr<Db> db_;
+  int version_ = 0;
+};
+
+Result<std::unique_ptr<Store>> open_store(Result<std::unique_ptr<Db>> db) {
+  if (!db) return std::unexpected(db.error());
+  auto store = std::make_unique<SqlStore>(std::move(*db));
+  if (auto ok = store->migrate(); !ok) return std::unexpected(ok.error());
+  return store;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Store>> open_sqlite_store(const std::string& path) {
+  return open_store(open_sqlite_db(path));
+}
+
+Result<std::unique_ptr<Store>> open_postgres_store(const std::string& url) {
+  return open_store(open_postgres_db(url));
+}
+
+}  // namespace allot

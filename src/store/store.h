@@ -1,0 +1,74 @@
+// Durable storage behind one interface with two backends: SQLite (the embedded default) and
+// PostgreSQL. A batch is written in one transaction; when commit() returns, it is durable.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/error.h"
+#include "core/model.h"
+
+namespace allot {
+
+// One mutating API call: who made it, what it was and how it ended.
+struct AuditEntry {
+  int64_t seq = 0;  // Increasing; assigned by the daemon.
+  TimeMs at_ms = 0;
+  std::string tenant_id;  // The caller's tenant; empty when the caller was not identified.
+  std::string user_id;
+  std::string key_id;
+  std::string method;
+  std::string path;
+  std::string target_id;  // The object created or changed, when there is one.
+  int status = 0;         // The HTTP status of the answer.
+  std::string error_code;  // Empty on success.
+
+  bool operator==(const AuditEntry&) const = default;
+};
+
+struct AuditQuery {
+  std::optional<std::string> tenant_id;  // Unset: every tenant.
+  int64_t after_seq = 0;                 // Entries with seq greater than this.
+  int limit = 100;
+};
+
+// Everything one group commit writes.
+struct Batch {
+  std::vector<Row> rows;
+  std::vector<AuditEntry> audit;
+};
+
+class Store {
+ public:
+  virtual ~Store() = default;
+
+  // Writes the batch in one transaction. On success it is durable; on failure nothing of it is
+  // written and the error is kUnavailable.
+  [[nodiscard]] virtual Status commit(const Batch& batch) = 0;
+
+  // Every object, in an order that Core::restore accepts (tenants before what they hold).
+  [[nodiscard]] virtual Result<std::vector<Row>> load() = 0;
+
+  // Audit entries matching the query, oldest first.
+  [[nodiscard]] virtual Result<std::vector<AuditEntry>> list_audit(const AuditQuery& query) = 0;
+
+  // The highest audit seq written so far, 0 when there is none.
+  [[nodiscard]] virtual Result<int64_t> last_audit_seq() = 0;
+
+  // The schema version after migrations ran.
+  virtual int schema_version() const = 0;
+
+  // "sqlite" or "postgres".
+  virtual std::string_view backend() const = 0;
+};
+
+// Opens (creating if needed) the SQLite database at `path` and runs pending migrations.
+[[nodiscard]] Result<std::unique_ptr<Store>> open_sqlite_store(const std::string& path);
+
+// Connects to PostgreSQL (a libpq URL or key=value string) and runs pending migrations.
+[[nodiscard]] Result<std::unique_ptr<Store>> open_postgres_store(const std::string& url);
+
+}  // namespace allot

@@ -1,0 +1,117 @@
+// One suite, run against both backends.
+#include "store/store.h"
+
+#include <gtest/gtest.h>
+
+#include "support/postgres.h"
+#include "support/temp_dir.h"
+
+namespace allot {
+namespace {
+
+class StoreTest : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    if (GetParam() == "postgres") {
+      if (!testing::postgres_available()) GTEST_SKIP() << "no PostgreSQL test server";
+      auto url = testing::new_postgres_database();
+      ASSERT_TRUE(url);
+      location_ = *url;
+    } else {
+      location_ = (dir_.path() / "allot.db").string();
+    }
+    store_ = open();
+    ASSERT_NE(store_, nullptr);
+  }
+
+  std::unique_ptr<Store> open() {
+    auto store = GetParam() == "postgres" ? open_postgres_store(location_)
+                                          : open_sqlite_store(location_);
+    EXPECT_TRUE(store) << (store ? "" : store.error().message);
+    return store ? std::move(*store) : nullptr;
+  }
+
+  testing::TempDir dir_;
+  std::string location_;
+  std::unique_ptr<Store> store_;
+};
+
+const Tenant kTenant{.id = "ten_0000000000000001", .name = "acme", .created_at_ms = 10};
+const User kUser{.id = "usr_0000000000000001", .tenant_id = kTenant.id, .name = "Ann",
+                 .email = "ann@acme", .role = Role::kTenantAdmin, .created_at_ms = 11};
+const Project kProject{.id = "prj_0000000000000001", .tenant_id = kTenant.id, .name = "train",
+                       .created_at_ms = 12};
+const ApiKey kKey{.id = "key_0000000000000001", .user_id = kUser.id, .tenant_id = kTenant.id,
+                  .name = "laptop", .prefix = "allot_abcdef", .token_hash = std::string(64, 'f'),
+                  .created_at_ms = 13};
+
+AuditEntry audit(int64_t seq, std::string tenant) {
+  return AuditEntry{.seq = seq, .at_ms = 100 + seq, .tenant_id = std::move(tenant),
+                    .user_id = kUser.id, .key_id = kKey.id, .method = "POST",
+                    .path = "/v1/projects", .target_id = kProject.id, .status = 201};
+}
+
+TEST_P(StoreTest, MigrationsRunOnceAndReachTheLatestVersion) {
+  EXPECT_EQ(store_->schema_version(), 1);
+  EXPECT_EQ(store_->backend(), GetParam());
+  store_.reset();
+  auto again = open();
+  ASSERT_NE(again, nullptr);
+  EXPECT_EQ(again->schema_version(), 1);
+}
+
+TEST_P(StoreTest, WhatIsCommittedLoadsBackAfterReopening) {
+  ASSERT_TRUE(store_->commit(Batch{.rows = {kTenant, kUser, kProject, kKey}}));
+  Project deleted = kProject;
+  deleted.deleted_at_ms = 99;
+  User disabled = kUser;
+  disabled.disabled = true;
+  disabled.role = Role::kViewer;
+  ApiKey revoked = kKey;
+  revoked.revoked_at_ms = 77;
+  ASSERT_TRUE(store_->commit(Batch{.rows = {deleted, disabled, revoked}}));
+  store_.reset();
+  auto reopened = open();
+  auto rows = reopened->load();
+  ASSERT_TRUE(rows) << rows.error().message;
+  const std::vector<Row> expected = {kTenant, disabled, deleted, revoked};
+  EXPECT_EQ(*rows, expected);
+}
+
+TEST_P(StoreTest, AFailingBatchWritesNothing) {
+  ASSERT_TRUE(store_->commit(Batch{.rows = {kTenant}, .audit = {audit(1, kTenant.id)}}));
+  // The second audit entry reuses seq 1, so the whole batch must roll back, project included.
+  auto failed = store_->commit(Batch{.rows = {kUser, kProject}, .audit = {audit(1, "x")}});
+  ASSERT_FALSE(failed);
+  EXPECT_EQ(failed.error().code, ErrorCode::kUnavailable);
+  auto rows = store_->load();
+  ASSERT_TRUE(rows);
+  EXPECT_EQ(*rows, std::vector<Row>{kTenant});
+  // A project whose tenant does not exist breaks a foreign key: refused too.
+  Project orphan = kProject;
+  orphan.tenant_id = "ten_00000000000000ff";
+  EXPECT_FALSE(store_->commit(Batch{.rows = {orphan}}));
+  // The store is still usable afterwards.
+  EXPECT_TRUE(store_->commit(Batch{.rows = {kUser}}));
+}
+
+TEST_P(StoreTest, AuditPagesByTenantAndSeq) {
+  Batch batch{.rows = {kTenant}};
+  for (int64_t seq = 1; seq <= 5; ++seq) batch.audit.push_back(audit(seq, seq % 2 ? "a" : "b"));
+  ASSERT_TRUE(store_->commit(batch));
+  EXPECT_EQ(store_->last_audit_seq().value(), 5);
+  auto all = store_->list_audit(AuditQuery{.limit = 10});
+  ASSERT_TRUE(all);
+  ASSERT_EQ(all->size(), 5u);
+  EXPECT_EQ(all->front(), audit(1, "a"));
+  auto a = store_->list_audit(AuditQuery{.tenant_id = "a", .after_seq = 1, .limit = 1});
+  ASSERT_TRUE(a);
+  ASSERT_EQ(a->size(), 1u);
+  EXPECT_EQ(a->front().seq, 3);
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, StoreTest, ::testing::Values("sqlite", "postgres"),
+                         [](const auto& info) { return info.param; });
+
+}  // namespace
+}  // namespace allot

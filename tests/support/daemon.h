@@ -1,0 +1,62 @@
+// Runs allotd as a real process for a test: on a free loopback port, in a temporary data dir,
+// with SQLite or PostgreSQL. The same data survives stop()/kill() and start() again.
+#pragma once
+
+#include <sys/types.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "client/http_client.h"
+#include "support/temp_dir.h"
+
+namespace allot::testing {
+
+// The directory holding the built programs (the test command sets ALLOT_BIN_DIR).
+std::string bin_dir();
+
+class Daemon {
+ public:
+  // `postgres_url` empty: SQLite in a temporary directory.
+  explicit Daemon(std::string postgres_url = {});
+  ~Daemon();
+
+  // Starts allotd and waits until it listens. Returns false (and fails the test) otherwise.
+  bool start(std::vector<std::string> extra_env = {});
+  // SIGTERM, then waits; returns the exit status (-1 if it did not exit in time).
+  int stop();
+  // SIGKILL, then reaps it.
+  void kill();
+
+  const std::string& url() const { return url_; }
+  // The operator admin key printed at the first start.
+  const std::string& admin_key() const { return admin_key_; }
+  pid_t pid() const { return pid_; }
+  // What allotd printed on stdout and stderr.
+  std::string output() const;
+
+  // A request with the given key; fails the test if the server cannot be reached.
+  ClientResponse request(const std::string& method, const std::string& target,
+                         const std::string& body, const std::string& key);
+
+ private:
+  TempDir dir_;
+  std::string postgres_url_;
+  pid_t pid_ = -1;
+  std::string url_;
+  std::string admin_key_;
+  std::unique_ptr<HttpClient> client_;
+};
+
+// Runs a program to its end with arguments and extra environment; returns its exit code and
+// stdout.
+struct RunResult {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+RunResult run_program(const std::string& program, const std::vector<std::string>& args,
+                      const std::vector<std::string>& extra_env = {});
+
+}  // namespace allot::testing
