@@ -35,10 +35,10 @@ const BadCase kBadCases[] = {
      "missing_field"},
     {"tenant create: empty name", "POST", "/v1/tenants", R"({"name": ""})", As::kOperator, 400,
      "invalid_argument"},
-    {"tenant create: taken name", "POST", "/v1/tenants", R"({"name": "alpha"})", As::kOperator,
-     409, "already_exists"},
-    {"tenant create: by a tenant admin", "POST", "/v1/tenants", R"({"name": "x"})", As::kAdmin,
-     403, "forbidden"},
+    {"tenant create: taken name", "POST", "/v1/tenants", R"({"name": "alpha"})", As::kOperator, 409,
+     "already_exists"},
+    {"tenant create: by a tenant admin", "POST", "/v1/tenants", R"({"name": "x"})", As::kAdmin, 403,
+     "forbidden"},
     {"tenant list: bad limit", "GET", "/v1/tenants?limit=0", "", As::kOperator, 400,
      "invalid_argument"},
     {"tenant list: unknown parameter", "GET", "/v1/tenants?colour=red", "", As::kOperator, 400,
@@ -46,8 +46,7 @@ const BadCase kBadCases[] = {
     {"tenant get: bad id", "GET", "/v1/tenants/acme", "", As::kOperator, 400, "invalid_id"},
     {"tenant get: no such tenant", "GET", "/v1/tenants/ten_ffffffffffffffff", "", As::kOperator,
      404, "not_found"},
-    {"tenant get: another tenant", "GET", "/v1/tenants/B_TENANT", "", As::kAdmin, 404,
-     "not_found"},
+    {"tenant get: another tenant", "GET", "/v1/tenants/B_TENANT", "", As::kAdmin, 404, "not_found"},
     {"project create: malformed JSON", "POST", "/v1/projects", "{\"name\":", As::kAdmin, 400,
      "malformed_json"},
     {"project create: tenant of wrong type", "POST", "/v1/projects",
@@ -71,14 +70,12 @@ const BadCase kBadCases[] = {
     {"project get: bad id", "GET", "/v1/projects/train", "", As::kAdmin, 400, "invalid_id"},
     {"project get: another tenant's", "GET", "/v1/projects/B_PROJECT", "", As::kAdmin, 404,
      "not_found"},
-    {"project delete: bad id", "DELETE", "/v1/projects/prj_XYZ", "", As::kAdmin, 400,
-     "invalid_id"},
+    {"project delete: bad id", "DELETE", "/v1/projects/prj_XYZ", "", As::kAdmin, 400, "invalid_id"},
     {"project delete: another tenant's", "DELETE", "/v1/projects/B_PROJECT", "", As::kAdmin, 404,
      "not_found"},
     {"project delete: by a member", "DELETE", "/v1/projects/A_PROJECT", "", As::kMember, 403,
      "forbidden"},
-    {"user create: malformed JSON", "POST", "/v1/users", "nope", As::kAdmin, 400,
-     "malformed_json"},
+    {"user create: malformed JSON", "POST", "/v1/users", "nope", As::kAdmin, 400, "malformed_json"},
     {"user create: missing e-mail", "POST", "/v1/users", R"({"name": "Z"})", As::kAdmin, 400,
      "missing_field"},
     {"user create: bad e-mail", "POST", "/v1/users", R"({"name": "Z", "email": "z at x"})",
@@ -101,18 +98,17 @@ const BadCase kBadCases[] = {
     {"user list: another tenant's", "GET", "/v1/users?tenant_id=B_TENANT", "", As::kMember, 404,
      "not_found"},
     {"user get: bad id", "GET", "/v1/users/usr_1", "", As::kAdmin, 400, "invalid_id"},
-    {"user get: another tenant's", "GET", "/v1/users/B_MEMBER", "", As::kAdmin, 404,
-     "not_found"},
-    {"user update: disabled of wrong type", "PATCH", "/v1/users/A_MEMBER",
-     R"({"disabled": "yes"})", As::kAdmin, 400, "invalid_type"},
-    {"user update: unknown role", "PATCH", "/v1/users/A_MEMBER", R"({"role": "king"})",
-     As::kAdmin, 400, "invalid_argument"},
+    {"user get: another tenant's", "GET", "/v1/users/B_MEMBER", "", As::kAdmin, 404, "not_found"},
+    {"user update: disabled of wrong type", "PATCH", "/v1/users/A_MEMBER", R"({"disabled": "yes"})",
+     As::kAdmin, 400, "invalid_type"},
+    {"user update: unknown role", "PATCH", "/v1/users/A_MEMBER", R"({"role": "king"})", As::kAdmin,
+     400, "invalid_argument"},
     {"user update: unknown field", "PATCH", "/v1/users/A_MEMBER", R"({"email": "new@x"})",
      As::kAdmin, 400, "unknown_field"},
     {"user update: another tenant's", "PATCH", "/v1/users/B_MEMBER", R"({"disabled": true})",
      As::kAdmin, 404, "not_found"},
-    {"user update: by a member", "PATCH", "/v1/users/A_ADMIN", R"({"disabled": true})",
-     As::kMember, 403, "forbidden"},
+    {"user update: by a member", "PATCH", "/v1/users/A_ADMIN", R"({"disabled": true})", As::kMember,
+     403, "forbidden"},
     {"user update: malformed JSON", "PATCH", "/v1/users/A_MEMBER", "{,}", As::kAdmin, 400,
      "malformed_json"},
     {"key create: missing name", "POST", "/v1/keys", "{}", As::kMember, 400, "missing_field"},
@@ -132,8 +128,7 @@ const BadCase kBadCases[] = {
     {"key get: no such key", "GET", "/v1/keys/key_ffffffffffffffff", "", As::kMember, 404,
      "not_found"},
     {"key revoke: bad id", "DELETE", "/v1/keys/12", "", As::kMember, 400, "invalid_id"},
-    {"key revoke: another tenant's", "DELETE", "/v1/keys/B_KEY", "", As::kAdmin, 404,
-     "not_found"},
+    {"key revoke: another tenant's", "DELETE", "/v1/keys/B_KEY", "", As::kAdmin, 404, "not_found"},
     {"audit: by a member", "GET", "/v1/audit", "", As::kMember, 403, "forbidden"},
     {"audit: bad cursor", "GET", "/v1/audit?after=yesterday", "", As::kAdmin, 400,
      "invalid_argument"},
@@ -150,9 +145,9 @@ const BadCase kBadCases[] = {
 class BadInputTest : public ApiTest {
  protected:
   std::string fill(std::string text) {
-    std::string b_key_id = call("GET", "/v1/keys?user_id=" + b_.member_id, nullptr, b_.admin_key,
-                                200)["items"][0]
-                               .value("id", "");
+    std::string b_key_id =
+        call("GET", "/v1/keys?user_id=" + b_.member_id, nullptr, b_.admin_key, 200)["items"][0]
+            .value("id", "");
     const std::pair<const char*, std::string> names[] = {
         {"A_TENANT", a_.tenant_id},   {"B_TENANT", b_.tenant_id}, {"A_PROJECT", a_.project_id},
         {"B_PROJECT", b_.project_id}, {"A_MEMBER", a_.member_id}, {"B_MEMBER", b_.member_id},
@@ -165,11 +160,16 @@ class BadInputTest : public ApiTest {
 
   std::string key_for(As as) {
     switch (as) {
-      case As::kOperator: return op_key_;
-      case As::kAdmin: return a_.admin_key;
-      case As::kMember: return a_.member_key;
-      case As::kNoKey: return "";
-      case As::kWrongKey: return "allot_ffffffffffffffffffffffffffffffffffffffff";
+      case As::kOperator:
+        return op_key_;
+      case As::kAdmin:
+        return a_.admin_key;
+      case As::kMember:
+        return a_.member_key;
+      case As::kNoKey:
+        return "";
+      case As::kWrongKey:
+        return "allot_ffffffffffffffffffffffffffffffffffffffff";
     }
     return "";
   }

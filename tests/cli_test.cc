@@ -42,8 +42,8 @@ TEST_F(CliTest, AnOperatorSetsUpATenantWhoseKeyWorksOnlyThere) {
                                        "--role", "tenant-admin", "--tenant", tenant},
                                       op)
                                .value("id", "");
-  const std::string key = allot_json({"keys", "create", "laptop", "--user", user}, op)
-                              .value("secret", "");
+  const std::string key =
+      allot_json({"keys", "create", "laptop", "--user", user}, op).value("secret", "");
   ASSERT_FALSE(key.empty());
 
   const json me = allot_json({"whoami"}, key);
@@ -90,9 +90,9 @@ TEST_F(CliTest, ExitCodesTellScriptsWhatHappened) {
   EXPECT_NE(duplicate.err.find("already_exists"), std::string::npos) << duplicate.err;
   EXPECT_EQ(allot({"tenants", "frobnicate"}, op).exit_code, 2);
   EXPECT_EQ(allot({"-o", "yaml", "whoami"}, op).exit_code, 2);
-  const RunResult unreachable = run_program(
-      bin_dir() + "/src/cli/allot", {"--server", "http://127.0.0.1:1", "whoami"},
-      {"ALLOT_KEY=" + op});
+  const RunResult unreachable =
+      run_program(bin_dir() + "/src/cli/allot", {"--server", "http://127.0.0.1:1", "whoami"},
+                  {"ALLOT_KEY=" + op});
   EXPECT_EQ(unreachable.exit_code, 6);
 }
 
@@ -101,9 +101,9 @@ TEST_F(CliTest, SettingsComeFromAConfigFileWhenNotGiven) {
   const auto path = dir.path() / "config.toml";
   std::ofstream(path) << "server = \"" << daemon_.url() << "\"\nkey = \"" << daemon_.admin_key()
                       << "\"\n";
-  const RunResult result = run_program(bin_dir() + "/src/cli/allot",
-                                       {"--config", path.string(), "-o", "json", "whoami"},
-                                       {"ALLOT_SERVER=", "ALLOT_KEY="});
+  const RunResult result =
+      run_program(bin_dir() + "/src/cli/allot", {"--config", path.string(), "-o", "json", "whoami"},
+                  {"ALLOT_SERVER=", "ALLOT_KEY="});
   EXPECT_EQ(result.exit_code, 0) << result.err;
   EXPECT_EQ(json::parse(result.out, nullptr, false)["user"]["role"], "operator-admin");
 }

@@ -4,8 +4,8 @@
 #include <thread>
 
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 #include <signal.h>
+#include <nlohmann/json.hpp>
 
 #include "support/daemon.h"
 #include "support/postgres.h"
@@ -59,6 +59,7 @@ TEST_P(DurabilityTest, SigtermAnswersRequestsInFlightThenExitsZero) {
   std::atomic<bool> stop{false};
   std::vector<std::string> created[4];
   std::vector<std::thread> writers;
+  writers.reserve(4);
   for (int w = 0; w < 4; ++w) {
     writers.emplace_back([&, w] {
       auto client = HttpClient::connect_to(daemon_->url()).value();

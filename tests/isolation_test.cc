@@ -48,8 +48,7 @@ TEST_F(IsolationTest, ListingsShowOnlyTheCallersTenant) {
 
 TEST_F(IsolationTest, AnotherTenantsObjectsAreNotFoundAndUnchanged) {
   const std::string before = snapshot();
-  const std::string b_key =
-      ids("/v1/keys?user_id=" + b_.member_id, b_.admin_key).at(0);
+  const std::string b_key = ids("/v1/keys?user_id=" + b_.member_id, b_.admin_key).at(0);
   struct Attempt {
     const char* method;
     std::string target;

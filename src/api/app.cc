@@ -40,9 +40,12 @@ HttpResponse run_route(const Route& route, const HttpRequest& request, const Tar
   if (mutating) {
     std::string target_id = call.target_id;
     if (target_id.empty() && !call.params.empty()) target_id = call.params.front();
-    ctx.audit(AuditEntry{.tenant_id = call.caller.tenant_id, .user_id = call.caller.user_id,
-                         .key_id = call.caller.key_id, .method = request.method,
-                         .path = target.path, .target_id = std::move(target_id),
+    ctx.audit(AuditEntry{.tenant_id = call.caller.tenant_id,
+                         .user_id = call.caller.user_id,
+                         .key_id = call.caller.key_id,
+                         .method = request.method,
+                         .path = target.path,
+                         .target_id = std::move(target_id),
                          .status = response.status,
                          .error_code = result ? "" : std::string(code_name(result.error().code))});
   }
@@ -51,8 +54,7 @@ HttpResponse run_route(const Route& route, const HttpRequest& request, const Tar
 
 }  // namespace
 
-App::App(Service& service, std::string version)
-    : service_(service), version_(std::move(version)) {
+App::App(Service& service, std::string version) : service_(service), version_(std::move(version)) {
   for (const Route& route : identity_routes()) routes_.push_back(route);
 }
 
@@ -81,8 +83,8 @@ void App::handle(HttpRequest request, Responder respond) {
     return;
   }
   if (path_known) {
-    return respond(error_reply(
-        Error{ErrorCode::kMethodNotAllowed, fmt::format("{} is not allowed here", request.method)}));
+    return respond(error_reply(Error{ErrorCode::kMethodNotAllowed,
+                                     fmt::format("{} is not allowed here", request.method)}));
   }
   respond(error_reply(Error{ErrorCode::kNotFound, fmt::format("no endpoint {}", path)}));
 }

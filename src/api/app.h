@@ -33,8 +33,8 @@ struct Route {
 };
 
 // Returns early from a function returning Result<...> when a Status-returning call fails.
-#define ALLOT_TRY(expr)                                        \
-  if (auto allot_try_status = (expr); !allot_try_status) {     \
+#define ALLOT_TRY(expr)                                          \
+  if (auto allot_try_status = (expr); !allot_try_status) {       \
     return std::unexpected(std::move(allot_try_status).error()); \
   }
 

@@ -24,8 +24,8 @@ Result<Caller> authenticate(const State& state, std::string_view authorization) 
   if (key == nullptr || key->revoked_at_ms != 0 || user == nullptr || user->disabled) {
     return fail(ErrorCode::kUnauthenticated, "unknown or revoked API key");
   }
-  return Caller{.user_id = user->id, .key_id = key->id, .tenant_id = user->tenant_id,
-                .role = user->role};
+  return Caller{
+      .user_id = user->id, .key_id = key->id, .tenant_id = user->tenant_id, .role = user->role};
 }
 
 bool may_see_tenant(const Caller& caller, std::string_view tenant_id) {

@@ -34,7 +34,7 @@ TEST_F(AuthTest, ALiveKeyNamesItsUserTenantAndRole) {
 
 TEST_F(AuthTest, MissingWrongRevokedOrDisabledKeysAreRefused) {
   for (const std::string& header : {std::string(""), "Basic " + kKey, "Bearer " + kKey + "0",
-                                   std::string("Bearer short"), "bearer " + kKey}) {
+                                    std::string("Bearer short"), "bearer " + kKey}) {
     auto caller = authenticate(core.state(), header);
     ASSERT_FALSE(caller) << header;
     EXPECT_EQ(caller.error().code, ErrorCode::kUnauthenticated);

@@ -10,7 +10,9 @@ nlohmann::json time_or_null(TimeMs at_ms) {
 }  // namespace
 
 nlohmann::json to_json(const Tenant& t) {
-  return {{"id", t.id}, {"name", t.name}, {"is_operator", t.is_operator},
+  return {{"id", t.id},
+          {"name", t.name},
+          {"is_operator", t.is_operator},
           {"created_at", format_time(t.created_at_ms)}};
 }
 
@@ -23,8 +25,12 @@ nlohmann::json to_json(const Project& p) {
 }
 
 nlohmann::json to_json(const User& u) {
-  return {{"id", u.id},       {"tenant_id", u.tenant_id},       {"name", u.name},
-          {"email", u.email}, {"role", role_name(u.role)},      {"disabled", u.disabled},
+  return {{"id", u.id},
+          {"tenant_id", u.tenant_id},
+          {"name", u.name},
+          {"email", u.email},
+          {"role", role_name(u.role)},
+          {"disabled", u.disabled},
           {"created_at", format_time(u.created_at_ms)}};
 }
 
@@ -48,8 +54,8 @@ nlohmann::json to_json(const AuditEntry& e) {
           {"path", e.path},
           {"target_id", e.target_id},
           {"status", e.status},
-          {"error_code", e.error_code.empty() ? nlohmann::json(nullptr)
-                                              : nlohmann::json(e.error_code)}};
+          {"error_code",
+           e.error_code.empty() ? nlohmann::json(nullptr) : nlohmann::json(e.error_code)}};
 }
 
 }  // namespace allot

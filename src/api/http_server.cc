@@ -31,7 +31,7 @@ struct Connection {
 
 class BeastServer final : public HttpServer {
  public:
-  BeastServer(HttpHandler handler) : acceptor_(io_), handler_(std::move(handler)) {}
+  explicit BeastServer(HttpHandler handler) : acceptor_(io_), handler_(std::move(handler)) {}
 
   Status listen(const std::string& host, uint16_t port) {
     boost::system::error_code ec;
@@ -176,7 +176,7 @@ class BeastServer final : public HttpServer {
   tcp::acceptor acceptor_;
   HttpHandler handler_;
   uint16_t port_ = 0;
-  bool stopping_ = false;                // Touched on the network thread only.
+  bool stopping_ = false;              // Touched on the network thread only.
   std::set<Connection*> connections_;  // Likewise.
 };
 

@@ -15,8 +15,7 @@ class HttpServer {
  public:
   // Binds host:port (port 0 picks a free one) and starts accepting when run() is called.
   [[nodiscard]] static Result<std::unique_ptr<HttpServer>> bind(const std::string& host,
-                                                                uint16_t port,
-                                                                HttpHandler handler);
+                                                                uint16_t port, HttpHandler handler);
   virtual ~HttpServer() = default;
 
   // The bound port.

@@ -154,9 +154,9 @@ Result<HttpResponse> delete_project(Call& call) {
 Result<Role> read_role(const std::string& text, const Caller& caller) {
   auto role = parse_role(text);
   if (!role) {
-    return fail(ErrorCode::kInvalidArgument,
-                fmt::format("role must be operator-admin, tenant-admin, member or viewer, not '{}'",
-                            text));
+    return fail(
+        ErrorCode::kInvalidArgument,
+        fmt::format("role must be operator-admin, tenant-admin, member or viewer, not '{}'", text));
   }
   if (*role == Role::kOperatorAdmin) ALLOT_TRY(require_operator_admin(caller));
   return *role;
@@ -225,9 +225,9 @@ Result<HttpResponse> update_user(Call& call) {
 
 // Whether the caller may see and revoke this key: their own, or any in a tenant they administer.
 bool may_manage_key(const Caller& caller, const ApiKey& key) {
-  return key.user_id == caller.user_id || (may_see_tenant(caller, key.tenant_id) &&
-                                           (caller.is_operator_admin() ||
-                                            caller.role == Role::kTenantAdmin));
+  return key.user_id == caller.user_id ||
+         (may_see_tenant(caller, key.tenant_id) &&
+          (caller.is_operator_admin() || caller.role == Role::kTenantAdmin));
 }
 
 Result<HttpResponse> create_key(Call& call) {
@@ -243,7 +243,9 @@ Result<HttpResponse> create_key(Call& call) {
   if (user_id != call.caller.user_id) ALLOT_TRY(require_admin_of(call.caller, user->tenant_id));
   const std::string id = call.ctx.ids().new_id("key");
   const std::string secret = call.ctx.ids().new_secret();
-  ALLOT_TRY(call.ctx.apply(CreateKey{.id = id, .user_id = user_id, .name = name,
+  ALLOT_TRY(call.ctx.apply(CreateKey{.id = id,
+                                     .user_id = user_id,
+                                     .name = name,
                                      .prefix = secret.substr(0, 12),
                                      .token_hash = sha256_hex(secret)}));
   call.target_id = id;
@@ -299,8 +301,8 @@ Result<HttpResponse> list_audit(Call& call) {
   }
   int64_t after = 0;
   if (!page->after.empty()) {
-    auto [end, ec] = std::from_chars(page->after.data(), page->after.data() + page->after.size(),
-                                     after);
+    auto [end, ec] =
+        std::from_chars(page->after.data(), page->after.data() + page->after.size(), after);
     if (ec != std::errc{} || end != page->after.data() + page->after.size() || after < 0) {
       return fail(ErrorCode::kInvalidArgument, "after must be an audit seq number");
     }

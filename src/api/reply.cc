@@ -10,17 +10,27 @@ int http_status(ErrorCode code) {
     case ErrorCode::kMissingField:
     case ErrorCode::kInvalidType:
     case ErrorCode::kInvalidId:
-    case ErrorCode::kOverflow: return 400;
-    case ErrorCode::kUnauthenticated: return 401;
-    case ErrorCode::kForbidden: return 403;
-    case ErrorCode::kNotFound: return 404;
-    case ErrorCode::kMethodNotAllowed: return 405;
+    case ErrorCode::kOverflow:
+      return 400;
+    case ErrorCode::kUnauthenticated:
+      return 401;
+    case ErrorCode::kForbidden:
+      return 403;
+    case ErrorCode::kNotFound:
+      return 404;
+    case ErrorCode::kMethodNotAllowed:
+      return 405;
     case ErrorCode::kAlreadyExists:
-    case ErrorCode::kConflict: return 409;
-    case ErrorCode::kBodyTooLarge: return 413;
-    case ErrorCode::kLimitExceeded: return 422;
-    case ErrorCode::kUnavailable: return 503;
-    case ErrorCode::kInternal: return 500;
+    case ErrorCode::kConflict:
+      return 409;
+    case ErrorCode::kBodyTooLarge:
+      return 413;
+    case ErrorCode::kLimitExceeded:
+      return 422;
+    case ErrorCode::kUnavailable:
+      return 503;
+    case ErrorCode::kInternal:
+      return 500;
   }
   return 500;
 }

@@ -21,7 +21,11 @@ namespace allot {
 class Context {
  public:
   Context(Core& core, Store& store, IdSource& ids, Batch& batch, int64_t& audit_seq, TimeMs now_ms)
-      : core_(core), store_(store), ids_(ids), batch_(batch), audit_seq_(audit_seq),
+      : core_(core),
+        store_(store),
+        ids_(ids),
+        batch_(batch),
+        audit_seq_(audit_seq),
         now_ms_(now_ms) {}
 
   // Applies a command; its changes join this batch's transaction.

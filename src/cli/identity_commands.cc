@@ -14,16 +14,18 @@ const std::vector<Column> kProjectColumns = {
 const std::vector<Column> kUserColumns = {{"id", "id"},     {"tenant", "tenant_id"},
                                           {"name", "name"}, {"email", "email"},
                                           {"role", "role"}, {"disabled", "disabled"}};
-const std::vector<Column> kKeyColumns = {{"id", "id"},         {"user", "user_id"},
-                                         {"name", "name"},     {"prefix", "prefix"},
-                                         {"created", "created_at"}, {"revoked", "revoked_at"}};
-const std::vector<Column> kAuditColumns = {
-    {"seq", "seq"},   {"at", "at"},         {"user", "user_id"},   {"method", "method"},
-    {"path", "path"}, {"target", "target_id"}, {"status", "status"}, {"error", "error_code"}};
+const std::vector<Column> kKeyColumns = {
+    {"id", "id"},         {"user", "user_id"},       {"name", "name"},
+    {"prefix", "prefix"}, {"created", "created_at"}, {"revoked", "revoked_at"}};
+const std::vector<Column> kAuditColumns = {{"seq", "seq"},       {"at", "at"},
+                                           {"user", "user_id"},  {"method", "method"},
+                                           {"path", "path"},     {"target", "target_id"},
+                                           {"status", "status"}, {"error", "error_code"}};
 
 // Runs one request and shows its answer.
-Action show_call(std::string method, std::function<std::string()> target,
-                 std::function<json()> body = [] { return json(nullptr); }) {
+Action show_call(
+    std::string method, std::function<std::string()> target,
+    std::function<json()> body = [] { return json(nullptr); }) {
   return [method = std::move(method), target = std::move(target),
           body = std::move(body)](Session& session) {
     json answer;
@@ -62,7 +64,7 @@ struct Options {
 
 void add_resource(CLI::App& app, Action& action, Options& o, const std::string& noun,
                   const std::string& path, const std::vector<Column>& columns,
-                  std::function<void(CLI::App&)> add_create) {
+                  const std::function<void(CLI::App&)>& add_create) {
   CLI::App* group = app.add_subcommand(noun, "manage " + noun)->require_subcommand(1);
   group->fallthrough();
   CLI::App* list = group->add_subcommand("list", "list " + noun);
@@ -74,9 +76,8 @@ void add_resource(CLI::App& app, Action& action, Options& o, const std::string& 
   });
   CLI::App* get = group->add_subcommand("get", "show one");
   get->add_option("id", o.id, "its id")->required();
-  get->callback([&action, &o, path] {
-    action = show_call("GET", [&o, path] { return path + "/" + o.id; });
-  });
+  get->callback(
+      [&action, &o, path] { action = show_call("GET", [&o, path] { return path + "/" + o.id; }); });
   add_create(*group);
 }
 
@@ -101,8 +102,8 @@ void add_identity_commands(CLI::App& app, Action& action) {
     CLI::App* create = group.add_subcommand("create", "create a tenant (operator admins)");
     create->add_option("name", o.name, "the tenant's name")->required();
     create->callback([&action] {
-      action = show_call("POST", [] { return std::string("/v1/tenants"); },
-                         [] { return json{{"name", o.name}}; });
+      action = show_call(
+          "POST", [] { return std::string("/v1/tenants"); }, [] { return json{{"name", o.name}}; });
     });
   });
 
@@ -111,17 +112,18 @@ void add_identity_commands(CLI::App& app, Action& action) {
     create->add_option("name", o.name, "the project's name")->required();
     create->add_option("--tenant", o.tenant, "the tenant (default: your own)");
     create->callback([&action] {
-      action = show_call("POST", [] { return std::string("/v1/projects"); }, [] {
-        json body{{"name", o.name}};
-        if (!o.tenant.empty()) body["tenant_id"] = o.tenant;
-        return body;
-      });
+      action = show_call(
+          "POST", [] { return std::string("/v1/projects"); },
+          [] {
+            json body{{"name", o.name}};
+            if (!o.tenant.empty()) body["tenant_id"] = o.tenant;
+            return body;
+          });
     });
     CLI::App* remove = group.add_subcommand("delete", "delete a project");
     remove->add_option("id", o.id, "its id")->required();
-    remove->callback([&action] {
-      action = show_call("DELETE", [] { return "/v1/projects/" + o.id; });
-    });
+    remove->callback(
+        [&action] { action = show_call("DELETE", [] { return "/v1/projects/" + o.id; }); });
   });
 
   add_resource(app, action, o, "users", "/v1/users", kUserColumns, [&](CLI::App& group) {
@@ -131,12 +133,14 @@ void add_identity_commands(CLI::App& app, Action& action) {
     create->add_option("--role", o.role, "tenant-admin, member (default) or viewer");
     create->add_option("--tenant", o.tenant, "the tenant (default: your own)");
     create->callback([&action] {
-      action = show_call("POST", [] { return std::string("/v1/users"); }, [] {
-        json body{{"name", o.name}, {"email", o.email}};
-        if (!o.role.empty()) body["role"] = o.role;
-        if (!o.tenant.empty()) body["tenant_id"] = o.tenant;
-        return body;
-      });
+      action = show_call(
+          "POST", [] { return std::string("/v1/users"); },
+          [] {
+            json body{{"name", o.name}, {"email", o.email}};
+            if (!o.role.empty()) body["role"] = o.role;
+            if (!o.tenant.empty()) body["tenant_id"] = o.tenant;
+            return body;
+          });
     });
     CLI::App* set = group.add_subcommand("set", "change a user's name, role or state");
     set->add_option("id", o.id, "its id")->required();
@@ -145,14 +149,16 @@ void add_identity_commands(CLI::App& app, Action& action) {
     auto* disable = set->add_flag("--disable", o.disable, "disable the user and its keys");
     set->add_flag("--enable", o.enable, "enable the user again")->excludes(disable);
     set->callback([&action] {
-      action = show_call("PATCH", [] { return "/v1/users/" + o.id; }, [] {
-        json body = json::object();
-        if (!o.name.empty()) body["name"] = o.name;
-        if (!o.role.empty()) body["role"] = o.role;
-        if (o.disable) body["disabled"] = true;
-        if (o.enable) body["disabled"] = false;
-        return body;
-      });
+      action = show_call(
+          "PATCH", [] { return "/v1/users/" + o.id; },
+          [] {
+            json body = json::object();
+            if (!o.name.empty()) body["name"] = o.name;
+            if (!o.role.empty()) body["role"] = o.role;
+            if (o.disable) body["disabled"] = true;
+            if (o.enable) body["disabled"] = false;
+            return body;
+          });
     });
   });
 
@@ -161,17 +167,18 @@ void add_identity_commands(CLI::App& app, Action& action) {
     create->add_option("name", o.name, "what the key is for")->required();
     create->add_option("--user", o.user, "the user (default: yourself)");
     create->callback([&action] {
-      action = show_call("POST", [] { return std::string("/v1/keys"); }, [] {
-        json body{{"name", o.name}};
-        if (!o.user.empty()) body["user_id"] = o.user;
-        return body;
-      });
+      action = show_call(
+          "POST", [] { return std::string("/v1/keys"); },
+          [] {
+            json body{{"name", o.name}};
+            if (!o.user.empty()) body["user_id"] = o.user;
+            return body;
+          });
     });
     CLI::App* revoke = group.add_subcommand("revoke", "revoke an API key");
     revoke->add_option("id", o.id, "its id")->required();
-    revoke->callback([&action] {
-      action = show_call("DELETE", [] { return "/v1/keys/" + o.id; });
-    });
+    revoke->callback(
+        [&action] { action = show_call("DELETE", [] { return "/v1/keys/" + o.id; }); });
   });
 
   CLI::App* audit = app.add_subcommand("audit", "read the audit log (admins)");

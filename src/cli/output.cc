@@ -22,11 +22,14 @@ std::string upper(std::string text) {
 void print_table(std::ostream& out, const nlohmann::json& items,
                  const std::vector<Column>& columns) {
   std::vector<std::vector<std::string>> rows;
+  rows.reserve(items.size() + 1);
   std::vector<std::string> header;
+  header.reserve(columns.size());
   for (const Column& column : columns) header.push_back(upper(column.header));
   rows.push_back(header);
   for (const auto& item : items) {
     std::vector<std::string> row;
+    row.reserve(columns.size());
     for (const Column& column : columns) {
       row.push_back(cell(item.contains(column.field) ? item[column.field] : nullptr));
     }
@@ -47,10 +50,21 @@ void print_table(std::ostream& out, const nlohmann::json& items,
 }
 
 void print_object(std::ostream& out, const nlohmann::json& object) {
-  size_t width = 0;
-  for (const auto& [key, value] : object.items()) width = std::max(width, key.size());
+  // Nested objects print as PARENT.FIELD lines, so that every value stands on its own line.
+  std::vector<std::pair<std::string, std::string>> lines;
   for (const auto& [key, value] : object.items()) {
-    out << upper(key) << ":" << std::string(width - key.size() + 1, ' ') << cell(value) << "\n";
+    if (!value.is_object()) {
+      lines.emplace_back(upper(key), cell(value));
+      continue;
+    }
+    for (const auto& [inner, inner_value] : value.items()) {
+      lines.emplace_back(upper(key + "." + inner), cell(inner_value));
+    }
+  }
+  size_t width = 0;
+  for (const auto& [label, text] : lines) width = std::max(width, label.size());
+  for (const auto& [label, text] : lines) {
+    out << label << ":" << std::string(width - label.size() + 1, ' ') << text << "\n";
   }
 }
 

@@ -15,7 +15,8 @@ struct Column {
 };
 
 // Prints one row per object in `items`, the columns aligned. Null shows as "-".
-void print_table(std::ostream& out, const nlohmann::json& items, const std::vector<Column>& columns);
+void print_table(std::ostream& out, const nlohmann::json& items,
+                 const std::vector<Column>& columns);
 
 // Prints one object as FIELD: value lines.
 void print_object(std::ostream& out, const nlohmann::json& object);

@@ -54,8 +54,8 @@ int resolve_settings(Settings& settings) {
   return kOk;
 }
 
-int Session::call(const std::string& method, const std::string& target,
-                  const nlohmann::json& body, nlohmann::json& answer) {
+int Session::call(const std::string& method, const std::string& target, const nlohmann::json& body,
+                  nlohmann::json& answer) {
   if (!client_) {
     auto client = HttpClient::connect_to(settings_.server);
     if (!client) {

@@ -17,7 +17,8 @@ using tcp = asio::ip::tcp;
 
 class BeastClient final : public HttpClient {
  public:
-  BeastClient(std::string host, std::string port) : host_(std::move(host)), port_(std::move(port)) {}
+  BeastClient(std::string host, std::string port)
+      : host_(std::move(host)), port_(std::move(port)) {}
 
   Result<ClientResponse> send(const std::string& method, const std::string& target,
                               const std::string& body, const std::string& key) override {
@@ -45,7 +46,8 @@ class BeastClient final : public HttpClient {
       http::write(*stream_, request, ec);
       // A server may answer and close before taking the whole body (413): read its answer even
       // when the write broke off.
-      const bool write_broke = ec == asio::error::broken_pipe || ec == asio::error::connection_reset;
+      const bool write_broke =
+          ec == asio::error::broken_pipe || ec == asio::error::connection_reset;
       http::response_parser<http::string_body> parser;
       parser.body_limit(64 << 20);
       if (!ec || write_broke) http::read(*stream_, buffer_, parser, ec);

@@ -1,5 +1,6 @@
 // Money as a whole number of micro-units (1e-6) of the deployment's currency. There is no floating
-// point anywhere money is computed: arithmetic is checked and fails on overflow instead of wrapping.
+// point anywhere money is computed: arithmetic is checked and fails on overflow instead of
+// wrapping.
 #pragma once
 
 #include <compare>

@@ -29,8 +29,8 @@ TEST(Money, ParsesAndFormatsExactly) {
 }
 
 TEST(Money, RefusesTextThatIsNotAnExactAmount) {
-  for (const char* text : {"", "-", "1.", ".5", "1.2345678", "1e6", "1,5", " 1", "1 ", "abc",
-                           "1.2.3", "--1"}) {
+  for (const char* text :
+       {"", "-", "1.", ".5", "1.2345678", "1e6", "1,5", " 1", "1 ", "abc", "1.2.3", "--1"}) {
     auto money = Money::parse(text);
     ASSERT_FALSE(money) << text;
     EXPECT_EQ(money.error().code, ErrorCode::kInvalidArgument) << text;

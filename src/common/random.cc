@@ -53,7 +53,7 @@ std::string sha256_hex(std::string_view text) {
     std::abort();
   }
   std::string out;
-  out.reserve(length * 2);
+  out.reserve(size_t{length} * 2);
   for (unsigned int i = 0; i < length; ++i) out += fmt::format("{:02x}", digest[i]);
   return out;
 }

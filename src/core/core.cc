@@ -24,9 +24,8 @@ size_t count_if_values(const Map& map, Pred pred) {
 }
 
 size_t live_operator_admins(const State& state) {
-  return count_if_values(state.users, [](const User& u) {
-    return u.role == Role::kOperatorAdmin && !u.disabled;
-  });
+  return count_if_values(
+      state.users, [](const User& u) { return u.role == Role::kOperatorAdmin && !u.disabled; });
 }
 
 Result<Rows> create_tenant(const State& state, const CreateTenant& c, TimeMs now_ms) {
@@ -44,14 +43,15 @@ Result<Rows> create_tenant(const State& state, const CreateTenant& c, TimeMs now
       return fail(ErrorCode::kAlreadyExists, "the operator tenant exists");
     }
   }
-  return Rows{Tenant{.id = c.id, .name = c.name, .is_operator = c.is_operator,
-                     .created_at_ms = now_ms}};
+  return Rows{
+      Tenant{.id = c.id, .name = c.name, .is_operator = c.is_operator, .created_at_ms = now_ms}};
 }
 
 Result<Rows> create_project(const State& state, const CreateProject& c, TimeMs now_ms) {
   if (auto ok = check_id("id", c.id, "prj"); !ok) return std::unexpected(ok.error());
   if (auto ok = check_name("name", c.name); !ok) return std::unexpected(ok.error());
-  if (state.tenant(c.tenant_id) == nullptr) return std::unexpected(not_found("tenant", c.tenant_id));
+  if (state.tenant(c.tenant_id) == nullptr)
+    return std::unexpected(not_found("tenant", c.tenant_id));
   if (state.project(c.id) != nullptr) return fail(ErrorCode::kAlreadyExists, "project id taken");
   size_t live = 0;
   for (const auto& [id, project] : state.projects) {
@@ -64,8 +64,8 @@ Result<Rows> create_project(const State& state, const CreateProject& c, TimeMs n
   if (live >= limits::kMaxProjectsPerTenant) {
     return fail(ErrorCode::kLimitExceeded, "the tenant holds the most projects it may");
   }
-  return Rows{Project{.id = c.id, .tenant_id = c.tenant_id, .name = c.name,
-                      .created_at_ms = now_ms}};
+  return Rows{
+      Project{.id = c.id, .tenant_id = c.tenant_id, .name = c.name, .created_at_ms = now_ms}};
 }
 
 Result<Rows> delete_project(const State& state, const DeleteProject& c, TimeMs now_ms) {
@@ -105,8 +105,12 @@ Result<Rows> create_user(const State& state, const CreateUser& c, TimeMs now_ms)
   if (members >= limits::kMaxUsersPerTenant) {
     return fail(ErrorCode::kLimitExceeded, "the tenant holds the most users it may");
   }
-  return Rows{User{.id = c.id, .tenant_id = c.tenant_id, .name = c.name, .email = c.email,
-                   .role = c.role, .created_at_ms = now_ms}};
+  return Rows{User{.id = c.id,
+                   .tenant_id = c.tenant_id,
+                   .name = c.name,
+                   .email = c.email,
+                   .role = c.role,
+                   .created_at_ms = now_ms}};
 }
 
 Result<Rows> update_user(const State& state, const UpdateUser& c) {
@@ -144,14 +148,17 @@ Result<Rows> create_key(const State& state, const CreateKey& c, TimeMs now_ms) {
   if (state.key_for_hash(c.token_hash) != nullptr) {
     return fail(ErrorCode::kAlreadyExists, "that key is already registered");
   }
-  const size_t live = count_if_values(state.keys, [&](const ApiKey& k) {
-    return k.user_id == c.user_id && k.revoked_at_ms == 0;
-  });
+  const size_t live = count_if_values(
+      state.keys, [&](const ApiKey& k) { return k.user_id == c.user_id && k.revoked_at_ms == 0; });
   if (live >= limits::kMaxKeysPerUser) {
     return fail(ErrorCode::kLimitExceeded, "the user holds the most live keys it may");
   }
-  return Rows{ApiKey{.id = c.id, .user_id = c.user_id, .tenant_id = user->tenant_id,
-                     .name = c.name, .prefix = c.prefix, .token_hash = c.token_hash,
+  return Rows{ApiKey{.id = c.id,
+                     .user_id = c.user_id,
+                     .tenant_id = user->tenant_id,
+                     .name = c.name,
+                     .prefix = c.prefix,
+                     .token_hash = c.token_hash,
                      .created_at_ms = now_ms}};
 }
 

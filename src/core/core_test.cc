@@ -33,8 +33,8 @@ class CoreTest : public ::testing::Test {
 };
 
 TEST_F(CoreTest, CreatingAnObjectReturnsItAsTheRowToWrite) {
-  auto rows = core.apply(CreateProject{"prj_0000000000000001", "ten_0000000000000002", "train"},
-                         kNow + 5);
+  auto rows =
+      core.apply(CreateProject{"prj_0000000000000001", "ten_0000000000000002", "train"}, kNow + 5);
   ASSERT_TRUE(rows);
   ASSERT_EQ(rows->size(), 1u);
   const auto& project = std::get<Project>(rows->front());
@@ -65,12 +65,12 @@ TEST_F(CoreTest, RejectionsLeaveTheStateAsItWas) {
 }
 
 TEST_F(CoreTest, OnlyTheOperatorTenantHoldsOperatorAdmins) {
-  EXPECT_EQ(rejection(CreateUser{"usr_0000000000000002", "ten_0000000000000002", "Ann",
-                                 "ann@acme", Role::kOperatorAdmin}),
+  EXPECT_EQ(rejection(CreateUser{"usr_0000000000000002", "ten_0000000000000002", "Ann", "ann@acme",
+                                 Role::kOperatorAdmin}),
             ErrorCode::kInvalidArgument);
-  ASSERT_TRUE(core.apply(CreateUser{"usr_0000000000000002", "ten_0000000000000002", "Ann",
-                                    "ann@acme", Role::kMember},
-                         kNow));
+  ASSERT_TRUE(core.apply(
+      CreateUser{"usr_0000000000000002", "ten_0000000000000002", "Ann", "ann@acme", Role::kMember},
+      kNow));
   EXPECT_EQ(rejection(UpdateUser{.id = "usr_0000000000000002", .role = Role::kOperatorAdmin}),
             ErrorCode::kInvalidArgument);
 }
@@ -104,9 +104,9 @@ TEST_F(CoreTest, KeysAreFoundByHashUntilRevoked) {
   const ApiKey* key = core.state().key_for_hash(kHash);
   ASSERT_NE(key, nullptr);
   EXPECT_EQ(key->tenant_id, "ten_0000000000000001");
-  EXPECT_EQ(rejection(CreateKey{"key_0000000000000002", "usr_0000000000000001", "again", "x",
-                                kHash}),
-            ErrorCode::kAlreadyExists);
+  EXPECT_EQ(
+      rejection(CreateKey{"key_0000000000000002", "usr_0000000000000001", "again", "x", kHash}),
+      ErrorCode::kAlreadyExists);
   ASSERT_TRUE(core.apply(RevokeKey{"key_0000000000000001"}, kNow + 3));
   EXPECT_EQ(core.state().key_for_hash(kHash)->revoked_at_ms, kNow + 3);
   auto again = core.apply(RevokeKey{"key_0000000000000001"}, kNow + 4);

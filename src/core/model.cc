@@ -4,10 +4,14 @@ namespace allot {
 
 std::string_view role_name(Role role) {
   switch (role) {
-    case Role::kOperatorAdmin: return "operator-admin";
-    case Role::kTenantAdmin: return "tenant-admin";
-    case Role::kMember: return "member";
-    case Role::kViewer: return "viewer";
+    case Role::kOperatorAdmin:
+      return "operator-admin";
+    case Role::kTenantAdmin:
+      return "tenant-admin";
+    case Role::kMember:
+      return "member";
+    case Role::kViewer:
+      return "viewer";
   }
   return "viewer";
 }

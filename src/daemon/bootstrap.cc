@@ -4,8 +4,8 @@
 
 namespace allot {
 
-Result<std::optional<std::string>> bootstrap(Core& core, Store& store, IdSource& ids,
-                                             TimeMs now_ms, const std::string& admin_key) {
+Result<std::optional<std::string>> bootstrap(Core& core, Store& store, IdSource& ids, TimeMs now_ms,
+                                             const std::string& admin_key) {
   for (const auto& [id, tenant] : core.state().tenants) {
     if (tenant.is_operator) return std::nullopt;
   }
@@ -13,15 +13,21 @@ Result<std::optional<std::string>> bootstrap(Core& core, Store& store, IdSource&
       (admin_key.size() < limits::kMinKeyBytes || admin_key.size() > limits::kMaxKeyBytes)) {
     return fail(ErrorCode::kInvalidArgument, "ALLOT_ADMIN_KEY must be 24 to 256 characters");
   }
-  const std::string key = admin_key.empty() ? ids.new_secret() : admin_key;
+  std::string key = admin_key.empty() ? ids.new_secret() : admin_key;
   const std::string tenant_id = ids.new_id("ten");
   const std::string user_id = ids.new_id("usr");
   const Command commands[] = {
       CreateTenant{.id = tenant_id, .name = "operator", .is_operator = true},
-      CreateUser{.id = user_id, .tenant_id = tenant_id, .name = "admin",
-                 .email = "admin@localhost", .role = Role::kOperatorAdmin},
-      CreateKey{.id = ids.new_id("key"), .user_id = user_id, .name = "bootstrap",
-                .prefix = key.substr(0, 12), .token_hash = sha256_hex(key)},
+      CreateUser{.id = user_id,
+                 .tenant_id = tenant_id,
+                 .name = "admin",
+                 .email = "admin@localhost",
+                 .role = Role::kOperatorAdmin},
+      CreateKey{.id = ids.new_id("key"),
+                .user_id = user_id,
+                .name = "bootstrap",
+                .prefix = key.substr(0, 12),
+                .token_hash = sha256_hex(key)},
   };
   Batch batch;
   // A fresh core cannot refuse these; should one fail, nothing has been written yet.

@@ -3,9 +3,9 @@
 #include <charconv>
 #include <optional>
 
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <toml++/toml.h>
+#include <CLI/CLI.hpp>
 
 namespace allot {
 namespace {
@@ -90,8 +90,8 @@ Status apply_env(DaemonConfig& config, const GetEnv& getenv) {
 
 }  // namespace
 
-Result<DaemonConfig> load_daemon_config(const std::vector<std::string>& args,
-                                        const GetEnv& getenv, bool& help) {
+Result<DaemonConfig> load_daemon_config(const std::vector<std::string>& args, const GetEnv& getenv,
+                                        bool& help) {
   help = false;
   CLI::App cli{"allotd: the Allot controller"};
   std::string config_path;
@@ -104,6 +104,7 @@ Result<DaemonConfig> load_daemon_config(const std::vector<std::string>& args,
   cli.add_option("--log-level", log_level, "trace, debug, info, warn or error");
   cli.add_option("--port-file", port_file, "write the bound port to this file");
   std::vector<const char*> argv;
+  argv.reserve(args.size());
   for (const std::string& arg : args) argv.push_back(arg.c_str());
   try {
     cli.parse(static_cast<int>(argv.size()), argv.data());

@@ -14,12 +14,13 @@ Result<DaemonConfig> load(std::vector<std::string> args,
                           const std::map<std::string, std::string>& env = {}) {
   args.insert(args.begin(), "allotd");
   bool help = false;
-  return load_daemon_config(args,
-                            [&env](const char* name) -> const char* {
-                              auto it = env.find(name);
-                              return it == env.end() ? nullptr : it->second.c_str();
-                            },
-                            help);
+  return load_daemon_config(
+      args,
+      [&env](const char* name) -> const char* {
+        auto it = env.find(name);
+        return it == env.end() ? nullptr : it->second.c_str();
+      },
+      help);
 }
 
 TEST(DaemonConfig, FlagsOverrideEnvironmentOverrideFile) {

@@ -22,8 +22,7 @@ class PostgresDb final : public Db {
     return {};
   }
 
-  Result<std::vector<DbRow>> query(std::string_view sql,
-                                   std::span<const DbValue> params) override {
+  Result<std::vector<DbRow>> query(std::string_view sql, std::span<const DbValue> params) override {
     return run(sql, params);
   }
 

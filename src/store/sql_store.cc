@@ -40,8 +40,13 @@ Status write_row(Db& db, const Row& row) {
           const DbValue p[] = {o.id, o.tenant_id, o.name, o.created_at_ms, o.deleted_at_ms};
           return db.exec(kUpsertProject, p);
         } else if constexpr (std::is_same_v<T, User>) {
-          const DbValue p[] = {o.id, o.tenant_id, o.name, o.email, std::string(role_name(o.role)),
-                               int64_t{o.disabled}, o.created_at_ms};
+          const DbValue p[] = {o.id,
+                               o.tenant_id,
+                               o.name,
+                               o.email,
+                               std::string(role_name(o.role)),
+                               int64_t{o.disabled},
+                               o.created_at_ms};
           return db.exec(kUpsertUser, p);
         } else {
           const DbValue p[] = {o.id,     o.user_id,    o.tenant_id,     o.name,
@@ -53,8 +58,8 @@ Status write_row(Db& db, const Row& row) {
 }
 
 Status write_audit(Db& db, const AuditEntry& e) {
-  const DbValue p[] = {e.seq,       e.at_ms, e.tenant_id, e.user_id,           e.key_id,
-                       e.method,    e.path,  e.target_id, int64_t{e.status}, e.error_code};
+  const DbValue p[] = {e.seq,    e.at_ms, e.tenant_id, e.user_id,         e.key_id,
+                       e.method, e.path,  e.target_id, int64_t{e.status}, e.error_code};
   return db.exec(kInsertAudit, p);
 }
 
@@ -73,10 +78,10 @@ class SqlStore final : public Store {
   explicit SqlStore(std::unique_ptr<Db> db) : db_(std::move(db)) {}
 
   Status migrate() {
-    if (auto ok = db_->exec(
-            "CREATE TABLE IF NOT EXISTS schema_migrations (version BIGINT PRIMARY KEY, "
-            "description TEXT NOT NULL, applied_at_ms BIGINT NOT NULL)",
-            {});
+    if (auto ok =
+            db_->exec("CREATE TABLE IF NOT EXISTS schema_migrations (version BIGINT PRIMARY KEY, "
+                      "description TEXT NOT NULL, applied_at_ms BIGINT NOT NULL)",
+                      {});
         !ok) {
       return ok;
     }
@@ -99,9 +104,8 @@ class SqlStore final : public Store {
             p);
       });
       if (!applied) {
-        return fail(ErrorCode::kUnavailable, fmt::format("migration {} ({}) failed: {}",
-                                                         m.version, m.description,
-                                                         applied.error().message));
+        return fail(ErrorCode::kUnavailable, fmt::format("migration {} ({}) failed: {}", m.version,
+                                                         m.description, applied.error().message));
       }
       version_ = m.version;
     }
@@ -123,29 +127,36 @@ class SqlStore final : public Store {
 
   Result<std::vector<Row>> load() override {
     std::vector<Row> out;
-    auto tenants = db_->query(
-        "SELECT id, name, is_operator, created_at_ms FROM tenants ORDER BY id", {});
+    auto tenants =
+        db_->query("SELECT id, name, is_operator, created_at_ms FROM tenants ORDER BY id", {});
     if (!tenants) return std::unexpected(tenants.error());
     for (const DbRow& r : *tenants) {
-      out.emplace_back(Tenant{.id = db_text(r[0]), .name = db_text(r[1]),
-                              .is_operator = db_int(r[2]) != 0, .created_at_ms = db_int(r[3])});
+      out.emplace_back(Tenant{.id = db_text(r[0]),
+                              .name = db_text(r[1]),
+                              .is_operator = db_int(r[2]) != 0,
+                              .created_at_ms = db_int(r[3])});
     }
     auto users = db_->query(
         "SELECT id, tenant_id, name, email, role, disabled, created_at_ms FROM users ORDER BY id",
         {});
     if (!users) return std::unexpected(users.error());
     for (const DbRow& r : *users) {
-      out.emplace_back(User{.id = db_text(r[0]), .tenant_id = db_text(r[1]),
-                            .name = db_text(r[2]), .email = db_text(r[3]),
+      out.emplace_back(User{.id = db_text(r[0]),
+                            .tenant_id = db_text(r[1]),
+                            .name = db_text(r[2]),
+                            .email = db_text(r[3]),
                             .role = parse_role(db_text(r[4])).value_or(Role::kViewer),
-                            .disabled = db_int(r[5]) != 0, .created_at_ms = db_int(r[6])});
+                            .disabled = db_int(r[5]) != 0,
+                            .created_at_ms = db_int(r[6])});
     }
     auto projects = db_->query(
         "SELECT id, tenant_id, name, created_at_ms, deleted_at_ms FROM projects ORDER BY id", {});
     if (!projects) return std::unexpected(projects.error());
     for (const DbRow& r : *projects) {
-      out.emplace_back(Project{.id = db_text(r[0]), .tenant_id = db_text(r[1]),
-                               .name = db_text(r[2]), .created_at_ms = db_int(r[3]),
+      out.emplace_back(Project{.id = db_text(r[0]),
+                               .tenant_id = db_text(r[1]),
+                               .name = db_text(r[2]),
+                               .created_at_ms = db_int(r[3]),
                                .deleted_at_ms = db_int(r[4])});
     }
     auto keys = db_->query(
@@ -154,10 +165,14 @@ class SqlStore final : public Store {
         {});
     if (!keys) return std::unexpected(keys.error());
     for (const DbRow& r : *keys) {
-      out.emplace_back(ApiKey{.id = db_text(r[0]), .user_id = db_text(r[1]),
-                              .tenant_id = db_text(r[2]), .name = db_text(r[3]),
-                              .prefix = db_text(r[4]), .token_hash = db_text(r[5]),
-                              .created_at_ms = db_int(r[6]), .revoked_at_ms = db_int(r[7])});
+      out.emplace_back(ApiKey{.id = db_text(r[0]),
+                              .user_id = db_text(r[1]),
+                              .tenant_id = db_text(r[2]),
+                              .name = db_text(r[3]),
+                              .prefix = db_text(r[4]),
+                              .token_hash = db_text(r[5]),
+                              .created_at_ms = db_int(r[6]),
+                              .revoked_at_ms = db_int(r[7])});
     }
     return out;
   }
@@ -178,10 +193,14 @@ class SqlStore final : public Store {
     std::vector<AuditEntry> out;
     out.reserve(rows->size());
     for (const DbRow& r : *rows) {
-      out.push_back(AuditEntry{.seq = db_int(r[0]), .at_ms = db_int(r[1]),
-                               .tenant_id = db_text(r[2]), .user_id = db_text(r[3]),
-                               .key_id = db_text(r[4]), .method = db_text(r[5]),
-                               .path = db_text(r[6]), .target_id = db_text(r[7]),
+      out.push_back(AuditEntry{.seq = db_int(r[0]),
+                               .at_ms = db_int(r[1]),
+                               .tenant_id = db_text(r[2]),
+                               .user_id = db_text(r[3]),
+                               .key_id = db_text(r[4]),
+                               .method = db_text(r[5]),
+                               .path = db_text(r[6]),
+                               .target_id = db_text(r[7]),
                                .status = static_cast<int>(db_int(r[8])),
                                .error_code = db_text(r[9])});
     }

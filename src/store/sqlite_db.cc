@@ -36,8 +36,7 @@ class SqliteDb final : public Db {
     return {};
   }
 
-  Result<std::vector<DbRow>> query(std::string_view sql,
-                                   std::span<const DbValue> params) override {
+  Result<std::vector<DbRow>> query(std::string_view sql, std::span<const DbValue> params) override {
     return run(sql, params, true);
   }
 
@@ -46,8 +45,8 @@ class SqliteDb final : public Db {
 
  private:
   Error error(std::string_view sql) const {
-    return Error{ErrorCode::kUnavailable, fmt::format("sqlite: {} (in: {})", sqlite3_errmsg(db_),
-                                                      sql.substr(0, 80))};
+    return Error{ErrorCode::kUnavailable,
+                 fmt::format("sqlite: {} (in: {})", sqlite3_errmsg(db_), sql.substr(0, 80))};
   }
 
   Result<sqlite3_stmt*> prepare(std::string_view sql) {
@@ -55,8 +54,8 @@ class SqliteDb final : public Db {
     if (auto it = statements_.find(key); it != statements_.end()) return it->second;
     sqlite3_stmt* statement = nullptr;
     const std::string text = to_sqlite_placeholders(sql);
-    if (sqlite3_prepare_v2(db_, text.c_str(), static_cast<int>(text.size()), &statement,
-                           nullptr) != SQLITE_OK) {
+    if (sqlite3_prepare_v2(db_, text.c_str(), static_cast<int>(text.size()), &statement, nullptr) !=
+        SQLITE_OK) {
       return std::unexpected(error(sql));
     }
     statements_.emplace(std::move(key), statement);
@@ -82,8 +81,10 @@ class SqliteDb final : public Db {
 
   static DbValue column(sqlite3_stmt* statement, int i) {
     switch (sqlite3_column_type(statement, i)) {
-      case SQLITE_INTEGER: return sqlite3_column_int64(statement, i);
-      case SQLITE_NULL: return std::monostate{};
+      case SQLITE_INTEGER:
+        return sqlite3_column_int64(statement, i);
+      case SQLITE_NULL:
+        return std::monostate{};
       default: {
         const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(statement, i));
         return std::string(text, static_cast<size_t>(sqlite3_column_bytes(statement, i)));

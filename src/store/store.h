@@ -22,8 +22,8 @@ struct AuditEntry {
   std::string key_id;
   std::string method;
   std::string path;
-  std::string target_id;  // The object created or changed, when there is one.
-  int status = 0;         // The HTTP status of the answer.
+  std::string target_id;   // The object created or changed, when there is one.
+  int status = 0;          // The HTTP status of the answer.
   std::string error_code;  // Empty on success.
 
   bool operator==(const AuditEntry&) const = default;

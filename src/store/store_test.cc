@@ -25,8 +25,8 @@ class StoreTest : public ::testing::TestWithParam<std::string> {
   }
 
   std::unique_ptr<Store> open() {
-    auto store = GetParam() == "postgres" ? open_postgres_store(location_)
-                                          : open_sqlite_store(location_);
+    auto store =
+        GetParam() == "postgres" ? open_postgres_store(location_) : open_sqlite_store(location_);
     EXPECT_TRUE(store) << (store ? "" : store.error().message);
     return store ? std::move(*store) : nullptr;
   }
@@ -37,18 +37,32 @@ class StoreTest : public ::testing::TestWithParam<std::string> {
 };
 
 const Tenant kTenant{.id = "ten_0000000000000001", .name = "acme", .created_at_ms = 10};
-const User kUser{.id = "usr_0000000000000001", .tenant_id = kTenant.id, .name = "Ann",
-                 .email = "ann@acme", .role = Role::kTenantAdmin, .created_at_ms = 11};
-const Project kProject{.id = "prj_0000000000000001", .tenant_id = kTenant.id, .name = "train",
-                       .created_at_ms = 12};
-const ApiKey kKey{.id = "key_0000000000000001", .user_id = kUser.id, .tenant_id = kTenant.id,
-                  .name = "laptop", .prefix = "allot_abcdef", .token_hash = std::string(64, 'f'),
+const User kUser{.id = "usr_0000000000000001",
+                 .tenant_id = kTenant.id,
+                 .name = "Ann",
+                 .email = "ann@acme",
+                 .role = Role::kTenantAdmin,
+                 .created_at_ms = 11};
+const Project kProject{
+    .id = "prj_0000000000000001", .tenant_id = kTenant.id, .name = "train", .created_at_ms = 12};
+const ApiKey kKey{.id = "key_0000000000000001",
+                  .user_id = kUser.id,
+                  .tenant_id = kTenant.id,
+                  .name = "laptop",
+                  .prefix = "allot_abcdef",
+                  .token_hash = std::string(64, 'f'),
                   .created_at_ms = 13};
 
 AuditEntry audit(int64_t seq, std::string tenant) {
-  return AuditEntry{.seq = seq, .at_ms = 100 + seq, .tenant_id = std::move(tenant),
-                    .user_id = kUser.id, .key_id = kKey.id, .method = "POST",
-                    .path = "/v1/projects", .target_id = kProject.id, .status = 201};
+  return AuditEntry{.seq = seq,
+                    .at_ms = 100 + seq,
+                    .tenant_id = std::move(tenant),
+                    .user_id = kUser.id,
+                    .key_id = kKey.id,
+                    .method = "POST",
+                    .path = "/v1/projects",
+                    .target_id = kProject.id,
+                    .status = 201};
 }
 
 TEST_P(StoreTest, MigrationsRunOnceAndReachTheLatestVersion) {

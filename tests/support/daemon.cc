@@ -33,9 +33,11 @@ pid_t spawn(const std::string& program, const std::vector<std::string>& args,
   for (char** e = environ; *e != nullptr; ++e) env.emplace_back(*e);
   env.insert(env.end(), extra_env.begin(), extra_env.end());
   std::vector<char*> argv{const_cast<char*>(program.c_str())};
+  argv.reserve(args.size() + 2);
   for (const std::string& arg : args) argv.push_back(const_cast<char*>(arg.c_str()));
   argv.push_back(nullptr);
   std::vector<char*> envp;
+  envp.reserve(env.size() + 1);
   for (std::string& e : env) envp.push_back(e.data());
   envp.push_back(nullptr);
   const pid_t pid = fork();
@@ -81,12 +83,12 @@ Daemon::~Daemon() {
   if (pid_ > 0) kill();
 }
 
-bool Daemon::start(std::vector<std::string> extra_env) {
+bool Daemon::start(const std::vector<std::string>& extra_env) {
   const auto port_file = dir_.path() / "port";
   std::filesystem::remove(port_file);
-  std::vector<std::string> args = {"--listen", "127.0.0.1:0", "--data-dir",
-                                   (dir_.path() / "data").string(), "--port-file",
-                                   port_file.string(), "--log-level", "warn"};
+  std::vector<std::string> args = {
+      "--listen",    "127.0.0.1:0",      "--data-dir",  (dir_.path() / "data").string(),
+      "--port-file", port_file.string(), "--log-level", "warn"};
   if (!postgres_url_.empty()) {
     args.insert(args.end(), {"--store", "postgres", "--postgres-url", postgres_url_});
   }

@@ -23,7 +23,7 @@ class Daemon {
   ~Daemon();
 
   // Starts allotd and waits until it listens. Returns false (and fails the test) otherwise.
-  bool start(std::vector<std::string> extra_env = {});
+  bool start(const std::vector<std::string>& extra_env = {});
   // SIGTERM, then waits; returns the exit status (-1 if it did not exit in time).
   int stop();
   // SIGKILL, then reaps it.

@@ -24,8 +24,10 @@ TenantKit ApiTest::make_tenant(const std::string& name) {
   TenantKit kit;
   kit.tenant_id = call("POST", "/v1/tenants", {{"name", name}}, op_key_, 201).value("id", "");
   json admin = call("POST", "/v1/users",
-                    {{"name", name + " admin"}, {"email", "admin@" + name},
-                     {"role", "tenant-admin"}, {"tenant_id", kit.tenant_id}},
+                    {{"name", name + " admin"},
+                     {"email", "admin@" + name},
+                     {"role", "tenant-admin"},
+                     {"tenant_id", kit.tenant_id}},
                     op_key_, 201);
   kit.admin_id = admin.value("id", "");
   kit.admin_key = call("POST", "/v1/keys", {{"name", "k"}, {"user_id", kit.admin_id}}, op_key_, 201)
