@@ -30,7 +30,8 @@ std::string fill(std::string text, long n) {
 
 double percentile(std::vector<double>& sorted, double p) {
   if (sorted.empty()) return 0;
-  const size_t index = std::min(sorted.size() - 1, static_cast<size_t>(p * sorted.size()));
+  const size_t index =
+      std::min(sorted.size() - 1, static_cast<size_t>(p * static_cast<double>(sorted.size())));
   return sorted[index];
 }
 

@@ -58,7 +58,10 @@ void print_object(std::ostream& out, const nlohmann::json& object) {
       continue;
     }
     for (const auto& [inner, inner_value] : value.items()) {
-      lines.emplace_back(upper(key + "." + inner), cell(inner_value));
+      std::string label = key;
+      label += '.';
+      label += inner;
+      lines.emplace_back(upper(std::move(label)), cell(inner_value));
     }
   }
   size_t width = 0;
