@@ -29,11 +29,26 @@ bool matches(std::string_view pattern, const std::vector<std::string>& segments,
   return index == segments.size();
 }
 
+Result<Caller> authenticate_for(const Route& route, const State& state,
+                                const std::string& authorization) {
+  switch (route.auth) {
+    case RouteAuth::kUser:
+      return authenticate(state, authorization);
+    case RouteAuth::kNode:
+      return authenticate_node(state, authorization);
+    case RouteAuth::kJoin:
+      return Caller{};
+  }
+  return Caller{};
+}
+
 HttpResponse run_route(const Route& route, const HttpRequest& request, const Target& target,
-                       std::vector<std::string> params, Context& ctx) {
-  const bool mutating = request.method != "GET";
-  auto caller = authenticate(ctx.state(), request.authorization);
-  Call call{request, target, ctx, caller.value_or(Caller{}), std::move(params), {}};
+                       std::vector<std::string> params, Context& ctx, LogStore& logs,
+                       const ApiOptions& options) {
+  // Agents' heartbeats and waits are not people's calls: they stay out of the audit log.
+  const bool mutating = request.method != "GET" && route.auth != RouteAuth::kNode;
+  auto caller = authenticate_for(route, ctx.state(), request.authorization);
+  Call call{request, target, ctx, caller.value_or(Caller{}), std::move(params), {}, logs, options};
   Result<HttpResponse> result =
       caller ? route.handler(call) : Result<HttpResponse>(std::unexpected(caller.error()));
   HttpResponse response = result ? std::move(*result) : error_reply(result.error());
@@ -54,8 +69,11 @@ HttpResponse run_route(const Route& route, const HttpRequest& request, const Tar
 
 }  // namespace
 
-App::App(Service& service, std::string version) : service_(service), version_(std::move(version)) {
-  for (const Route& route : identity_routes()) routes_.push_back(route);
+App::App(Service& service, std::string version, LogStore& logs, ApiOptions options)
+    : service_(service), version_(std::move(version)), logs_(logs), options_(options) {
+  for (auto routes : {identity_routes(), node_routes(), agent_routes(), instance_routes()}) {
+    routes_.insert(routes_.end(), routes.begin(), routes.end());
+  }
 }
 
 void App::handle(HttpRequest request, Responder respond) {
@@ -75,9 +93,9 @@ void App::handle(HttpRequest request, Responder respond) {
     path_known = true;
     if (route.method != request.method) continue;
     service_.submit(
-        [route, request = std::move(request), target = std::move(*target),
+        [this, route, request = std::move(request), target = std::move(*target),
          params = std::move(params)](Context& ctx) mutable {
-          return run_route(route, request, target, std::move(params), ctx);
+          return run_route(route, request, target, std::move(params), ctx, logs_, options_);
         },
         std::move(respond));
     return;

@@ -9,10 +9,18 @@
 
 #include "api/auth.h"
 #include "api/http.h"
+#include "api/log_store.h"
 #include "api/request.h"
 #include "api/service.h"
 
 namespace allot {
+
+// Settings of the API that come from the daemon's config.
+struct ApiOptions {
+  int64_t stop_grace_ms = 10'000;     // SIGTERM to SIGKILL for stopped instances.
+  int64_t long_poll_ms = 20'000;      // How long an agent's wait is held.
+  int64_t heartbeat_interval_ms = 2'000;  // What agents are told to use.
+};
 
 // Everything a handler gets.
 struct Call {
@@ -22,15 +30,23 @@ struct Call {
   Caller caller;
   std::vector<std::string> params;  // The path's {placeholders}, in order.
   std::string target_id;            // Set by handlers that create something, for the audit log.
+  LogStore& logs;
+  const ApiOptions& options;
 };
 
 using RouteHandler = Result<HttpResponse> (*)(Call&);
+
+// Who may call a route: people with API keys, node agents with their credential, or agents about
+// to join (the handler checks their join token itself).
+enum class RouteAuth { kUser, kNode, kJoin };
 
 struct Route {
   std::string_view method;
   std::string_view pattern;  // e.g. "/v1/projects/{id}"
   RouteHandler handler;
+  RouteAuth auth = RouteAuth::kUser;
 };
+
 
 // Returns early from a function returning Result<...> when a Status-returning call fails.
 #define ALLOT_TRY(expr)                                          \
@@ -39,10 +55,13 @@ struct Route {
   }
 
 std::span<const Route> identity_routes();
+std::span<const Route> node_routes();
+std::span<const Route> agent_routes();
+std::span<const Route> instance_routes();
 
 class App {
  public:
-  App(Service& service, std::string version);
+  App(Service& service, std::string version, LogStore& logs, ApiOptions options = {});
 
   // The HttpHandler: answers health checks at once, everything else through the service.
   void handle(HttpRequest request, Responder respond);
@@ -50,6 +69,8 @@ class App {
  private:
   Service& service_;
   std::string version_;
+  LogStore& logs_;
+  ApiOptions options_;
   std::vector<Route> routes_;
 };
 

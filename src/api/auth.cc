@@ -5,18 +5,33 @@
 
 namespace allot {
 
-Result<Caller> authenticate(const State& state, std::string_view authorization) {
+Result<std::string_view> bearer_token(std::string_view authorization) {
   constexpr std::string_view kScheme = "Bearer ";
   if (authorization.empty()) {
-    return fail(ErrorCode::kUnauthenticated, "send an API key as 'Authorization: Bearer KEY'");
+    return fail(ErrorCode::kUnauthenticated, "send a key as 'Authorization: Bearer KEY'");
   }
   if (!authorization.starts_with(kScheme)) {
     return fail(ErrorCode::kUnauthenticated, "the Authorization header must use the Bearer scheme");
   }
   const std::string_view token = authorization.substr(kScheme.size());
   if (token.size() < limits::kMinKeyBytes || token.size() > limits::kMaxKeyBytes) {
-    return fail(ErrorCode::kUnauthenticated, "unknown or revoked API key");
+    return fail(ErrorCode::kUnauthenticated, "unknown or revoked key");
   }
+  return token;
+}
+
+Result<Caller> authenticate_node(const State& state, std::string_view authorization) {
+  auto token = bearer_token(authorization);
+  if (!token) return std::unexpected(token.error());
+  const Node* node = state.node_for_credential(sha256_hex(*token));
+  if (node == nullptr) return fail(ErrorCode::kUnauthenticated, "unknown or revoked node credential");
+  return Caller{.node_id = node->id};
+}
+
+Result<Caller> authenticate(const State& state, std::string_view authorization) {
+  auto bearer = bearer_token(authorization);
+  if (!bearer) return std::unexpected(bearer.error());
+  const std::string_view token = *bearer;
   // The lookup is by a hash of the whole key, so comparing texts never happens and its timing
   // reveals nothing about stored keys.
   const ApiKey* key = state.key_for_hash(sha256_hex(token));

@@ -15,12 +15,19 @@ struct Caller {
   std::string key_id;
   std::string tenant_id;
   Role role = Role::kViewer;
+  std::string node_id;  // Set instead of the above when a node agent calls.
 
   bool is_operator_admin() const { return role == Role::kOperatorAdmin; }
 };
 
 // Reads "Bearer <key>" and finds its live key and enabled user; kUnauthenticated otherwise.
 [[nodiscard]] Result<Caller> authenticate(const State& state, std::string_view authorization);
+
+// Reads "Bearer <credential>" of a node agent; kUnauthenticated for unknown credentials.
+[[nodiscard]] Result<Caller> authenticate_node(const State& state, std::string_view authorization);
+
+// The text after "Bearer ", or kUnauthenticated.
+[[nodiscard]] Result<std::string_view> bearer_token(std::string_view authorization);
 
 // Operator admins see every tenant; everyone else sees their own.
 bool may_see_tenant(const Caller& caller, std::string_view tenant_id);

@@ -1,5 +1,7 @@
 #include "api/codec.h"
 
+#include "store/cluster_json.h"
+
 namespace allot {
 namespace {
 
@@ -56,6 +58,32 @@ nlohmann::json to_json(const AuditEntry& e) {
           {"status", e.status},
           {"error_code",
            e.error_code.empty() ? nlohmann::json(nullptr) : nlohmann::json(e.error_code)}};
+}
+
+nlohmann::json to_json(const JoinToken& t) {
+  return {{"id", t.id},
+          {"name", t.name},
+          {"created_at", format_time(t.created_at_ms)},
+          {"expires_at", time_or_null(t.expires_at_ms)},
+          {"revoked_at", time_or_null(t.revoked_at_ms)}};
+}
+
+nlohmann::json to_json(const Node& n) {
+  nlohmann::json out = node_document(n);
+  out.erase("credential_hash");
+  out["state"] = node_state_name(n.state());
+  out["joined_at"] = format_time(n.joined_at_ms);
+  out["last_heartbeat_at"] = time_or_null(n.last_heartbeat_ms);
+  return out;
+}
+
+nlohmann::json to_json(const Instance& i) {
+  nlohmann::json out = instance_document(i);
+  out["created_at"] = format_time(i.created_at_ms);
+  out["started_at"] = time_or_null(i.started_at_ms);
+  out["ended_at"] = time_or_null(i.ended_at_ms);
+  for (auto& event : out["events"]) event["at"] = format_time(event["at_ms"].get<TimeMs>());
+  return out;
 }
 
 }  // namespace allot

@@ -3,6 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/cluster.h"
 #include "core/model.h"
 #include "store/store.h"
 
@@ -14,5 +15,9 @@ nlohmann::json to_json(const User& user);
 // Never includes the key's text or hash: the text is shown once, at creation.
 nlohmann::json to_json(const ApiKey& key);
 nlohmann::json to_json(const AuditEntry& entry);
+nlohmann::json to_json(const JoinToken& token);
+// A node as the operator sees it: with its state, never its credential's hash.
+nlohmann::json to_json(const Node& node);
+nlohmann::json to_json(const Instance& instance);
 
 }  // namespace allot

@@ -7,31 +7,13 @@
 #include "api/app.h"
 #include "api/codec.h"
 #include "api/reply.h"
+#include "api/routes_util.h"
 #include "core/validate.h"
 
 namespace allot {
 namespace {
 
 using nlohmann::json;
-
-// One page of a map ordered by id, holding only what `visible` admits.
-template <typename T, typename Visible>
-HttpResponse page_of(const std::map<std::string, T>& map, const Page& page, Visible visible) {
-  json items = json::array();
-  std::string last;
-  bool more = false;
-  for (auto it = page.after.empty() ? map.begin() : map.upper_bound(page.after); it != map.end();
-       ++it) {
-    if (!visible(it->second)) continue;
-    if (static_cast<int>(items.size()) == page.limit) {
-      more = true;
-      break;
-    }
-    items.push_back(to_json(it->second));
-    last = it->first;
-  }
-  return json_reply(200, {{"items", items}, {"next_after", more ? json(last) : json(nullptr)}});
-}
 
 // The tenant a new object goes in: the one named, if the caller may see it, else the caller's.
 Result<std::string> tenant_for(const Call& call, const std::optional<std::string>& tenant_id) {

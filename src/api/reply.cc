@@ -38,11 +38,12 @@ int http_status(ErrorCode code) {
 HttpResponse error_reply(const Error& error) {
   const nlohmann::json body = {
       {"error", {{"code", code_name(error.code)}, {"message", error.message}}}};
-  return HttpResponse{http_status(error.code), body.dump()};
+  return HttpResponse{http_status(error.code), body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)};
 }
 
 HttpResponse json_reply(int status, const nlohmann::json& body) {
-  return HttpResponse{status, body.dump()};
+  // Log text and names may hold bytes that are not UTF-8: replace them rather than fail.
+  return HttpResponse{status, body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)};
 }
 
 }  // namespace allot

@@ -116,6 +116,57 @@ std::optional<bool> JsonBody::optional_bool(const std::string& name) {
   return value->get<bool>();
 }
 
+std::optional<int64_t> JsonBody::optional_int(const std::string& name, int64_t min, int64_t max) {
+  const nlohmann::json* value = field(name);
+  if (value == nullptr) return std::nullopt;
+  if (!value->is_number_integer()) {
+    fail_once(ErrorCode::kInvalidType, fmt::format("'{}' must be a whole number", name));
+    return std::nullopt;
+  }
+  const auto number = value->get<int64_t>();
+  if (number < min || number > max) {
+    fail_once(ErrorCode::kInvalidArgument,
+              fmt::format("'{}' must be from {} to {}", name, min, max));
+    return std::nullopt;
+  }
+  return number;
+}
+
+std::optional<std::vector<std::string>> JsonBody::optional_strings(const std::string& name) {
+  const nlohmann::json* value = field(name);
+  if (value == nullptr) return std::nullopt;
+  std::vector<std::string> out;
+  const bool ok = value->is_array() && std::all_of(value->begin(), value->end(),
+                                                   [](const auto& v) { return v.is_string(); });
+  if (!ok) {
+    fail_once(ErrorCode::kInvalidType, fmt::format("'{}' must be an array of strings", name));
+    return std::nullopt;
+  }
+  for (const auto& item : *value) out.push_back(item.get<std::string>());
+  return out;
+}
+
+std::optional<std::map<std::string, std::string>> JsonBody::optional_string_map(
+    const std::string& name) {
+  const nlohmann::json* value = field(name);
+  if (value == nullptr) return std::nullopt;
+  std::map<std::string, std::string> out;
+  const bool ok = value->is_object() && std::all_of(value->begin(), value->end(),
+                                                    [](const auto& v) { return v.is_string(); });
+  if (!ok) {
+    fail_once(ErrorCode::kInvalidType,
+              fmt::format("'{}' must be an object of string values", name));
+    return std::nullopt;
+  }
+  for (const auto& [key, item] : value->items()) out[key] = item.get<std::string>();
+  return out;
+}
+
+nlohmann::json JsonBody::optional_json(const std::string& name) {
+  const nlohmann::json* value = field(name);
+  return value == nullptr ? nlohmann::json(nullptr) : *value;
+}
+
 Status JsonBody::finish() {
   if (error_) return std::unexpected(*error_);
   for (const auto& [name, value] : json_.items()) {

@@ -31,6 +31,12 @@ class JsonBody {
   std::string required_string(const std::string& name);
   std::optional<std::string> optional_string(const std::string& name);
   std::optional<bool> optional_bool(const std::string& name);
+  // A whole number within [min, max].
+  std::optional<int64_t> optional_int(const std::string& name, int64_t min, int64_t max);
+  std::optional<std::vector<std::string>> optional_strings(const std::string& name);
+  std::optional<std::map<std::string, std::string>> optional_string_map(const std::string& name);
+  // The field's raw JSON (arrays and objects of any shape), or null when absent.
+  nlohmann::json optional_json(const std::string& name);
 
   [[nodiscard]] Status finish();
 

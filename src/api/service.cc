@@ -53,20 +53,56 @@ bool Service::ready() const {
   return !stale_ && !stopping_;
 }
 
+void Service::release_parked() {
+  std::lock_guard lock(mutex_);
+  release_parked_ = true;
+  wake_.notify_one();
+}
+
 void Service::loop() {
   for (;;) {
     std::deque<Item> items;
+    bool release = false;
     {
       std::unique_lock lock(mutex_);
-      wake_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
-      if (queue_.empty()) return;  // Stopping, and everything queued is answered.
+      auto ready = [this] {
+        return stopping_ || !queue_.empty() || (release_parked_ && !parked_.empty());
+      };
+      // Parked requests need their deadlines checked even when nothing arrives.
+      if (parked_.empty()) {
+        wake_.wait(lock, ready);
+      } else {
+        wake_.wait_for(lock, std::chrono::milliseconds(100), ready);
+      }
+      release = release_parked_ || stopping_;
+      if (queue_.empty() && stopping_) {
+        lock.unlock();
+        answer_parked(true);
+        return;  // Stopping, and everything queued is answered.
+      }
       const size_t take = std::min(queue_.size(), limits::kMaxBatchCommands);
       items.insert(items.end(), std::make_move_iterator(queue_.begin()),
                    std::make_move_iterator(queue_.begin() + static_cast<long>(take)));
       queue_.erase(queue_.begin(), queue_.begin() + static_cast<long>(take));
     }
-    run_batch(items);
+    if (!items.empty()) run_batch(items);
+    answer_parked(release);
   }
+}
+
+void Service::answer_parked(bool all) {
+  if (parked_.empty()) return;
+  const TimeMs now_ms = clock_.now_ms();
+  std::vector<Parked> waiting;
+  for (Parked& p : parked_) {
+    auto answer = p.poll(core_.state(), all || now_ms >= p.deadline_ms);
+    if (answer) {
+      p.done(std::move(*answer));
+    } else {
+      waiting.push_back(std::move(p));
+    }
+  }
+  parked_ = std::move(waiting);
 }
 
 void Service::run_batch(std::deque<Item>& items) {
@@ -85,9 +121,16 @@ void Service::run_batch(std::deque<Item>& items) {
   std::vector<HttpResponse> replies;
   replies.reserve(items.size());
   const int64_t first_seq = audit_seq_;
-  for (Item& item : items) {
+  std::vector<bool> parked(items.size(), false);
+  for (size_t i = 0; i < items.size(); ++i) {
     Context context(core_, store_, ids_, batch, audit_seq_, clock_.now_ms());
-    replies.push_back(item.work(context));
+    replies.push_back(items[i].work(context));
+    if (context.parked()) {
+      TimeMs deadline_ms = 0;
+      ParkedPoll poll = context.take_parked(deadline_ms);
+      parked_.push_back(Parked{std::move(poll), deadline_ms, std::move(items[i].done)});
+      parked[i] = true;
+    }
   }
   if (auto ok = store_.commit(batch); !ok) {
     spdlog::error("msg=\"store commit failed\" error=\"{}\"", ok.error().message);
@@ -101,14 +144,16 @@ void Service::run_batch(std::deque<Item>& items) {
       reply = error_reply(Error{ErrorCode::kUnavailable, "the store is unavailable; retry"});
     }
   }
-  for (size_t i = 0; i < items.size(); ++i) items[i].done(std::move(replies[i]));
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (!parked[i]) items[i].done(std::move(replies[i]));
+  }
 }
 
 bool Service::reload() {
   auto rows = store_.load();
   auto seq = store_.last_audit_seq();
   if (!rows || !seq) return false;
-  core_ = Core{};
+  core_.clear();
   core_.restore(*rows);
   audit_seq_ = *seq;
   std::lock_guard lock(mutex_);

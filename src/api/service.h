@@ -17,6 +17,10 @@
 
 namespace allot {
 
+// A parked request's check: given the state after a batch, its answer if it is ready (or if
+// `expired`, its answer regardless), else nullopt to keep waiting.
+using ParkedPoll = std::function<std::optional<HttpResponse>(const State& state, bool expired)>;
+
 // What one request's work sees while it runs on the core thread.
 class Context {
  public:
@@ -33,6 +37,18 @@ class Context {
   // Records an audit entry in this batch; its seq is assigned here.
   void audit(AuditEntry entry);
 
+  // Parks the request instead of answering it now (long polling): after every later batch `poll`
+  // is asked, and once more at `deadline_ms` at the latest. The work's own return is ignored.
+  void park(ParkedPoll poll, TimeMs deadline_ms) {
+    parked_poll_ = std::move(poll);
+    parked_deadline_ms_ = deadline_ms;
+  }
+  bool parked() const { return static_cast<bool>(parked_poll_); }
+  ParkedPoll take_parked(TimeMs& deadline_ms) {
+    deadline_ms = parked_deadline_ms_;
+    return std::move(parked_poll_);
+  }
+
   const State& state() const { return core_.state(); }
   Store& store() { return store_; }
   IdSource& ids() { return ids_; }
@@ -45,6 +61,8 @@ class Context {
   Batch& batch_;
   int64_t& audit_seq_;
   TimeMs now_ms_;
+  ParkedPoll parked_poll_;
+  TimeMs parked_deadline_ms_ = 0;
 };
 
 class Service {
@@ -66,14 +84,24 @@ class Service {
   // False after a store failure until the core has been reloaded from the store.
   bool ready() const;
 
+  // Answers every parked request now, and from now on answers new ones at once: the first step of
+  // a graceful stop, so that long polls do not hold it up.
+  void release_parked();
+
  private:
   struct Item {
     Work work;
     Responder done;
   };
+  struct Parked {
+    ParkedPoll poll;
+    TimeMs deadline_ms;
+    Responder done;
+  };
 
   void loop();
   void run_batch(std::deque<Item>& items);
+  void answer_parked(bool all);
   bool reload();
 
   Core& core_;
@@ -87,6 +115,8 @@ class Service {
   std::deque<Item> queue_;  // Guarded by mutex_.
   bool stopping_ = false;   // Guarded by mutex_.
   bool stale_ = false;      // Guarded by mutex_: the core may hold changes the store lost.
+  bool release_parked_ = false;  // Guarded by mutex_.
+  std::vector<Parked> parked_;   // Core thread only.
   std::thread thread_;
 };
 

@@ -15,6 +15,9 @@ using Action = std::function<int(Session&)>;
 // whoami, version, tenants, projects, users, keys, audit.
 void add_identity_commands(CLI::App& app, Action& action);
 
+// nodes, node, join-tokens, run, ps, logs, stop, describe.
+void add_cluster_commands(CLI::App& app, Action& action);
+
 // Adds --limit to a listing command; 0 means every item.
 CLI::Option* add_limit(CLI::App& command, int& limit);
 

@@ -16,6 +16,7 @@ int main(int argc, char** argv) {
                  "config file (env ALLOT_CONFIG; default ~/.config/allot/config.toml)");
   Action action;
   add_identity_commands(app, action);
+  add_cluster_commands(app, action);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -33,6 +33,17 @@ inline constexpr size_t kMaxKeysPerUser = 50;
 inline constexpr size_t kMinKeyBytes = 24;
 inline constexpr size_t kMaxKeyBytes = 256;
 
+// The largest GPU servers hold 8 GPUs; an instance spans one node.
+inline constexpr int kMaxGpusPerInstance = 8;
+// A node agent reports at most this many GPUs.
+inline constexpr size_t kMaxGpusPerNode = 16;
+// Instances a tenant may have queued or running at once.
+inline constexpr size_t kMaxActiveInstancesPerTenant = 10'000;
+// A command line of 1,024 arguments is far beyond any real launcher.
+inline constexpr size_t kMaxCommandArgs = 1'024;
+// Log bytes an agent ships per instance per heartbeat, and an API log read returns at most.
+inline constexpr size_t kMaxLogChunkBytes = 64 << 10;
+
 // Group commit: at most this many requests share one store transaction, so one batch's latency
 // stays bounded while a burst still amortises the fsync.
 inline constexpr size_t kMaxBatchCommands = 4096;

@@ -6,6 +6,7 @@
 #include <string>
 #include <variant>
 
+#include "core/cluster.h"
 #include "core/model.h"
 
 namespace allot {
@@ -54,7 +55,90 @@ struct RevokeKey {
   std::string id;
 };
 
+struct CreateJoinToken {
+  std::string id;
+  std::string name;
+  std::string token_hash;
+  TimeMs expires_at_ms = 0;
+};
+
+struct RevokeJoinToken {
+  std::string id;
+};
+
+struct GpuReport {
+  int index = 0;
+  std::string uuid;
+  std::string name;
+  std::string model;
+  int64_t memory_bytes = 0;
+  std::string pci_bus_id;
+  bool mig_enabled = false;
+};
+
+// An agent joins with a join token. A node of the same name whose GPUs have the same UUIDs is the
+// same machine coming back: it keeps its id and gets the new credential.
+struct JoinNode {
+  std::string node_id;  // Used when the node is new.
+  std::string join_token_hash;
+  std::string credential_hash;
+  std::string name;
+  std::string region;
+  std::map<std::string, std::string> labels;
+  int64_t cpu_milli = 0;
+  int64_t memory_mib = 0;
+  std::string backend;
+  std::string agent_version;
+  std::vector<GpuReport> gpus;
+};
+
+enum class WorkloadReportState { kRunning, kExited, kFailedToStart };
+
+// What the agent's runtime says of one workload.
+struct WorkloadReport {
+  std::string instance_id;
+  WorkloadReportState state = WorkloadReportState::kRunning;
+  int exit_code = -1;
+  int signal = 0;
+  std::string message;
+};
+
+struct GpuHeartbeat {
+  int index = 0;
+  GpuTelemetry telemetry;
+  bool lost = false;
+  std::vector<int> xids;
+};
+
+// A node's periodic report: telemetry of every GPU and every workload its runtime knows.
+struct NodeHeartbeat {
+  std::string node_id;
+  std::vector<GpuHeartbeat> gpus;
+  std::vector<WorkloadReport> workloads;
+};
+
+struct SetNodeAdmin {
+  std::string node_id;
+  NodeAdmin admin = NodeAdmin::kNone;
+};
+
+struct CreateInstance {
+  std::string id;
+  std::string tenant_id;
+  std::string project_id;
+  std::string user_id;
+  InstanceSpec spec;
+};
+
+struct StopInstance {
+  std::string id;
+};
+
+// The timer: heartbeat deadlines, maximum run times, and a scheduling pass.
+struct Tick {};
+
 using Command = std::variant<CreateTenant, CreateProject, DeleteProject, CreateUser, UpdateUser,
-                             CreateKey, RevokeKey>;
+                             CreateKey, RevokeKey, CreateJoinToken, RevokeJoinToken, JoinNode,
+                             NodeHeartbeat, SetNodeAdmin, CreateInstance, StopInstance, Tick>;
 
 }  // namespace allot

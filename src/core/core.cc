@@ -11,8 +11,6 @@
 namespace allot {
 namespace {
 
-using Rows = std::vector<Row>;
-
 Error not_found(std::string_view what, std::string_view id) {
   return Error{ErrorCode::kNotFound, fmt::format("no {} {}", what, id)};
 }
@@ -185,6 +183,22 @@ Result<std::vector<Row>> Core::apply(const Command& command, TimeMs now_ms) {
         if constexpr (std::is_same_v<T, UpdateUser>) return update_user(state_, c);
         if constexpr (std::is_same_v<T, CreateKey>) return create_key(state_, c, now_ms);
         if constexpr (std::is_same_v<T, RevokeKey>) return revoke_key(state_, c, now_ms);
+        if constexpr (std::is_same_v<T, CreateJoinToken>) {
+          return create_join_token(state_, c, now_ms);
+        }
+        if constexpr (std::is_same_v<T, RevokeJoinToken>) {
+          return revoke_join_token(state_, c, now_ms);
+        }
+        if constexpr (std::is_same_v<T, JoinNode>) return join_node(state_, c, now_ms);
+        if constexpr (std::is_same_v<T, NodeHeartbeat>) {
+          return node_heartbeat(state_, c, now_ms, *scheduler_);
+        }
+        if constexpr (std::is_same_v<T, SetNodeAdmin>) return set_node_admin(state_, c, now_ms);
+        if constexpr (std::is_same_v<T, CreateInstance>) {
+          return create_instance(state_, c, now_ms, *scheduler_);
+        }
+        if constexpr (std::is_same_v<T, StopInstance>) return stop_instance(state_, c, now_ms);
+        if constexpr (std::is_same_v<T, Tick>) return tick(state_, now_ms, options_, *scheduler_);
       },
       command);
   if (rows) restore(*rows);

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/error.h"
+#include "core/cluster_ops.h"
 #include "core/command.h"
 #include "core/state.h"
 
@@ -14,6 +15,10 @@ namespace allot {
 
 class Core {
  public:
+  // `scheduler` must outlive the core; null means the built-in first-fit.
+  explicit Core(CoreOptions options = {}, const Scheduler* scheduler = nullptr)
+      : options_(options), scheduler_(scheduler != nullptr ? scheduler : &first_fit_scheduler()) {}
+
   // Applies one command at time `now_ms`. On success returns the objects it changed, in the order
   // they should be written; on rejection returns the error and leaves the state untouched.
   [[nodiscard]] Result<std::vector<Row>> apply(const Command& command, TimeMs now_ms);
@@ -22,8 +27,14 @@ class Core {
   void restore(std::span<const Row> rows);
 
   const State& state() const { return state_; }
+  const CoreOptions& options() const { return options_; }
+
+  // Forgets everything (before a reload from the store); options and scheduler stay.
+  void clear() { state_ = State{}; }
 
  private:
+  CoreOptions options_;
+  const Scheduler* scheduler_;
   State state_;
 };
 

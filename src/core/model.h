@@ -61,7 +61,6 @@ struct ApiKey {
   bool operator==(const ApiKey&) const = default;
 };
 
-// One changed object: what the store writes for a command.
-using Row = std::variant<Tenant, Project, User, ApiKey>;
+
 
 }  // namespace allot

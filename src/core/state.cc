@@ -1,5 +1,7 @@
 #include "core/state.h"
 
+#include <algorithm>
+
 namespace allot {
 namespace {
 
@@ -21,9 +23,25 @@ void State::put(const Row& row) {
           projects[object.id] = object;
         } else if constexpr (std::is_same_v<T, User>) {
           users[object.id] = object;
-        } else {
+        } else if constexpr (std::is_same_v<T, ApiKey>) {
           keys[object.id] = object;
           key_by_hash[object.token_hash] = object.id;
+        } else if constexpr (std::is_same_v<T, JoinToken>) {
+          join_tokens[object.id] = object;
+        } else if constexpr (std::is_same_v<T, Node>) {
+          if (auto old = nodes.find(object.id); old != nodes.end()) {
+            node_by_credential.erase(old->second.credential_hash);
+          }
+          nodes[object.id] = object;
+          node_by_credential[object.credential_hash] = object.id;
+          node_by_name[object.name] = object.id;
+        } else {
+          auto old = instances.find(object.id);
+          const bool was_queued = old != instances.end() && old->second.state == InstanceState::kQueued;
+          const bool is_queued = object.state == InstanceState::kQueued;
+          instances[object.id] = object;
+          if (was_queued && !is_queued) std::erase(queue, object.id);
+          if (is_queued && !was_queued) queue.push_back(object.id);
         }
       },
       row);
@@ -33,10 +51,24 @@ const Tenant* State::tenant(const std::string& id) const { return find(tenants, 
 const Project* State::project(const std::string& id) const { return find(projects, id); }
 const User* State::user(const std::string& id) const { return find(users, id); }
 const ApiKey* State::key(const std::string& id) const { return find(keys, id); }
+const Node* State::node(const std::string& id) const { return find(nodes, id); }
+const Instance* State::instance(const std::string& id) const { return find(instances, id); }
 
 const ApiKey* State::key_for_hash(const std::string& token_hash) const {
   auto it = key_by_hash.find(token_hash);
   return it == key_by_hash.end() ? nullptr : key(it->second);
+}
+
+const JoinToken* State::join_token_for_hash(const std::string& token_hash) const {
+  for (const auto& [id, token] : join_tokens) {
+    if (token.token_hash == token_hash) return &token;
+  }
+  return nullptr;
+}
+
+const Node* State::node_for_credential(const std::string& credential_hash) const {
+  auto it = node_by_credential.find(credential_hash);
+  return it == node_by_credential.end() ? nullptr : node(it->second);
 }
 
 }  // namespace allot

@@ -4,8 +4,9 @@
 #include <map>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
-#include "core/model.h"
+#include "core/row.h"
 
 namespace allot {
 
@@ -14,8 +15,16 @@ struct State {
   std::map<std::string, Project> projects;
   std::map<std::string, User> users;
   std::map<std::string, ApiKey> keys;
-  // Derived index: SHA-256 of a key's text to the key's id, for authentication.
-  std::unordered_map<std::string, std::string> key_by_hash;
+  std::map<std::string, JoinToken> join_tokens;
+  std::map<std::string, Node> nodes;
+  std::map<std::string, Instance> instances;
+
+  // Derived indexes, kept true by put().
+  std::unordered_map<std::string, std::string> key_by_hash;   // key hash -> key id
+  std::unordered_map<std::string, std::string> node_by_credential;  // credential hash -> node id
+  std::unordered_map<std::string, std::string> node_by_name;
+  // Queued instances, oldest first: the order in which placement is tried.
+  std::vector<std::string> queue;
 
   // Puts one object in place (new or changed), keeping the derived indexes true.
   void put(const Row& row);
@@ -25,6 +34,10 @@ struct State {
   const User* user(const std::string& id) const;
   const ApiKey* key(const std::string& id) const;
   const ApiKey* key_for_hash(const std::string& token_hash) const;
+  const JoinToken* join_token_for_hash(const std::string& token_hash) const;
+  const Node* node(const std::string& id) const;
+  const Node* node_for_credential(const std::string& credential_hash) const;
+  const Instance* instance(const std::string& id) const;
 };
 
 }  // namespace allot

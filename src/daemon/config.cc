@@ -1,6 +1,9 @@
 #include "daemon/config.h"
 
+#include <algorithm>
+#include <cctype>
 #include <charconv>
+#include <cstring>
 #include <optional>
 
 #include <fmt/format.h>
@@ -41,6 +44,14 @@ Status check(const DaemonConfig& config) {
                           config.log_level));
 }
 
+// The millisecond settings, by name, or null.
+int64_t* duration_field(DaemonConfig& config, std::string_view name) {
+  if (name == "heartbeat_interval_ms") return &config.heartbeat_interval_ms;
+  if (name == "heartbeat_timeout_ms") return &config.heartbeat_timeout_ms;
+  if (name == "stop_grace_ms") return &config.stop_grace_ms;
+  return nullptr;
+}
+
 Status apply_file(DaemonConfig& config, const std::string& path) {
   toml::table table;
   try {
@@ -51,6 +62,15 @@ Status apply_file(DaemonConfig& config, const std::string& path) {
   }
   for (const auto& [key, node] : table) {
     const std::string name(key.str());
+    if (int64_t* field = duration_field(config, name)) {
+      const auto number = node.value<int64_t>();
+      if (!number || *number <= 0) {
+        return fail(ErrorCode::kInvalidArgument,
+                    fmt::format("{}: '{}' must be a positive whole number", path, name));
+      }
+      *field = *number;
+      continue;
+    }
     const auto text = node.value<std::string>();
     if (!text) {
       return fail(ErrorCode::kInvalidArgument,
@@ -85,6 +105,20 @@ Status apply_env(DaemonConfig& config, const GetEnv& getenv) {
   read("ALLOT_POSTGRES_URL", config.postgres_url);
   read("ALLOT_LOG_LEVEL", config.log_level);
   read("ALLOT_ADMIN_KEY", config.admin_key);
+  for (const char* name : {"heartbeat_interval_ms", "heartbeat_timeout_ms", "stop_grace_ms"}) {
+    std::string variable = "ALLOT_" + std::string(name);
+    std::transform(variable.begin(), variable.end(), variable.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+    const char* value = getenv(variable.c_str());
+    if (value == nullptr || *value == '\0') continue;
+    int64_t number = 0;
+    const char* end = value + std::strlen(value);
+    if (std::from_chars(value, end, number).ptr != end || number <= 0) {
+      return fail(ErrorCode::kInvalidArgument,
+                  fmt::format("{} must be a positive whole number", variable));
+    }
+    *duration_field(config, name) = number;
+  }
   return {};
 }
 
@@ -103,6 +137,13 @@ Result<DaemonConfig> load_daemon_config(const std::vector<std::string>& args, co
   cli.add_option("--postgres-url", postgres_url, "libpq connection URL");
   cli.add_option("--log-level", log_level, "trace, debug, info, warn or error");
   cli.add_option("--port-file", port_file, "write the bound port to this file");
+  std::optional<int64_t> interval, timeout, grace;
+  cli.add_option("--heartbeat-interval-ms", interval, "how often agents report")
+      ->check(CLI::PositiveNumber);
+  cli.add_option("--heartbeat-timeout-ms", timeout, "silence after which a node is lost")
+      ->check(CLI::PositiveNumber);
+  cli.add_option("--stop-grace-ms", grace, "SIGTERM to SIGKILL for stopped instances")
+      ->check(CLI::PositiveNumber);
   std::vector<const char*> argv;
   argv.reserve(args.size());
   for (const std::string& arg : args) argv.push_back(arg.c_str());
@@ -129,6 +170,9 @@ Result<DaemonConfig> load_daemon_config(const std::vector<std::string>& args, co
   if (postgres_url) config.postgres_url = *postgres_url;
   if (log_level) config.log_level = *log_level;
   if (port_file) config.port_file = *port_file;
+  if (interval) config.heartbeat_interval_ms = *interval;
+  if (timeout) config.heartbeat_timeout_ms = *timeout;
+  if (grace) config.stop_grace_ms = *grace;
   if (auto ok = check(config); !ok) return std::unexpected(ok.error());
   return config;
 }

@@ -20,6 +20,9 @@ struct DaemonConfig {
   std::string log_level = "info";       // trace, debug, info, warn, error.
   std::string port_file;                // If set, the bound port is written here once listening.
   std::string admin_key;                // Only from ALLOT_ADMIN_KEY: the first operator key.
+  int64_t heartbeat_interval_ms = 2'000;  // Agents report this often.
+  int64_t heartbeat_timeout_ms = 30'000;  // A node silent this long is lost.
+  int64_t stop_grace_ms = 10'000;         // SIGTERM to SIGKILL when an instance is stopped.
 };
 
 using GetEnv = std::function<const char*(const char*)>;

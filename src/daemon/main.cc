@@ -1,4 +1,7 @@
 // allotd: wires the config, store, core, service, API and HTTP server together.
+#include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -55,7 +58,7 @@ int run(const DaemonConfig& config) {
                      rows ? audit_seq.error().message : rows.error().message);
     return 1;
   }
-  Core core;
+  Core core(CoreOptions{.heartbeat_timeout_ms = config.heartbeat_timeout_ms});
   core.restore(*rows);
   SystemClock clock;
   RandomIdSource ids;
@@ -68,7 +71,11 @@ int run(const DaemonConfig& config) {
                (*store)->schema_version(), rows->size());
 
   Service service(core, **store, ids, clock, *audit_seq);
-  App app(service, ALLOT_VERSION);
+  LogStore logs(std::filesystem::path(config.data_dir) / "logs");
+  App app(service, ALLOT_VERSION, logs,
+          ApiOptions{.stop_grace_ms = config.stop_grace_ms,
+                     .long_poll_ms = std::max<int64_t>(1'000, config.heartbeat_timeout_ms / 2),
+                     .heartbeat_interval_ms = config.heartbeat_interval_ms});
   auto server = HttpServer::bind(config.listen_host, config.listen_port,
                                  [&app](HttpRequest request, Responder respond) {
                                    app.handle(std::move(request), std::move(respond));
@@ -92,7 +99,19 @@ int run(const DaemonConfig& config) {
 
   // SIGTERM and SIGINT are blocked in every thread and taken by this one, which asks the server to
   // finish what is in flight.
-  std::thread signals([&server] {
+  // Timers are commands too: heartbeat deadlines, maximum run times, scheduling passes.
+  std::atomic<bool> stopping{false};
+  std::thread ticker([&service, &stopping] {
+    while (!stopping) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(250));
+      service.submit([](Context& ctx) {
+        (void)ctx.apply(Tick{});
+        return HttpResponse{};
+      },
+                     [](const HttpResponse&) {});
+    }
+  });
+  std::thread signals([&server, &service, &stopping] {
     sigset_t set;
     sigemptyset(&set);
     sigaddset(&set, SIGTERM);
@@ -100,11 +119,14 @@ int run(const DaemonConfig& config) {
     int signal = 0;
     sigwait(&set, &signal);
     spdlog::info("msg=\"stopping\" signal={}", signal);
+    stopping = true;
+    service.release_parked();
     (*server)->stop();
   });
   (*server)->run();
-  service.stop();
   signals.join();
+  ticker.join();
+  service.stop();
   spdlog::info("msg=\"stopped\"");
   return 0;
 }

@@ -48,8 +48,33 @@ constexpr std::array<std::string_view, 6> kIdentity = {
     "CREATE INDEX audit_log_by_tenant ON audit_log (tenant_id, seq)",
 };
 
-constexpr std::array<Migration, 1> kMigrations = {
+// Nodes and instances change shape often while the cluster grows features: each is one JSON
+// document, with the columns that queries filter on beside it.
+constexpr std::array<std::string_view, 4> kCluster = {
+    R"(CREATE TABLE join_tokens (
+         id TEXT PRIMARY KEY,
+         name TEXT NOT NULL,
+         token_hash TEXT NOT NULL UNIQUE,
+         created_at_ms BIGINT NOT NULL,
+         expires_at_ms BIGINT NOT NULL,
+         revoked_at_ms BIGINT NOT NULL))",
+    R"(CREATE TABLE nodes (
+         id TEXT PRIMARY KEY,
+         name TEXT NOT NULL UNIQUE,
+         doc TEXT NOT NULL))",
+    R"(CREATE TABLE instances (
+         id TEXT PRIMARY KEY,
+         tenant_id TEXT NOT NULL REFERENCES tenants (id),
+         project_id TEXT NOT NULL REFERENCES projects (id),
+         state TEXT NOT NULL,
+         created_at_ms BIGINT NOT NULL,
+         doc TEXT NOT NULL))",
+    "CREATE INDEX instances_by_created ON instances (created_at_ms, id)",
+};
+
+constexpr std::array<Migration, 2> kMigrations = {
     Migration{1, "identity: tenants, projects, users, API keys, audit log", kIdentity},
+    Migration{2, "cluster: join tokens, nodes, instances", kCluster},
 };
 
 }  // namespace

@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include "common/clock.h"
+#include "store/cluster_json.h"
 #include "store/db.h"
 #include "store/migrations.h"
 #include "store/store.h"
@@ -25,6 +26,17 @@ constexpr std::string_view kUpsertKey =
     "INSERT INTO api_keys (id, user_id, tenant_id, name, prefix, token_hash, created_at_ms, "
     "revoked_at_ms) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) "
     "ON CONFLICT (id) DO UPDATE SET revoked_at_ms = excluded.revoked_at_ms";
+constexpr std::string_view kUpsertJoinToken =
+    "INSERT INTO join_tokens (id, name, token_hash, created_at_ms, expires_at_ms, revoked_at_ms) "
+    "VALUES ($1, $2, $3, $4, $5, $6) "
+    "ON CONFLICT (id) DO UPDATE SET revoked_at_ms = excluded.revoked_at_ms";
+constexpr std::string_view kUpsertNode =
+    "INSERT INTO nodes (id, name, doc) VALUES ($1, $2, $3) "
+    "ON CONFLICT (id) DO UPDATE SET doc = excluded.doc";
+constexpr std::string_view kUpsertInstance =
+    "INSERT INTO instances (id, tenant_id, project_id, state, created_at_ms, doc) "
+    "VALUES ($1, $2, $3, $4, $5, $6) "
+    "ON CONFLICT (id) DO UPDATE SET state = excluded.state, doc = excluded.doc";
 constexpr std::string_view kInsertAudit =
     "INSERT INTO audit_log (seq, at_ms, tenant_id, user_id, key_id, method, path, target_id, "
     "status, error_code) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)";
@@ -48,10 +60,22 @@ Status write_row(Db& db, const Row& row) {
                                int64_t{o.disabled},
                                o.created_at_ms};
           return db.exec(kUpsertUser, p);
-        } else {
+        } else if constexpr (std::is_same_v<T, ApiKey>) {
           const DbValue p[] = {o.id,     o.user_id,    o.tenant_id,     o.name,
                                o.prefix, o.token_hash, o.created_at_ms, o.revoked_at_ms};
           return db.exec(kUpsertKey, p);
+        } else if constexpr (std::is_same_v<T, JoinToken>) {
+          const DbValue p[] = {o.id,           o.name,          o.token_hash,
+                               o.created_at_ms, o.expires_at_ms, o.revoked_at_ms};
+          return db.exec(kUpsertJoinToken, p);
+        } else if constexpr (std::is_same_v<T, Node>) {
+          const DbValue p[] = {o.id, o.name, node_document(o).dump()};
+          return db.exec(kUpsertNode, p);
+        } else {
+          const DbValue p[] = {o.id, o.tenant_id, o.project_id,
+                               std::string(instance_state_name(o.state)), o.created_at_ms,
+                               instance_document(o).dump()};
+          return db.exec(kUpsertInstance, p);
         }
       },
       row);
@@ -174,7 +198,37 @@ class SqlStore final : public Store {
                               .created_at_ms = db_int(r[6]),
                               .revoked_at_ms = db_int(r[7])});
     }
+    if (auto ok = load_cluster(out); !ok) return std::unexpected(ok.error());
     return out;
+  }
+
+  Status load_cluster(std::vector<Row>& out) {
+    auto tokens = db_->query(
+        "SELECT id, name, token_hash, created_at_ms, expires_at_ms, revoked_at_ms "
+        "FROM join_tokens ORDER BY id",
+        {});
+    if (!tokens) return std::unexpected(tokens.error());
+    for (const DbRow& r : *tokens) {
+      out.emplace_back(JoinToken{.id = db_text(r[0]), .name = db_text(r[1]),
+                                 .token_hash = db_text(r[2]), .created_at_ms = db_int(r[3]),
+                                 .expires_at_ms = db_int(r[4]), .revoked_at_ms = db_int(r[5])});
+    }
+    auto nodes = db_->query("SELECT doc FROM nodes ORDER BY id", {});
+    if (!nodes) return std::unexpected(nodes.error());
+    for (const DbRow& r : *nodes) {
+      auto node = node_from_document(nlohmann::json::parse(db_text(r[0]), nullptr, false));
+      if (!node) return std::unexpected(node.error());
+      out.emplace_back(std::move(*node));
+    }
+    // Oldest first, so that the queue is rebuilt in arrival order.
+    auto instances = db_->query("SELECT doc FROM instances ORDER BY created_at_ms, id", {});
+    if (!instances) return std::unexpected(instances.error());
+    for (const DbRow& r : *instances) {
+      auto instance = instance_from_document(nlohmann::json::parse(db_text(r[0]), nullptr, false));
+      if (!instance) return std::unexpected(instance.error());
+      out.emplace_back(std::move(*instance));
+    }
+    return {};
   }
 
   Result<std::vector<AuditEntry>> list_audit(const AuditQuery& query) override {

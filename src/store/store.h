@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "common/error.h"
-#include "core/model.h"
+#include "core/row.h"
 
 namespace allot {
 

@@ -1,0 +1,302 @@
+#include "agent/agent.h"
+
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "common/base64.h"
+#include "common/limits.h"
+
+#ifndef ALLOT_VERSION
+#define ALLOT_VERSION "dev"
+#endif
+
+namespace allot::agent {
+namespace {
+
+using nlohmann::json;
+
+std::string_view state_name(WorkloadState state) {
+  switch (state) {
+    case WorkloadState::kRunning:
+      return "running";
+    case WorkloadState::kExited:
+      return "exited";
+    case WorkloadState::kFailedToStart:
+      return "failed_to_start";
+  }
+  return "exited";
+}
+
+int64_t file_size(const std::string& path) {
+  std::error_code ec;
+  const auto size = std::filesystem::file_size(path, ec);
+  return ec ? 0 : static_cast<int64_t>(size);
+}
+
+std::string read_range(const std::string& path, int64_t offset, int64_t limit) {
+  std::ifstream in(path, std::ios::binary);
+  in.seekg(offset);
+  std::string data(static_cast<size_t>(limit), '\0');
+  in.read(data.data(), limit);
+  data.resize(static_cast<size_t>(in.gcount()));
+  return data;
+}
+
+json gpu_inventory(const GpuBackend& backend) {
+  json gpus = json::array();
+  for (const GpuInfo& g : backend.gpus()) {
+    gpus.push_back({{"index", g.index},
+                    {"uuid", g.uuid},
+                    {"name", g.name},
+                    {"model", g.model},
+                    {"memory_bytes", g.memory_bytes},
+                    {"pci_bus_id", g.pci_bus_id},
+                    {"mig_enabled", g.mig_enabled}});
+  }
+  return gpus;
+}
+
+json telemetry(GpuBackend& backend, TimeMs now_ms) {
+  json out = json::array();
+  const auto samples = backend.sample(now_ms);
+  for (size_t i = 0; i < samples.size(); ++i) {
+    const GpuSample& s = samples[i];
+    out.push_back({{"index", static_cast<int>(i)},
+                   {"utilization_pct", s.utilization_pct},
+                   {"memory_used_bytes", s.memory_used_bytes},
+                   {"power_mw", s.power_mw},
+                   {"energy_mj", s.energy_mj},
+                   {"temperature_c", s.temperature_c},
+                   {"ecc_errors", s.ecc_errors},
+                   {"lost", s.lost},
+                   {"xids", s.xids}});
+  }
+  return out;
+}
+
+}  // namespace
+
+Agent::Agent(AgentConfig config, std::unique_ptr<GpuBackend> gpus,
+             std::unique_ptr<Runtime> runtime, const Clock& clock)
+    : config_(std::move(config)), gpus_(std::move(gpus)), runtime_(std::move(runtime)),
+      clock_(clock) {}
+
+Status Agent::ensure_credential() {
+  const auto path = std::filesystem::path(config_.state_dir) / "node.json";
+  if (std::filesystem::exists(path)) {
+    std::ifstream in(path);
+    const json saved = json::parse(in, nullptr, false);
+    if (saved.is_object() && saved.contains("credential")) {
+      node_id_ = saved.value("node_id", "");
+      credential_ = saved.value("credential", "");
+      return {};
+    }
+  }
+  if (config_.join_token.empty()) {
+    return fail(ErrorCode::kUnauthenticated, "no saved credential and no --join-token to join");
+  }
+  const json inventory = {{"name", config_.name},           {"region", config_.region},
+                          {"labels", config_.labels},       {"cpu_milli", config_.cpu_milli},
+                          {"memory_mib", config_.memory_mib}, {"backend", gpus_->kind()},
+                          {"agent_version", ALLOT_VERSION}, {"gpus", gpu_inventory(*gpus_)}};
+  auto response = client_->send("POST", "/v1/agent/join", inventory.dump(), config_.join_token);
+  if (!response) return std::unexpected(response.error());
+  const json answer = json::parse(response->body, nullptr, false);
+  if (response->status != 201) {
+    const std::string message = answer.is_object() ? answer["error"].value("message", "") : "";
+    return fail(response->status == 401 ? ErrorCode::kUnauthenticated : ErrorCode::kUnavailable,
+                fmt::format("join refused ({}): {}", response->status, message));
+  }
+  node_id_ = answer.value("node_id", "");
+  credential_ = answer.value("credential", "");
+  // The credential is the node's password: readable by the agent's user alone.
+  const auto temp = path.string() + ".tmp";
+  {
+    std::ofstream out(temp);
+    out << json{{"node_id", node_id_}, {"credential", credential_}}.dump() << "\n";
+  }
+  chmod(temp.c_str(), 0600);
+  std::filesystem::rename(temp, path);
+  spdlog::info("msg=\"joined\" node_id={}", node_id_);
+  return {};
+}
+
+json Agent::workload_reports(std::vector<WorkloadStatus>& statuses) {
+  json out = json::array();
+  for (const WorkloadStatus& s : statuses) {
+    out.push_back({{"instance_id", s.instance_id},
+                   {"state", state_name(s.state)},
+                   {"exit_code", s.exit_code},
+                   {"signal", s.signal},
+                   {"message", s.message}});
+    last_reported_[s.instance_id] = std::string(state_name(s.state));
+  }
+  return out;
+}
+
+json Agent::log_chunks(const std::vector<WorkloadStatus>& statuses) {
+  json out = json::array();
+  for (const WorkloadStatus& s : statuses) {
+    const int64_t offset = shipped_.contains(s.instance_id) ? shipped_[s.instance_id] : 0;
+    const auto limit = static_cast<int64_t>(limits::kMaxLogChunkBytes);
+    std::string data = read_range(s.log_path, offset, limit);
+    if (data.empty()) continue;
+    out.push_back(
+        {{"instance_id", s.instance_id}, {"offset", offset}, {"data", base64_encode(data)}});
+  }
+  return out;
+}
+
+void Agent::apply_work(const json& work) {
+  interval_ms_ = work.value("heartbeat_interval_ms", interval_ms_);
+  generation_ = work.value("generation", int64_t{0});
+  const json offsets = work.value("log_offsets", json::object());
+  for (const auto& [id, size] : offsets.items()) shipped_[id] = size.get<int64_t>();
+  std::set<std::string> known;
+  for (const WorkloadStatus& s : runtime_->poll()) known.insert(s.instance_id);
+  bool started = false;
+  const json run = work.value("run", json::array());
+  for (const json& item : run) {
+    const std::string id = item.value("instance_id", "");
+    if (known.contains(id)) continue;
+    WorkloadSpec spec{.instance_id = id,
+                      .argv = item.value("command", std::vector<std::string>{}),
+                      .env = item.value("env", std::map<std::string, std::string>{}),
+                      .gpu_uuids = item.value("gpu_uuids", std::vector<std::string>{}),
+                      .cpu_milli = item.value("cpu_milli", int64_t{0}),
+                      .memory_mib = item.value("memory_mib", int64_t{0})};
+    auto status = runtime_->start(spec);
+    if (!status) spdlog::error("msg=\"cannot start\" instance={} error=\"{}\"", id, status.error().message);
+    started = true;
+  }
+  const json stop = work.value("stop", json::array());
+  for (const json& item : stop) {
+    runtime_->stop(item.value("instance_id", ""),
+                   std::chrono::milliseconds(item.value("grace_ms", int64_t{10'000})));
+  }
+  const json forget = work.value("forget", json::array());
+  for (const json& id : forget) {
+    const std::string instance_id = id.get<std::string>();
+    for (const WorkloadStatus& s : runtime_->poll()) {
+      // Forget only once the controller holds the whole output.
+      if (s.instance_id == instance_id && file_size(s.log_path) <= shipped_[instance_id]) {
+        runtime_->forget(instance_id);
+        shipped_.erase(instance_id);
+        last_reported_.erase(instance_id);
+      }
+    }
+  }
+  if (started) wake();  // Report the new workloads as running at once.
+}
+
+Result<bool> Agent::heartbeat(bool with_telemetry) {
+  std::vector<WorkloadStatus> statuses = runtime_->poll();
+  json body = {{"node_id", node_id_},
+               {"logs", log_chunks(statuses)},
+               {"workloads", workload_reports(statuses)}};
+  if (with_telemetry) body["gpus"] = telemetry(*gpus_, clock_.now_ms());
+  auto response = client_->send("POST", "/v1/agent/heartbeat", body.dump(), credential_);
+  if (!response) return std::unexpected(response.error());
+  if (response->status == 401) return false;
+  if (response->status != 200) {
+    return fail(ErrorCode::kUnavailable,
+                fmt::format("heartbeat answered {}: {}", response->status, response->body));
+  }
+  try {
+    apply_work(json::parse(response->body));
+  } catch (const json::exception& e) {
+    return fail(ErrorCode::kUnavailable, std::string("unreadable heartbeat answer: ") + e.what());
+  }
+  return true;
+}
+
+void Agent::wake() {
+  std::lock_guard lock(mutex_);
+  wake_ = true;
+  woken_.notify_one();
+}
+
+void Agent::stop() {
+  stopping_ = true;
+  wake();
+}
+
+void Agent::wait_loop() {
+  auto client = HttpClient::connect_to(config_.server);
+  if (!client) return;
+  while (!stopping_) {
+    const int64_t seen = generation_;
+    if (seen < 0) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      continue;
+    }
+    auto response = (*client)->send("POST", "/v1/agent/wait",
+                                    json{{"generation", seen}}.dump(), credential_);
+    if (!response || response->status != 200) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(500));
+      continue;
+    }
+    const json answer = json::parse(response->body, nullptr, false);
+    if (answer.is_object() && answer.value("generation", int64_t{0}) > seen) wake();
+  }
+}
+
+int Agent::run() {
+  auto client = HttpClient::connect_to(config_.server);
+  if (!client) {
+    spdlog::critical("msg=\"bad server\" error=\"{}\"", client.error().message);
+    return 2;
+  }
+  client_ = std::move(*client);
+  while (!stopping_) {
+    auto ok = ensure_credential();
+    if (ok) break;
+    spdlog::error("msg=\"cannot join\" error=\"{}\"", ok.error().message);
+    if (ok.error().code == ErrorCode::kUnauthenticated) return 1;
+    std::this_thread::sleep_for(std::chrono::seconds(1));
+  }
+  std::thread waiter([this] { wait_loop(); });
+  waiter.detach();  // It may sit in a long poll; the process ends without it.
+  TimeMs last_telemetry_ms = 0;
+  while (!stopping_) {
+    const bool with_telemetry = clock_.now_ms() - last_telemetry_ms >= interval_ms_;
+    auto beat = heartbeat(with_telemetry);
+    if (beat && !*beat) {
+      spdlog::critical("msg=\"the controller refuses this node's credential\" node_id={}",
+                       node_id_);
+      return 1;
+    }
+    if (!beat) {
+      spdlog::warn("msg=\"heartbeat failed\" error=\"{}\"", beat.error().message);
+      std::this_thread::sleep_for(std::chrono::milliseconds(500));
+      continue;
+    }
+    if (with_telemetry) last_telemetry_ms = clock_.now_ms();
+    // Until the next report: woken by the controller, by a workload that changed, or by time.
+    std::unique_lock lock(mutex_);
+    while (!wake_ && !stopping_ && clock_.now_ms() - last_telemetry_ms < interval_ms_) {
+      woken_.wait_for(lock, std::chrono::milliseconds(50));
+      if (wake_) break;
+      lock.unlock();
+      bool changed = false;
+      for (const WorkloadStatus& s : runtime_->poll()) {
+        auto it = last_reported_.find(s.instance_id);
+        changed |= it == last_reported_.end() || it->second != state_name(s.state);
+      }
+      lock.lock();
+      if (changed) break;
+    }
+    wake_ = false;
+  }
+  return 0;
+}
+
+}  // namespace allot::agent

@@ -1,0 +1,70 @@
+// The node agent: joins the controller, reports GPUs, telemetry and workloads, and runs the work
+// the controller hands it, reconciling what runs with what should run.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "agent/gpu/gpu.h"
+#include "agent/runtime/runtime.h"
+#include "client/http_client.h"
+
+namespace allot::agent {
+
+struct AgentConfig {
+  std::string server;      // http://HOST:PORT of allotd.
+  std::string join_token;  // Needed only until the node has its own credential.
+  std::string state_dir;   // Credential and workload state; survives restarts.
+  std::string name;        // The node's name; default: the host name.
+  std::string region = "default";
+  std::map<std::string, std::string> labels;
+  int64_t cpu_milli = 0;   // Default: the host's CPUs.
+  int64_t memory_mib = 0;  // Default: the host's memory.
+};
+
+class Agent {
+ public:
+  Agent(AgentConfig config, std::unique_ptr<GpuBackend> gpus, std::unique_ptr<Runtime> runtime,
+        const Clock& clock);
+
+  // Joins (or reuses the saved credential) and serves until stop(). Returns the exit code: 0 after
+  // stop(), 1 when the controller refuses the node's credential.
+  int run();
+  // Safe from a signal-handling thread.
+  void stop();
+
+ private:
+  Status ensure_credential();
+  // One report to the controller and the handling of its answer; false when refused.
+  Result<bool> heartbeat(bool with_telemetry);
+  void apply_work(const nlohmann::json& work);
+  nlohmann::json workload_reports(std::vector<WorkloadStatus>& statuses);
+  nlohmann::json log_chunks(const std::vector<WorkloadStatus>& statuses);
+  void wait_loop();
+  void wake();
+
+  AgentConfig config_;
+  std::unique_ptr<GpuBackend> gpus_;
+  std::unique_ptr<Runtime> runtime_;
+  const Clock& clock_;
+  std::unique_ptr<HttpClient> client_;
+  std::string node_id_;
+  std::string credential_;
+  int64_t interval_ms_ = 2'000;
+  std::map<std::string, int64_t> shipped_;  // Controller's log size per instance.
+  std::map<std::string, std::string> last_reported_;  // Instance id -> last reported state.
+
+  std::mutex mutex_;
+  std::condition_variable woken_;
+  bool wake_ = false;                // Guarded by mutex_.
+  std::atomic<bool> stopping_{false};
+  std::atomic<int64_t> generation_{-1};
+};
+
+}  // namespace allot::agent

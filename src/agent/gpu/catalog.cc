@@ -1,0 +1,105 @@
+#include "agent/gpu/catalog.h"
+
+#include <algorithm>
+#include <array>
+#include <string>
+#include <vector>
+
+#include "agent/gpu/gpu.h"
+
+namespace allot::agent {
+namespace {
+
+constexpr int64_t kMiB = int64_t{1} << 20;
+
+// Memory sizes are what NVML reports as total (a little less than the marketing figure, because
+// the driver reserves some); power is the usual idle draw and the default power limit.
+constexpr std::array<GpuModel, 8> kCatalog = {{
+    {"A100-40GB", "A100", "NVIDIA A100-SXM4-40GB", 40'960 * kMiB, 55'000, 400'000},
+    {"A100-80GB", "A100", "NVIDIA A100-SXM4-80GB", 81'920 * kMiB, 60'000, 400'000},
+    {"H100-80GB", "H100", "NVIDIA H100 80GB HBM3", 81'559 * kMiB, 70'000, 700'000},
+    // Seen on a real H200 (shared/gpu.md): 150,754,820,096 bytes, idle 79-122 W, limit 700 W.
+    {"H200-141GB", "H200", "NVIDIA H200", 150'754'820'096, 80'000, 700'000},
+    {"B200-180GB", "B200", "NVIDIA B200", 183'359 * kMiB, 140'000, 1'000'000},
+    {"L4-24GB", "L4", "NVIDIA L4", 23'034 * kMiB, 16'000, 72'000},
+    {"L40S-48GB", "L40S", "NVIDIA L40S", 46'068 * kMiB, 35'000, 350'000},
+    {"RTX4090-24GB", "RTX4090", "NVIDIA GeForce RTX 4090", 24'564 * kMiB, 20'000, 450'000},
+}};
+
+// A reported size within 10% of a catalog size is that size: drivers and board variants (SXM,
+// PCIe) differ by a few hundred MiB, while the next size of a family is far more than 10% away.
+int64_t abs_diff(int64_t a, int64_t b) { return a > b ? a - b : b - a; }
+
+bool memory_fits(int64_t reported_bytes, int64_t catalog_bytes) {
+  return abs_diff(reported_bytes, catalog_bytes) <= catalog_bytes / 10;
+}
+
+std::vector<std::string_view> split_name(std::string_view name) {
+  std::vector<std::string_view> tokens;
+  size_t start = 0;
+  for (size_t i = 0; i <= name.size(); ++i) {
+    if (i == name.size() || name[i] == ' ' || name[i] == '-' || name[i] == '_') {
+      if (i > start) tokens.push_back(name.substr(start, i - start));
+      start = i + 1;
+    }
+  }
+  return tokens;
+}
+
+// The family a driver name belongs to, or "" when no token names one. Whole tokens are compared,
+// so "L40S" is not taken for "L4" and "GH200" not for "H200".
+std::string family_of(std::string_view name) {
+  const std::vector<std::string_view> tokens = split_name(name);
+  for (size_t i = 0; i < tokens.size(); ++i) {
+    std::string token(tokens[i]);
+    // GeForce boards are named "GeForce RTX 4090": the family spans two tokens.
+    if (token == "RTX" && i + 1 < tokens.size()) token += tokens[i + 1];
+    for (const GpuModel& model : kCatalog) {
+      if (token == model.family) return token;
+    }
+  }
+  return "";
+}
+
+}  // namespace
+
+std::span<const GpuModel> gpu_catalog() { return kCatalog; }
+
+const GpuModel* find_gpu_model(std::string_view model) {
+  const auto* it = std::ranges::find(kCatalog, model, &GpuModel::model);
+  return it == kCatalog.end() ? nullptr : it;
+}
+
+std::string canonical_model(std::string_view name, int64_t memory_bytes) {
+  const std::string family = family_of(name);
+  if (family.empty() || memory_bytes <= 0) return "";
+  const GpuModel* best = nullptr;
+  int64_t best_diff = 0;
+  for (const GpuModel& model : kCatalog) {
+    if (model.family != family || !memory_fits(memory_bytes, model.memory_bytes)) continue;
+    const int64_t diff = abs_diff(memory_bytes, model.memory_bytes);
+    if (best == nullptr || diff < best_diff) {
+      best = &model;
+      best_diff = diff;
+    }
+  }
+  return best == nullptr ? "" : std::string(best->model);
+}
+
+int64_t EnergyAccumulator::add_reading(int64_t raw_mj) {
+  raw_mj = std::max<int64_t>(raw_mj, 0);
+  if (!started_) {
+    started_ = true;
+  } else if (raw_mj >= last_raw_mj_) {
+    total_mj_ += raw_mj - last_raw_mj_;
+  } else {
+    // The counter went back: the driver reloaded and counts from zero again, so all of the new
+    // reading is energy spent since the restart. What was spent between the last reading and the
+    // reload is lost; nothing can recover it.
+    total_mj_ += raw_mj;
+  }
+  last_raw_mj_ = raw_mj;
+  return total_mj_;
+}
+
+}  // namespace allot::agent

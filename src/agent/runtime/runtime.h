@@ -1,0 +1,73 @@
+// Runs workloads on a node. The process runtime is the one built now; a container runtime (podman,
+// docker with CDI GPU devices) can be added behind the same interface.
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/clock.h"
+#include "common/error.h"
+
+namespace allot::agent {
+
+struct WorkloadSpec {
+  std::string instance_id;
+  std::vector<std::string> argv;           // argv[0] is looked up in PATH.
+  std::map<std::string, std::string> env;  // Added to a minimal base environment.
+  std::string working_dir;                 // Empty: the runtime's own directory for the instance.
+  std::vector<std::string> gpu_uuids;      // CUDA_VISIBLE_DEVICES, comma-joined, in this order.
+  int64_t cpu_milli = 0;                   // 0: no CPU limit.
+  int64_t memory_mib = 0;                  // 0: no memory limit.
+};
+
+enum class WorkloadState {
+  kRunning,
+  kExited,         // Ended by itself or by a signal; exit_code or signal says how.
+  kFailedToStart,  // The command could not be executed (not found, not executable, bad dir).
+};
+
+struct WorkloadStatus {
+  std::string instance_id;
+  WorkloadState state = WorkloadState::kRunning;
+  pid_t pid = 0;
+  int exit_code = -1;  // For kExited by exit(); -1 otherwise.
+  int signal = 0;      // For kExited by a signal.
+  TimeMs started_at_ms = 0;
+  TimeMs ended_at_ms = 0;
+  std::string log_path;  // stdout and stderr, appended.
+  std::string message;   // Why it failed to start, for people.
+};
+
+class Runtime {
+ public:
+  virtual ~Runtime() = default;
+  virtual std::string_view kind() const = 0;
+
+  // Starts a workload in its own process group and session. Starting an id that is already known
+  // returns its current status and starts nothing.
+  [[nodiscard]] virtual Result<WorkloadStatus> start(const WorkloadSpec& spec) = 0;
+
+  // Asks a workload to stop: SIGTERM to its process group now, SIGKILL once `grace` has passed
+  // (carried out by poll()). Stopping an ended or unknown workload does nothing.
+  virtual void stop(std::string_view instance_id, std::chrono::milliseconds grace) = 0;
+
+  // Reaps ended workloads, sends due SIGKILLs, and returns every known workload's status.
+  virtual std::vector<WorkloadStatus> poll() = 0;
+
+  // Drops an ended workload from the state (its end has been reported). Its log file stays.
+  virtual void forget(std::string_view instance_id) = 0;
+};
+
+// A runtime whose state lives in `state_dir` (created if needed): workloads it started are
+// re-adopted when a new runtime opens the same directory (an agent restart), and those that ended
+// meanwhile report their real exit status. Workloads survive the agent; none is left untracked.
+[[nodiscard]] Result<std::unique_ptr<Runtime>> open_process_runtime(const std::string& state_dir,
+                                                                    const Clock& clock);
+
+}  // namespace allot::agent

@@ -1,0 +1,190 @@
+// Instances: launch, list, get, stop, logs and events.
+#include <charconv>
+
+#include <fmt/format.h>
+
+#include "api/app.h"
+#include "api/codec.h"
+#include "api/reply.h"
+#include "api/routes_util.h"
+#include "common/limits.h"
+#include "core/validate.h"
+
+namespace allot {
+namespace {
+
+using nlohmann::json;
+
+// The project an instance goes in: the one named, or the tenant's only live project.
+Result<const Project*> project_for(const Call& call, const std::optional<std::string>& id) {
+  const State& state = call.ctx.state();
+  if (id) {
+    ALLOT_TRY(check_id("project_id", *id, "prj"));
+    const Project* project = state.project(*id);
+    if (project == nullptr || project->deleted_at_ms != 0 ||
+        !may_see_tenant(call.caller, project->tenant_id)) {
+      return fail(ErrorCode::kNotFound, "no project " + *id);
+    }
+    return project;
+  }
+  const Project* only = nullptr;
+  for (const auto& [pid, project] : state.projects) {
+    if (project.tenant_id != call.caller.tenant_id || project.deleted_at_ms != 0) continue;
+    if (only != nullptr) {
+      return fail(ErrorCode::kMissingField, "'project_id' is required: the tenant has several");
+    }
+    only = &project;
+  }
+  if (only == nullptr) return fail(ErrorCode::kMissingField, "'project_id' is required");
+  return only;
+}
+
+Status require_launcher(const Caller& caller) {
+  if (caller.role == Role::kViewer) {
+    return fail(ErrorCode::kForbidden, "viewers cannot launch or stop instances");
+  }
+  return {};
+}
+
+Result<HttpResponse> create_instance(Call& call) {
+  JsonBody body(call.request.body);
+  auto project_id = body.optional_string("project_id");
+  auto gpus = body.optional_int("gpus", INT32_MIN, INT32_MAX);
+  auto gpu_milli = body.optional_int("gpu_milli", INT32_MIN, INT32_MAX);
+  auto models = body.optional_strings("gpu_models");
+  auto cpu_milli = body.optional_int("cpu_milli", 0, INT64_MAX / 4);
+  auto memory_mib = body.optional_int("memory_mib", 0, INT64_MAX / 4);
+  auto region = body.optional_string("region");
+  auto price_class = body.optional_string("price_class");
+  auto command = body.optional_strings("command");
+  auto env = body.optional_string_map("env");
+  auto labels = body.optional_string_map("labels");
+  auto max_run_s = body.optional_int("max_run_s", 0, INT64_MAX / 1000);
+  auto interactive = body.optional_bool("interactive");
+  ALLOT_TRY(body.finish());
+  if (!command) return fail(ErrorCode::kMissingField, "'command' is required");
+  ALLOT_TRY(require_launcher(call.caller));
+  auto project = project_for(call, project_id);
+  if (!project) return std::unexpected(project.error());
+  InstanceSpec spec{.gpus = static_cast<int>(gpus.value_or(gpu_milli ? 0 : 1)),
+                    .gpu_milli = static_cast<int>(gpu_milli.value_or(0)),
+                    .gpu_models = models.value_or(std::vector<std::string>{}),
+                    .cpu_milli = cpu_milli.value_or(0),
+                    .memory_mib = memory_mib.value_or(0),
+                    .region = region.value_or(""),
+                    .command = *command,
+                    .env = env.value_or(std::map<std::string, std::string>{}),
+                    .labels = labels.value_or(std::map<std::string, std::string>{}),
+                    .max_run_s = max_run_s.value_or(0),
+                    .interactive = interactive.value_or(false)};
+  if (price_class) {
+    auto parsed = parse_price_class(*price_class);
+    if (!parsed) {
+      return fail(ErrorCode::kInvalidArgument, "price_class must be on-demand, spot or reserved");
+    }
+    spec.price_class = *parsed;
+  }
+  const std::string id = call.ctx.ids().new_id("ins");
+  ALLOT_TRY(call.ctx.apply(CreateInstance{.id = id, .tenant_id = (*project)->tenant_id,
+                                          .project_id = (*project)->id,
+                                          .user_id = call.caller.user_id, .spec = spec}));
+  call.target_id = id;
+  return json_reply(201, to_json(*call.ctx.state().instance(id)));
+}
+
+Result<HttpResponse> list_instances(Call& call) {
+  auto page = read_page(call.target, {"state", "project_id", "node_id", "tenant_id"});
+  if (!page) return std::unexpected(page.error());
+  const auto& q = call.target.query;
+  auto matches = [&q](const char* key, const std::string& value) {
+    auto it = q.find(key);
+    return it == q.end() || it->second == value;
+  };
+  return page_of(call.ctx.state().instances, *page, [&](const Instance& i) {
+    return may_see_tenant(call.caller, i.tenant_id) &&
+           matches("state", std::string(instance_state_name(i.state))) &&
+           matches("project_id", i.project_id) && matches("node_id", i.node_id) &&
+           matches("tenant_id", i.tenant_id);
+  });
+}
+
+Result<const Instance*> path_instance(const Call& call) {
+  ALLOT_TRY(check_id("instance id", call.params.front(), "ins"));
+  const Instance* instance = call.ctx.state().instance(call.params.front());
+  if (instance == nullptr || !may_see_tenant(call.caller, instance->tenant_id)) {
+    return fail(ErrorCode::kNotFound, "no instance " + call.params.front());
+  }
+  return instance;
+}
+
+Result<HttpResponse> get_instance(Call& call) {
+  auto instance = path_instance(call);
+  if (!instance) return std::unexpected(instance.error());
+  return json_reply(200, to_json(**instance));
+}
+
+Result<HttpResponse> stop_instance(Call& call) {
+  auto instance = path_instance(call);
+  if (!instance) return std::unexpected(instance.error());
+  ALLOT_TRY(require_launcher(call.caller));
+  const std::string id = (*instance)->id;
+  ALLOT_TRY(call.ctx.apply(StopInstance{.id = id}));
+  return json_reply(200, to_json(*call.ctx.state().instance(id)));
+}
+
+Result<int64_t> query_int(const Target& target, const char* key, int64_t fallback, int64_t max) {
+  auto it = target.query.find(key);
+  if (it == target.query.end()) return fallback;
+  int64_t value = 0;
+  const char* end = it->second.data() + it->second.size();
+  if (std::from_chars(it->second.data(), end, value).ptr != end || value < 0 || value > max) {
+    return fail(ErrorCode::kInvalidArgument, fmt::format("{} must be from 0 to {}", key, max));
+  }
+  return value;
+}
+
+Result<HttpResponse> instance_logs(Call& call) {
+  // read_page refuses unknown parameters; its paging itself does not apply to logs.
+  auto page = read_page(call.target, {"offset", "tail", "bytes"});
+  if (!page) return std::unexpected(page.error());
+  auto instance = path_instance(call);
+  if (!instance) return std::unexpected(instance.error());
+  constexpr auto kLimit = static_cast<int64_t>(limits::kMaxLogChunkBytes);
+  auto offset = query_int(call.target, "offset", 0, INT64_MAX);
+  auto tail = query_int(call.target, "tail", 0, 100'000);
+  auto limit = query_int(call.target, "bytes", kLimit, kLimit);
+  if (!offset) return std::unexpected(offset.error());
+  if (!tail) return std::unexpected(tail.error());
+  if (!limit) return std::unexpected(limit.error());
+  const std::string id = (*instance)->id;
+  auto chunk = call.target.query.contains("tail") ? call.logs.tail(id, static_cast<int>(*tail), *limit)
+                                                  : call.logs.read(id, *offset, *limit);
+  if (!chunk) return std::unexpected(chunk.error());
+  return json_reply(
+      200, {{"offset", chunk->offset},
+            {"next_offset", chunk->offset + static_cast<int64_t>(chunk->data.size())},
+            {"size", chunk->size},
+            {"data", chunk->data},
+            {"ended", is_final((*instance)->state)}});
+}
+
+Result<HttpResponse> instance_events(Call& call) {
+  auto instance = path_instance(call);
+  if (!instance) return std::unexpected(instance.error());
+  return json_reply(200, {{"items", to_json(**instance)["events"]}});
+}
+
+constexpr Route kRoutes[] = {
+    {"POST", "/v1/instances", create_instance},
+    {"GET", "/v1/instances", list_instances},
+    {"GET", "/v1/instances/{id}", get_instance},
+    {"POST", "/v1/instances/{id}/stop", stop_instance},
+    {"GET", "/v1/instances/{id}/logs", instance_logs},
+    {"GET", "/v1/instances/{id}/events", instance_events},
+};
+
+}  // namespace
+
+std::span<const Route> instance_routes() { return kRoutes; }
+
+}  // namespace allot

@@ -1,0 +1,35 @@
+// Helpers shared by the route files.
+#pragma once
+
+#include <map>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "api/codec.h"
+#include "api/reply.h"
+#include "api/request.h"
+
+namespace allot {
+
+// One page of a map ordered by id, holding only what `visible` admits.
+template <typename T, typename Visible>
+HttpResponse page_of(const std::map<std::string, T>& map, const Page& page, Visible visible) {
+  nlohmann::json items = nlohmann::json::array();
+  std::string last;
+  bool more = false;
+  for (auto it = page.after.empty() ? map.begin() : map.upper_bound(page.after); it != map.end();
+       ++it) {
+    if (!visible(it->second)) continue;
+    if (static_cast<int>(items.size()) == page.limit) {
+      more = true;
+      break;
+    }
+    items.push_back(to_json(it->second));
+    last = it->first;
+  }
+  return json_reply(
+      200, {{"items", items}, {"next_after", more ? nlohmann::json(last) : nlohmann::json(nullptr)}});
+}
+
+}  // namespace allot

@@ -1,0 +1,235 @@
+// nodes, node, join-tokens, run, ps, logs, stop, describe.
+#include <chrono>
+#include <iostream>
+#include <thread>
+
+#include "cli/commands.h"
+
+namespace allot::cli {
+namespace {
+
+using nlohmann::json;
+
+const std::vector<Column> kNodeColumns = {
+    {"id", "id"}, {"name", "name"}, {"state", "state"}, {"region", "region"},
+    {"gpus", "gpu_summary"}, {"backend", "backend"}, {"heartbeat", "last_heartbeat_at"}};
+const std::vector<Column> kInstanceColumns = {
+    {"id", "id"},     {"state", "state"},  {"gpus", "gpu_summary"}, {"node", "node_id"},
+    {"command", "command_line"}, {"created", "created_at"}, {"reason", "reason"}};
+const std::vector<Column> kTokenColumns = {
+    {"id", "id"}, {"name", "name"}, {"created", "created_at"}, {"expires", "expires_at"},
+    {"revoked", "revoked_at"}};
+
+// Adds the short columns that tables show and JSON leaves out.
+json summarise_nodes(json items) {
+  for (json& node : items) {
+    int healthy = 0;
+    std::string model;
+    for (const json& gpu : node["gpus"]) {
+      healthy += gpu.value("healthy", false) ? 1 : 0;
+      model = gpu.value("model", "");
+    }
+    node["gpu_summary"] = std::to_string(healthy) + "/" + std::to_string(node["gpus"].size()) +
+                          (model.empty() ? "" : " " + model);
+  }
+  return items;
+}
+
+json summarise_instances(json items) {
+  for (json& instance : items) {
+    const json& spec = instance["spec"];
+    const int gpus = spec.value("gpus", 0);
+    instance["gpu_summary"] = gpus > 0 ? std::to_string(gpus)
+                                       : std::to_string(spec.value("gpu_milli", 0)) + "m";
+    std::string line;
+    for (const json& arg : spec["command"]) line += (line.empty() ? "" : " ") + arg.get<std::string>();
+    instance["command_line"] = line.size() > 40 ? line.substr(0, 37) + "..." : line;
+  }
+  return items;
+}
+
+Action list_of(std::string target, const int& limit, const std::vector<Column>& columns,
+               json (*summarise)(json)) {
+  return [target = std::move(target), &limit, &columns, summarise](Session& session) {
+    json items;
+    const int code = session.list(target, limit, items);
+    if (code == kOk) session.show_list(summarise != nullptr ? summarise(items) : items, columns);
+    return code;
+  };
+}
+
+Action call_and_show(std::string method, std::function<std::string()> target,
+                     std::function<json()> body = [] { return json(nullptr); }) {
+  return [method = std::move(method), target = std::move(target),
+          body = std::move(body)](Session& session) {
+    json answer;
+    const int code = session.call(method, target(), body(), answer);
+    if (code == kOk) session.show(answer);
+    return code;
+  };
+}
+
+struct RunOptions {
+  int gpus = 0, milli = 0;
+  std::vector<std::string> gpu_types, env, labels, command;
+  std::string project, region, price_class;
+  int64_t cpu_milli = 0, memory_mib = 0, max_run_s = 0;
+  bool interactive = false;
+};
+
+// KEY=VALUE pairs into an object; false (with a message) on a malformed one.
+bool pairs(const std::vector<std::string>& items, const char* flag, json& out) {
+  out = json::object();
+  for (const std::string& item : items) {
+    const size_t eq = item.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      std::cerr << "error: " << flag << " takes KEY=VALUE, not '" << item << "'\n";
+      return false;
+    }
+    out[item.substr(0, eq)] = item.substr(eq + 1);
+  }
+  return true;
+}
+
+int run_instance(Session& session, const RunOptions& o) {
+  json body{{"command", o.command}};
+  if (o.gpus > 0) body["gpus"] = o.gpus;
+  if (o.milli > 0) body["gpu_milli"] = o.milli;
+  if (!o.gpu_types.empty()) body["gpu_models"] = o.gpu_types;
+  if (!o.project.empty()) body["project_id"] = o.project;
+  if (!o.region.empty()) body["region"] = o.region;
+  if (!o.price_class.empty()) body["price_class"] = o.price_class;
+  if (o.cpu_milli > 0) body["cpu_milli"] = o.cpu_milli;
+  if (o.memory_mib > 0) body["memory_mib"] = o.memory_mib;
+  if (o.max_run_s > 0) body["max_run_s"] = o.max_run_s;
+  if (o.interactive) body["interactive"] = true;
+  json env, labels;
+  if (!pairs(o.env, "--env", env) || !pairs(o.labels, "--label", labels)) return kUsage;
+  if (!env.empty()) body["env"] = env;
+  if (!labels.empty()) body["labels"] = labels;
+  json answer;
+  const int code = session.call("POST", "/v1/instances", body, answer);
+  if (code == kOk) session.show(summarise_instances(json::array({answer}))[0]);
+  return code;
+}
+
+// Prints the output from the start (or the last `tail` lines); with `follow`, keeps printing
+// until the instance has ended and everything is shown.
+int show_logs(Session& session, const std::string& id, int tail, bool follow) {
+  std::string target = "/v1/instances/" + id + "/logs";
+  json answer;
+  int code = session.call("GET", tail > 0 ? target + "?tail=" + std::to_string(tail) : target,
+                          nullptr, answer);
+  for (;;) {
+    if (code != kOk) return code;
+    const std::string data = answer.value("data", "");
+    std::cout << data << std::flush;
+    const bool ended = answer.value("ended", false);
+    if (data.empty() && (!follow || ended)) return kOk;
+    if (data.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(250));
+    code = session.call("GET", target + "?offset=" + std::to_string(answer.value("next_offset", 0)),
+                        nullptr, answer);
+  }
+}
+
+}  // namespace
+
+void add_cluster_commands(CLI::App& app, Action& action) {
+  static std::string id, name;
+  static int limit = 0, tail = 0;
+  static bool follow = false;
+  static int64_t expires_in_s = 0;
+  static RunOptions run;
+
+  CLI::App* nodes = app.add_subcommand("nodes", "list nodes (operator admins)");
+  add_limit(*nodes, limit);
+  nodes->callback([&action] {
+    action = list_of("/v1/nodes", limit, kNodeColumns, summarise_nodes);
+  });
+
+  CLI::App* node = app.add_subcommand("node", "one node: get, cordon, uncordon, drain")
+                       ->require_subcommand(1);
+  node->fallthrough();
+  for (const char* verb : {"get", "cordon", "uncordon", "drain"}) {
+    CLI::App* sub = node->add_subcommand(verb, std::string(verb) + " a node");
+    sub->add_option("id", id, "the node's id")->required();
+    const std::string v = verb;
+    sub->callback([&action, v] {
+      action = v == "get" ? call_and_show("GET", [] { return "/v1/nodes/" + id; })
+                          : call_and_show("POST", [v] { return "/v1/nodes/" + id + "/" + v; });
+    });
+  }
+
+  CLI::App* tokens = app.add_subcommand("join-tokens", "tokens that let agents join")
+                         ->require_subcommand(1);
+  tokens->fallthrough();
+  CLI::App* token_create = tokens->add_subcommand("create", "create one (shown once)");
+  token_create->add_option("name", name, "what it is for")->required();
+  token_create->add_option("--expires-in", expires_in_s, "seconds until it expires");
+  token_create->callback([&action] {
+    action = call_and_show("POST", [] { return std::string("/v1/join-tokens"); }, [] {
+      json body{{"name", name}};
+      if (expires_in_s > 0) body["expires_in_s"] = expires_in_s;
+      return body;
+    });
+  });
+  CLI::App* token_list = tokens->add_subcommand("list", "list them");
+  token_list->callback([&action] {
+    action = list_of("/v1/join-tokens", limit, kTokenColumns, nullptr);
+  });
+  CLI::App* token_revoke = tokens->add_subcommand("revoke", "revoke one");
+  token_revoke->add_option("id", id, "its id")->required();
+  token_revoke->callback([&action] {
+    action = call_and_show("DELETE", [] { return "/v1/join-tokens/" + id; });
+  });
+
+  CLI::App* run_cmd = app.add_subcommand("run", "launch an instance: allot run [OPTIONS] -- CMD");
+  run_cmd->add_option("--gpus", run.gpus, "whole GPUs, 1 to 8 (default 1)");
+  run_cmd->add_option("--milli", run.milli, "a fraction of one GPU, 1 to 999 milli");
+  run_cmd->add_option("--gpu-type", run.gpu_types, "allowed model or family, repeatable");
+  run_cmd->add_option("--project", run.project, "project id (default: the only one)");
+  run_cmd->add_option("--region", run.region, "region");
+  run_cmd->add_option("--class", run.price_class, "on-demand (default), spot or reserved");
+  run_cmd->add_option("--cpu-milli", run.cpu_milli, "CPU to reserve, in milli-CPUs");
+  run_cmd->add_option("--memory-mib", run.memory_mib, "memory to reserve");
+  run_cmd->add_option("--env", run.env, "KEY=VALUE, repeatable");
+  run_cmd->add_option("--label", run.labels, "KEY=VALUE, repeatable");
+  run_cmd->add_option("--max-run", run.max_run_s, "stop after this many seconds");
+  run_cmd->add_flag("--interactive", run.interactive, "runs until stopped");
+  run_cmd->add_option("command", run.command, "the command and its arguments")->required();
+  run_cmd->callback([&action] {
+    action = [](Session& session) { return run_instance(session, run); };
+  });
+
+  CLI::App* ps = app.add_subcommand("ps", "list instances");
+  add_limit(*ps, limit);
+  static std::string state;
+  ps->add_option("--state", state, "only instances in this state");
+  ps->callback([&action] {
+    action = list_of(state.empty() ? "/v1/instances" : "/v1/instances?state=" + state, limit,
+                     kInstanceColumns, summarise_instances);
+  });
+
+  CLI::App* logs = app.add_subcommand("logs", "an instance's output");
+  logs->add_option("id", id, "the instance's id")->required();
+  logs->add_flag("-f,--follow", follow, "keep printing until it ends");
+  logs->add_option("--tail", tail, "start with the last N lines");
+  logs->callback([&action] {
+    action = [](Session& session) { return show_logs(session, id, tail, follow); };
+  });
+
+  CLI::App* stop = app.add_subcommand("stop", "stop an instance");
+  stop->add_option("id", id, "the instance's id")->required();
+  stop->callback([&action] {
+    action = call_and_show("POST", [] { return "/v1/instances/" + id + "/stop"; });
+  });
+
+  CLI::App* describe = app.add_subcommand("describe", "show an instance, with its events");
+  describe->add_option("kind", name, "instance")->required()->check(CLI::IsMember({"instance"}));
+  describe->add_option("id", id, "its id")->required();
+  describe->callback([&action] {
+    action = call_and_show("GET", [] { return "/v1/instances/" + id; });
+  });
+}
+
+}  // namespace allot::cli

@@ -1,0 +1,114 @@
+#include "core/cluster.h"
+
+#include <array>
+
+namespace allot {
+namespace {
+
+template <typename Enum, size_t N>
+std::optional<Enum> parse_by_name(std::string_view name, const std::array<Enum, N>& values,
+                                  std::string_view (*name_of)(Enum)) {
+  for (Enum value : values) {
+    if (name_of(value) == name) return value;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::string_view node_state_name(NodeState state) {
+  switch (state) {
+    case NodeState::kRegistering:
+      return "registering";
+    case NodeState::kReady:
+      return "ready";
+    case NodeState::kCordoned:
+      return "cordoned";
+    case NodeState::kDraining:
+      return "draining";
+    case NodeState::kUnhealthy:
+      return "unhealthy";
+    case NodeState::kLost:
+      return "lost";
+  }
+  return "lost";
+}
+
+std::string_view node_admin_name(NodeAdmin admin) {
+  switch (admin) {
+    case NodeAdmin::kNone:
+      return "none";
+    case NodeAdmin::kCordoned:
+      return "cordoned";
+    case NodeAdmin::kDraining:
+      return "draining";
+  }
+  return "none";
+}
+
+std::optional<NodeAdmin> parse_node_admin(std::string_view name) {
+  return parse_by_name(name,
+                       std::array{NodeAdmin::kNone, NodeAdmin::kCordoned, NodeAdmin::kDraining},
+                       node_admin_name);
+}
+
+NodeState Node::state() const {
+  if (lost) return NodeState::kLost;
+  if (last_heartbeat_ms == 0) return NodeState::kRegistering;
+  if (admin == NodeAdmin::kDraining) return NodeState::kDraining;
+  if (admin == NodeAdmin::kCordoned) return NodeState::kCordoned;
+  for (const Gpu& gpu : gpus) {
+    if (!gpu.healthy) return NodeState::kUnhealthy;
+  }
+  return NodeState::kReady;
+}
+
+std::string_view instance_state_name(InstanceState state) {
+  switch (state) {
+    case InstanceState::kQueued:
+      return "queued";
+    case InstanceState::kScheduled:
+      return "scheduled";
+    case InstanceState::kStarting:
+      return "starting";
+    case InstanceState::kRunning:
+      return "running";
+    case InstanceState::kSucceeded:
+      return "succeeded";
+    case InstanceState::kFailed:
+      return "failed";
+    case InstanceState::kStopped:
+      return "stopped";
+    case InstanceState::kPreempted:
+      return "preempted";
+    case InstanceState::kLost:
+      return "lost";
+  }
+  return "lost";
+}
+
+bool is_final(InstanceState state) {
+  return state == InstanceState::kSucceeded || state == InstanceState::kFailed ||
+         state == InstanceState::kStopped || state == InstanceState::kPreempted ||
+         state == InstanceState::kLost;
+}
+
+std::string_view price_class_name(PriceClass price_class) {
+  switch (price_class) {
+    case PriceClass::kOnDemand:
+      return "on-demand";
+    case PriceClass::kSpot:
+      return "spot";
+    case PriceClass::kReserved:
+      return "reserved";
+  }
+  return "on-demand";
+}
+
+std::optional<PriceClass> parse_price_class(std::string_view name) {
+  return parse_by_name(name,
+                       std::array{PriceClass::kOnDemand, PriceClass::kSpot, PriceClass::kReserved},
+                       price_class_name);
+}
+
+}  // namespace allot

@@ -1,0 +1,155 @@
+// The cluster objects the core keeps: nodes with their GPUs, join tokens, and instances (GPU work
+// that tenants launch), with the instance lifecycle's states.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/clock.h"
+
+namespace allot {
+
+struct JoinToken {
+  std::string id;  // "jtk_" + 16 hex
+  std::string name;
+  std::string token_hash;  // SHA-256 of the token; the token is shown once.
+  TimeMs created_at_ms = 0;
+  TimeMs expires_at_ms = 0;  // 0: never.
+  TimeMs revoked_at_ms = 0;
+
+  bool operator==(const JoinToken&) const = default;
+};
+
+// The latest telemetry of one GPU, as its agent reported it.
+struct GpuTelemetry {
+  int utilization_pct = 0;
+  int64_t memory_used_bytes = 0;
+  int64_t power_mw = 0;
+  int64_t energy_mj = 0;  // Total since the agent started, reset-corrected by the agent.
+  int temperature_c = 0;
+  int64_t ecc_errors = 0;
+
+  bool operator==(const GpuTelemetry&) const = default;
+};
+
+struct Gpu {
+  int index = 0;
+  std::string uuid;
+  std::string name;
+  std::string model;  // Catalog name, e.g. "H100-80GB".
+  int64_t memory_bytes = 0;
+  std::string pci_bus_id;
+  bool mig_enabled = false;
+  bool healthy = true;  // False after a critical XID or when lost: out of service.
+  std::string health_reason;
+  int used_milli = 0;  // Allocated: 1000 per whole GPU, or the sum of fractions.
+  GpuTelemetry telemetry;
+
+  bool operator==(const Gpu&) const = default;
+};
+
+// An operator's hold on a node: cordoned takes no new work; draining also waits for running work
+// to end, then the node is empty (and stays cordoned).
+enum class NodeAdmin { kNone, kCordoned, kDraining };
+
+enum class NodeState { kRegistering, kReady, kCordoned, kDraining, kUnhealthy, kLost };
+
+std::string_view node_state_name(NodeState state);
+std::string_view node_admin_name(NodeAdmin admin);
+std::optional<NodeAdmin> parse_node_admin(std::string_view name);
+
+struct Node {
+  std::string id;    // "nod_" + 16 hex
+  std::string name;  // The host's name; unique.
+  std::string region;
+  std::map<std::string, std::string> labels;
+  int64_t cpu_milli = 0;
+  int64_t memory_mib = 0;
+  int64_t used_cpu_milli = 0;  // Held by the node's instances.
+  int64_t used_memory_mib = 0;
+  std::string backend;  // "nvml" or "simulated".
+  std::string agent_version;
+  std::string credential_hash;  // SHA-256 of the node's credential.
+  NodeAdmin admin = NodeAdmin::kNone;
+  bool lost = false;
+  TimeMs joined_at_ms = 0;
+  TimeMs last_heartbeat_ms = 0;  // 0 until the first heartbeat: the node is registering.
+  std::vector<Gpu> gpus;
+  int64_t generation = 0;  // Bumped whenever the work the node should run changes.
+
+  bool operator==(const Node&) const = default;
+  NodeState state() const;
+};
+
+enum class InstanceState {
+  kQueued,
+  kScheduled,
+  kStarting,
+  kRunning,
+  kSucceeded,
+  kFailed,
+  kStopped,
+  kPreempted,
+  kLost,
+};
+
+std::string_view instance_state_name(InstanceState state);
+bool is_final(InstanceState state);
+
+enum class PriceClass { kOnDemand, kSpot, kReserved };
+std::string_view price_class_name(PriceClass price_class);
+std::optional<PriceClass> parse_price_class(std::string_view name);
+
+struct InstanceSpec {
+  int gpus = 0;        // Whole GPUs, 1..8; 0 when gpu_milli is set.
+  int gpu_milli = 0;   // A fraction of one GPU, 1..999; 0 when gpus is set.
+  std::vector<std::string> gpu_models;  // Allowed models or families; empty: any.
+  int64_t cpu_milli = 0;
+  int64_t memory_mib = 0;
+  std::string region;  // Empty: any.
+  PriceClass price_class = PriceClass::kOnDemand;
+  std::vector<std::string> command;
+  std::map<std::string, std::string> env;
+  std::map<std::string, std::string> labels;
+  int64_t max_run_s = 0;     // 0: no limit.
+  bool interactive = false;  // Runs until stopped; a job runs to completion.
+
+  bool operator==(const InstanceSpec&) const = default;
+};
+
+struct InstanceEvent {
+  TimeMs at_ms = 0;
+  std::string state;  // The state entered, or empty for an event that changes no state.
+  std::string message;
+
+  bool operator==(const InstanceEvent&) const = default;
+};
+
+struct Instance {
+  std::string id;  // "ins_" + 16 hex
+  std::string tenant_id;
+  std::string project_id;
+  std::string user_id;
+  InstanceSpec spec;
+  InstanceState state = InstanceState::kQueued;
+  std::string reason;  // Why it is in its state (waiting, failed, lost...).
+  std::string node_id;
+  std::vector<int> gpu_indices;
+  std::vector<std::string> gpu_uuids;
+  bool stop_requested = false;
+  int exit_code = -1;
+  TimeMs created_at_ms = 0;
+  TimeMs started_at_ms = 0;  // Entered running.
+  TimeMs ended_at_ms = 0;    // Entered a final state: the last moment it was known to run.
+  std::vector<InstanceEvent> events;
+
+  bool operator==(const Instance&) const = default;
+  // GPU milli this instance holds on each of its GPUs.
+  int milli_per_gpu() const { return spec.gpus > 0 ? 1000 : spec.gpu_milli; }
+};
+
+}  // namespace allot

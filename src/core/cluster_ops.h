@@ -1,0 +1,46 @@
+// The cluster commands' logic, used by Core::apply. Each function reads the state, works on a
+// Draft, and returns the changed objects or a rejection (changing nothing).
+#pragma once
+
+#include <vector>
+
+#include "common/error.h"
+#include "core/command.h"
+#include "core/scheduler.h"
+
+namespace allot {
+
+struct CoreOptions {
+  // A node not heard from for this long is lost, and its instances with it.
+  int64_t heartbeat_timeout_ms = 30'000;
+};
+
+using Rows = std::vector<Row>;
+
+[[nodiscard]] Result<Rows> create_join_token(const State& state, const CreateJoinToken& c,
+                                             TimeMs now_ms);
+[[nodiscard]] Result<Rows> revoke_join_token(const State& state, const RevokeJoinToken& c,
+                                             TimeMs now_ms);
+[[nodiscard]] Result<Rows> join_node(const State& state, const JoinNode& c, TimeMs now_ms);
+[[nodiscard]] Result<Rows> node_heartbeat(const State& state, const NodeHeartbeat& c,
+                                          TimeMs now_ms, const Scheduler& scheduler);
+[[nodiscard]] Result<Rows> set_node_admin(const State& state, const SetNodeAdmin& c,
+                                          TimeMs now_ms);
+[[nodiscard]] Result<Rows> create_instance(const State& state, const CreateInstance& c,
+                                           TimeMs now_ms, const Scheduler& scheduler);
+[[nodiscard]] Result<Rows> stop_instance(const State& state, const StopInstance& c,
+                                         TimeMs now_ms);
+[[nodiscard]] Result<Rows> tick(const State& state, TimeMs now_ms, const CoreOptions& options,
+                                const Scheduler& scheduler);
+
+// Shared by the functions above (instances.cc).
+
+// Moves an instance to `to`, recording the event; final states set ended_at_ms to `at_ms`.
+void transition(Instance& instance, InstanceState to, TimeMs at_ms, std::string message);
+// Ends a bound or queued instance in a final state and gives back what it held.
+void end_instance(Draft& draft, const std::string& id, InstanceState to, TimeMs at_ms,
+                  std::string message);
+// Tries to place every queued instance, oldest first.
+void schedule_queue(Draft& draft, TimeMs now_ms, const Scheduler& scheduler);
+
+}  // namespace allot

@@ -1,0 +1,49 @@
+// A command's working copy of the objects it changes. Reads see the draft over the state; nothing
+// reaches the state until the command has succeeded, so a rejection changes nothing.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/state.h"
+
+namespace allot {
+
+class Draft {
+ public:
+  explicit Draft(const State& base) : base_(base) {}
+
+  const State& base() const { return base_; }
+
+  const Node* node(const std::string& id) const;
+  const Instance* instance(const std::string& id) const;
+  // A copy to change; the first call copies the object from the state.
+  Node& edit_node(const std::string& id);
+  Instance& edit_instance(const std::string& id);
+  // Adds a new object.
+  Node& add_node(Node node);
+  Instance& add_instance(Instance instance);
+
+  // Every node as the draft sees it, in id order, calling fn(const Node&).
+  template <typename Fn>
+  void for_each_node(Fn&& fn) const {
+    for (const auto& [id, node] : base_.nodes) fn(nodes_.contains(id) ? nodes_.at(id) : node);
+    for (const auto& [id, node] : nodes_) {
+      if (!base_.nodes.contains(id)) fn(node);
+    }
+  }
+
+  // The ids of the node's instances that hold GPUs (not final), as the draft sees them.
+  std::vector<std::string> instances_on(const std::string& node_id) const;
+
+  // The changed objects, nodes first.
+  std::vector<Row> rows() const;
+
+ private:
+  const State& base_;
+  std::map<std::string, Node> nodes_;
+  std::map<std::string, Instance> instances_;
+};
+
+}  // namespace allot

@@ -1,0 +1,238 @@
+// Nodes: join tokens, joining, heartbeats with telemetry and health, cordon and drain, and the
+// timer that declares silent nodes lost.
+#include <algorithm>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "common/limits.h"
+#include "core/cluster_ops.h"
+#include "core/validate.h"
+
+namespace allot {
+namespace {
+
+Error unknown_token() { return Error{ErrorCode::kUnauthenticated, "unknown or revoked join token"}; }
+
+Status check_inventory(const JoinNode& c) {
+  if (auto ok = check_name("node name", c.name); !ok) return ok;
+  if (auto ok = check_name("region", c.region); !ok) return ok;
+  if (c.gpus.size() > limits::kMaxGpusPerNode) {
+    return fail(ErrorCode::kLimitExceeded, "a node reports at most 16 GPUs");
+  }
+  std::set<std::string> uuids;
+  for (size_t i = 0; i < c.gpus.size(); ++i) {
+    if (c.gpus[i].index != static_cast<int>(i)) {
+      return fail(ErrorCode::kInvalidArgument, "GPUs must be listed by index from 0");
+    }
+    if (c.gpus[i].uuid.empty() || !uuids.insert(c.gpus[i].uuid).second) {
+      return fail(ErrorCode::kInvalidArgument, "every GPU needs its own UUID");
+    }
+  }
+  if (c.cpu_milli < 0 || c.memory_mib < 0) {
+    return fail(ErrorCode::kInvalidArgument, "cpu and memory must be >= 0");
+  }
+  return {};
+}
+
+std::set<std::string> uuids_of(const std::vector<Gpu>& gpus) {
+  std::set<std::string> out;
+  for (const Gpu& gpu : gpus) out.insert(gpu.uuid);
+  return out;
+}
+
+// Marks a GPU out of service and fails the instances on it.
+void take_gpu_out(Draft& draft, Node& node, Gpu& gpu, const std::string& why, TimeMs now_ms) {
+  if (!gpu.healthy) return;
+  gpu.healthy = false;
+  gpu.health_reason = why;
+  const std::string node_id = node.id;
+  const int index = gpu.index;
+  for (const std::string& id : draft.instances_on(node_id)) {
+    const Instance* instance = draft.instance(id);
+    if (std::find(instance->gpu_indices.begin(), instance->gpu_indices.end(), index) !=
+        instance->gpu_indices.end()) {
+      end_instance(draft, id, InstanceState::kFailed, now_ms,
+                   fmt::format("GPU {} failed: {}", index, why));
+    }
+  }
+}
+
+void apply_report(Draft& draft, const Node& node, const WorkloadReport& report, TimeMs now_ms) {
+  const Instance* instance = draft.instance(report.instance_id);
+  if (instance == nullptr || instance->node_id != node.id || is_final(instance->state)) return;
+  switch (report.state) {
+    case WorkloadReportState::kRunning:
+      if (instance->state != InstanceState::kRunning) {
+        transition(draft.edit_instance(instance->id), InstanceState::kRunning, now_ms,
+                   "the workload is running");
+      }
+      return;
+    case WorkloadReportState::kFailedToStart:
+      end_instance(draft, instance->id, InstanceState::kFailed, now_ms,
+                   "failed to start: " + report.message);
+      return;
+    case WorkloadReportState::kExited: {
+      const std::string how = report.signal != 0
+                                  ? fmt::format("killed by signal {}", report.signal)
+                                  : fmt::format("exited with code {}", report.exit_code);
+      InstanceState to = report.exit_code == 0 ? InstanceState::kSucceeded : InstanceState::kFailed;
+      if (instance->stop_requested) to = InstanceState::kStopped;
+      Instance& ended = draft.edit_instance(instance->id);
+      ended.exit_code = report.exit_code;
+      end_instance(draft, instance->id, to, now_ms, how);
+      return;
+    }
+  }
+}
+
+}  // namespace
+
+Result<Rows> create_join_token(const State& state, const CreateJoinToken& c, TimeMs now_ms) {
+  if (auto ok = check_id("id", c.id, "jtk"); !ok) return std::unexpected(ok.error());
+  if (auto ok = check_name("name", c.name); !ok) return std::unexpected(ok.error());
+  if (c.token_hash.size() != 64 || state.join_token_for_hash(c.token_hash) != nullptr) {
+    return fail(ErrorCode::kInvalidArgument, "bad or reused join token hash");
+  }
+  if (c.expires_at_ms != 0 && c.expires_at_ms <= now_ms) {
+    return fail(ErrorCode::kInvalidArgument, "the expiry must be in the future");
+  }
+  return Rows{JoinToken{.id = c.id, .name = c.name, .token_hash = c.token_hash,
+                        .created_at_ms = now_ms, .expires_at_ms = c.expires_at_ms}};
+}
+
+Result<Rows> revoke_join_token(const State& state, const RevokeJoinToken& c, TimeMs now_ms) {
+  auto it = state.join_tokens.find(c.id);
+  if (it == state.join_tokens.end()) {
+    return fail(ErrorCode::kNotFound, fmt::format("no join token {}", c.id));
+  }
+  if (it->second.revoked_at_ms != 0) return Rows{};
+  JoinToken revoked = it->second;
+  revoked.revoked_at_ms = now_ms;
+  return Rows{revoked};
+}
+
+Result<Rows> join_node(const State& state, const JoinNode& c, TimeMs now_ms) {
+  const JoinToken* token = state.join_token_for_hash(c.join_token_hash);
+  if (token == nullptr || token->revoked_at_ms != 0 ||
+      (token->expires_at_ms != 0 && token->expires_at_ms <= now_ms)) {
+    return std::unexpected(unknown_token());
+  }
+  if (auto ok = check_inventory(c); !ok) return std::unexpected(ok.error());
+  std::vector<Gpu> gpus;
+  for (const GpuReport& g : c.gpus) {
+    gpus.push_back(Gpu{.index = g.index, .uuid = g.uuid, .name = g.name, .model = g.model,
+                       .memory_bytes = g.memory_bytes, .pci_bus_id = g.pci_bus_id,
+                       .mig_enabled = g.mig_enabled});
+  }
+  Draft draft(state);
+  if (auto named = state.node_by_name.find(c.name); named != state.node_by_name.end()) {
+    const Node& existing = *state.node(named->second);
+    if (uuids_of(existing.gpus) != uuids_of(gpus)) {
+      return fail(ErrorCode::kAlreadyExists,
+                  fmt::format("a node named {} with other GPUs exists", c.name));
+    }
+    // The same machine again (its agent lost its credential): it keeps its id, GPUs and work.
+    Node& node = draft.edit_node(existing.id);
+    node.credential_hash = c.credential_hash;
+    node.agent_version = c.agent_version;
+    node.labels = c.labels;
+    return draft.rows();
+  }
+  if (auto ok = check_id("node id", c.node_id, "nod"); !ok) return std::unexpected(ok.error());
+  draft.add_node(Node{.id = c.node_id, .name = c.name, .region = c.region, .labels = c.labels,
+                      .cpu_milli = c.cpu_milli, .memory_mib = c.memory_mib,
+                      .backend = c.backend, .agent_version = c.agent_version,
+                      .credential_hash = c.credential_hash, .joined_at_ms = now_ms,
+                      .gpus = std::move(gpus)});
+  return draft.rows();
+}
+
+Result<Rows> node_heartbeat(const State& state, const NodeHeartbeat& c, TimeMs now_ms,
+                            const Scheduler& scheduler) {
+  if (state.node(c.node_id) == nullptr) {
+    return fail(ErrorCode::kNotFound, fmt::format("no node {}", c.node_id));
+  }
+  Draft draft(state);
+  Node& node = draft.edit_node(c.node_id);
+  const bool came_back = node.lost || node.last_heartbeat_ms == 0;
+  node.lost = false;
+  node.last_heartbeat_ms = now_ms;
+  for (const GpuHeartbeat& beat : c.gpus) {
+    if (beat.index < 0 || static_cast<size_t>(beat.index) >= node.gpus.size()) {
+      return fail(ErrorCode::kInvalidArgument, fmt::format("no GPU {} on this node", beat.index));
+    }
+    Gpu& gpu = node.gpus[static_cast<size_t>(beat.index)];
+    gpu.telemetry = beat.telemetry;
+    if (beat.lost) take_gpu_out(draft, draft.edit_node(c.node_id), gpu, "GPU lost", now_ms);
+    if (!beat.xids.empty()) {
+      take_gpu_out(draft, draft.edit_node(c.node_id), gpu,
+                   fmt::format("critical XID {}", beat.xids.front()), now_ms);
+    }
+  }
+  std::set<std::string> reported;
+  for (const WorkloadReport& report : c.workloads) {
+    reported.insert(report.instance_id);
+    apply_report(draft, *draft.node(c.node_id), report, now_ms);
+  }
+  for (const std::string& id : draft.instances_on(c.node_id)) {
+    if (draft.instance(id)->state == InstanceState::kRunning && !reported.contains(id)) {
+      end_instance(draft, id, InstanceState::kFailed, now_ms, "the node's agent no longer runs it");
+    }
+  }
+  if (came_back) schedule_queue(draft, now_ms, scheduler);
+  // What this heartbeat's answer hands to the agent is now on its way to start.
+  for (const std::string& id : draft.instances_on(c.node_id)) {
+    if (draft.instance(id)->state == InstanceState::kScheduled) {
+      transition(draft.edit_instance(id), InstanceState::kStarting, now_ms,
+                 "handed to the node's agent");
+    }
+  }
+  Node& after = draft.edit_node(c.node_id);
+  if (after.admin == NodeAdmin::kDraining && draft.instances_on(c.node_id).empty()) {
+    after.admin = NodeAdmin::kCordoned;
+  }
+  return draft.rows();
+}
+
+Result<Rows> set_node_admin(const State& state, const SetNodeAdmin& c, TimeMs /*now_ms*/) {
+  if (state.node(c.node_id) == nullptr) {
+    return fail(ErrorCode::kNotFound, fmt::format("no node {}", c.node_id));
+  }
+  Draft draft(state);
+  Node& node = draft.edit_node(c.node_id);
+  node.admin = c.admin;
+  if (node.admin == NodeAdmin::kDraining && draft.instances_on(c.node_id).empty()) {
+    node.admin = NodeAdmin::kCordoned;  // Nothing to wait for: drained already.
+  }
+  return draft.rows();
+}
+
+Result<Rows> tick(const State& state, TimeMs now_ms, const CoreOptions& options,
+                  const Scheduler& scheduler) {
+  Draft draft(state);
+  for (const auto& [id, node] : state.nodes) {
+    const TimeMs last = node.last_heartbeat_ms != 0 ? node.last_heartbeat_ms : node.joined_at_ms;
+    if (node.lost || now_ms - last <= options.heartbeat_timeout_ms) continue;
+    draft.edit_node(id).lost = true;
+    // The work was last known alive at the last heartbeat: that is when it ended.
+    for (const std::string& instance_id : draft.instances_on(id)) {
+      end_instance(draft, instance_id, InstanceState::kLost, last,
+                   fmt::format("node {} stopped answering", node.name));
+    }
+  }
+  for (const auto& [id, instance] : state.instances) {
+    if (instance.state == InstanceState::kRunning && instance.spec.max_run_s > 0 &&
+        !instance.stop_requested &&
+        now_ms - instance.started_at_ms >= instance.spec.max_run_s * 1000) {
+      Instance& stopping = draft.edit_instance(id);
+      stopping.stop_requested = true;
+      stopping.events.push_back(InstanceEvent{now_ms, "", "maximum run time reached"});
+      ++draft.edit_node(stopping.node_id).generation;
+    }
+  }
+  if (!state.queue.empty()) schedule_queue(draft, now_ms, scheduler);
+  return draft.rows();
+}
+
+}  // namespace allot

@@ -1,0 +1,13 @@
+// One changed object: what the store writes for a command, and what it loads back.
+#pragma once
+
+#include <variant>
+
+#include "core/cluster.h"
+#include "core/model.h"
+
+namespace allot {
+
+using Row = std::variant<Tenant, Project, User, ApiKey, JoinToken, Node, Instance>;
+
+}  // namespace allot

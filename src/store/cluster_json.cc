@@ -1,0 +1,186 @@
+#include "store/cluster_json.h"
+
+namespace allot {
+namespace {
+
+using nlohmann::json;
+
+json gpu_document(const Gpu& g) {
+  return {{"index", g.index},
+          {"uuid", g.uuid},
+          {"name", g.name},
+          {"model", g.model},
+          {"memory_bytes", g.memory_bytes},
+          {"pci_bus_id", g.pci_bus_id},
+          {"mig_enabled", g.mig_enabled},
+          {"healthy", g.healthy},
+          {"health_reason", g.health_reason},
+          {"used_milli", g.used_milli},
+          {"utilization_pct", g.telemetry.utilization_pct},
+          {"memory_used_bytes", g.telemetry.memory_used_bytes},
+          {"power_mw", g.telemetry.power_mw},
+          {"energy_mj", g.telemetry.energy_mj},
+          {"temperature_c", g.telemetry.temperature_c},
+          {"ecc_errors", g.telemetry.ecc_errors}};
+}
+
+Gpu gpu_from(const json& d) {
+  return Gpu{.index = d.at("index"),
+             .uuid = d.at("uuid"),
+             .name = d.at("name"),
+             .model = d.at("model"),
+             .memory_bytes = d.at("memory_bytes"),
+             .pci_bus_id = d.at("pci_bus_id"),
+             .mig_enabled = d.at("mig_enabled"),
+             .healthy = d.at("healthy"),
+             .health_reason = d.at("health_reason"),
+             .used_milli = d.at("used_milli"),
+             .telemetry = {.utilization_pct = d.at("utilization_pct"),
+                           .memory_used_bytes = d.at("memory_used_bytes"),
+                           .power_mw = d.at("power_mw"),
+                           .energy_mj = d.at("energy_mj"),
+                           .temperature_c = d.at("temperature_c"),
+                           .ecc_errors = d.at("ecc_errors")}};
+}
+
+InstanceSpec spec_from(const json& d) {
+  return InstanceSpec{
+      .gpus = d.at("gpus"),
+      .gpu_milli = d.at("gpu_milli"),
+      .gpu_models = d.at("gpu_models").get<std::vector<std::string>>(),
+      .cpu_milli = d.at("cpu_milli"),
+      .memory_mib = d.at("memory_mib"),
+      .region = d.at("region"),
+      .price_class = parse_price_class(d.at("price_class").get<std::string>())
+                         .value_or(PriceClass::kOnDemand),
+      .command = d.at("command").get<std::vector<std::string>>(),
+      .env = d.at("env").get<std::map<std::string, std::string>>(),
+      .labels = d.at("labels").get<std::map<std::string, std::string>>(),
+      .max_run_s = d.at("max_run_s"),
+      .interactive = d.at("interactive"),
+  };
+}
+
+InstanceState state_from(const std::string& name) {
+  for (auto state : {InstanceState::kQueued, InstanceState::kScheduled, InstanceState::kStarting,
+                     InstanceState::kRunning, InstanceState::kSucceeded, InstanceState::kFailed,
+                     InstanceState::kStopped, InstanceState::kPreempted}) {
+    if (instance_state_name(state) == name) return state;
+  }
+  return InstanceState::kLost;
+}
+
+}  // namespace
+
+json spec_document(const InstanceSpec& s) {
+  return {{"gpus", s.gpus},
+          {"gpu_milli", s.gpu_milli},
+          {"gpu_models", s.gpu_models},
+          {"cpu_milli", s.cpu_milli},
+          {"memory_mib", s.memory_mib},
+          {"region", s.region},
+          {"price_class", price_class_name(s.price_class)},
+          {"command", s.command},
+          {"env", s.env},
+          {"labels", s.labels},
+          {"max_run_s", s.max_run_s},
+          {"interactive", s.interactive}};
+}
+
+json node_document(const Node& n) {
+  json gpus = json::array();
+  for (const Gpu& gpu : n.gpus) gpus.push_back(gpu_document(gpu));
+  return {{"id", n.id},
+          {"name", n.name},
+          {"region", n.region},
+          {"labels", n.labels},
+          {"cpu_milli", n.cpu_milli},
+          {"memory_mib", n.memory_mib},
+          {"used_cpu_milli", n.used_cpu_milli},
+          {"used_memory_mib", n.used_memory_mib},
+          {"backend", n.backend},
+          {"agent_version", n.agent_version},
+          {"credential_hash", n.credential_hash},
+          {"admin", node_admin_name(n.admin)},
+          {"lost", n.lost},
+          {"joined_at_ms", n.joined_at_ms},
+          {"last_heartbeat_ms", n.last_heartbeat_ms},
+          {"generation", n.generation},
+          {"gpus", gpus}};
+}
+
+json instance_document(const Instance& i) {
+  json events = json::array();
+  for (const InstanceEvent& e : i.events) {
+    events.push_back({{"at_ms", e.at_ms}, {"state", e.state}, {"message", e.message}});
+  }
+  return {{"id", i.id},
+          {"tenant_id", i.tenant_id},
+          {"project_id", i.project_id},
+          {"user_id", i.user_id},
+          {"spec", spec_document(i.spec)},
+          {"state", instance_state_name(i.state)},
+          {"reason", i.reason},
+          {"node_id", i.node_id},
+          {"gpu_indices", i.gpu_indices},
+          {"gpu_uuids", i.gpu_uuids},
+          {"stop_requested", i.stop_requested},
+          {"exit_code", i.exit_code},
+          {"created_at_ms", i.created_at_ms},
+          {"started_at_ms", i.started_at_ms},
+          {"ended_at_ms", i.ended_at_ms},
+          {"events", events}};
+}
+
+Result<Node> node_from_document(const json& d) {
+  try {
+    Node n{.id = d.at("id"),
+           .name = d.at("name"),
+           .region = d.at("region"),
+           .labels = d.at("labels").get<std::map<std::string, std::string>>(),
+           .cpu_milli = d.at("cpu_milli"),
+           .memory_mib = d.at("memory_mib"),
+           .used_cpu_milli = d.at("used_cpu_milli"),
+           .used_memory_mib = d.at("used_memory_mib"),
+           .backend = d.at("backend"),
+           .agent_version = d.at("agent_version"),
+           .credential_hash = d.at("credential_hash"),
+           .admin = parse_node_admin(d.at("admin").get<std::string>()).value_or(NodeAdmin::kNone),
+           .lost = d.at("lost"),
+           .joined_at_ms = d.at("joined_at_ms"),
+           .last_heartbeat_ms = d.at("last_heartbeat_ms"),
+           .generation = d.at("generation")};
+    for (const json& gpu : d.at("gpus")) n.gpus.push_back(gpu_from(gpu));
+    return n;
+  } catch (const json::exception& e) {
+    return fail(ErrorCode::kInternal, std::string("a stored node is malformed: ") + e.what());
+  }
+}
+
+Result<Instance> instance_from_document(const json& d) {
+  try {
+    Instance i{.id = d.at("id"),
+               .tenant_id = d.at("tenant_id"),
+               .project_id = d.at("project_id"),
+               .user_id = d.at("user_id"),
+               .spec = spec_from(d.at("spec")),
+               .state = state_from(d.at("state")),
+               .reason = d.at("reason"),
+               .node_id = d.at("node_id"),
+               .gpu_indices = d.at("gpu_indices").get<std::vector<int>>(),
+               .gpu_uuids = d.at("gpu_uuids").get<std::vector<std::string>>(),
+               .stop_requested = d.at("stop_requested"),
+               .exit_code = d.at("exit_code"),
+               .created_at_ms = d.at("created_at_ms"),
+               .started_at_ms = d.at("started_at_ms"),
+               .ended_at_ms = d.at("ended_at_ms")};
+    for (const json& e : d.at("events")) {
+      i.events.push_back(InstanceEvent{e.at("at_ms"), e.at("state"), e.at("message")});
+    }
+    return i;
+  } catch (const json::exception& e) {
+    return fail(ErrorCode::kInternal, std::string("a stored instance is malformed: ") + e.what());
+  }
+}
+
+}  // namespace allot

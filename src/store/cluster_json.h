@@ -1,0 +1,19 @@
+// Nodes, instances and join tokens as JSON documents: how the store keeps them (one document per
+// row) and the base of what the API shows.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "common/error.h"
+#include "core/cluster.h"
+
+namespace allot {
+
+nlohmann::json node_document(const Node& node);
+nlohmann::json instance_document(const Instance& instance);
+nlohmann::json spec_document(const InstanceSpec& spec);
+
+[[nodiscard]] Result<Node> node_from_document(const nlohmann::json& doc);
+[[nodiscard]] Result<Instance> instance_from_document(const nlohmann::json& doc);
+
+}  // namespace allot
