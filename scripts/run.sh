@@ -8,7 +8,7 @@ root=$(pwd)
 
 scripts/setup.sh
 cmake --preset release >/dev/null
-cmake --build --preset release --target allotd allot
+cmake --build --preset release --target allotd allot allot-agent
 
 demo=$root/.allot-demo
 mkdir -p "$demo"
@@ -23,7 +23,8 @@ rm -f "$demo/port"
 ALLOT_ADMIN_KEY=$admin_key build/release/src/daemon/allotd --listen "$listen" \
   --data-dir "$demo/data" --port-file "$demo/port" >"$demo/allotd.out" 2>"$demo/allotd.log" &
 pid=$!
-trap 'kill -TERM $pid 2>/dev/null; wait $pid' EXIT INT TERM
+agent_pid=""
+trap 'kill -TERM $agent_pid $pid 2>/dev/null; wait $pid' EXIT INT TERM
 for _ in $(seq 1 300); do
   [ -s "$demo/port" ] && break
   kill -0 $pid 2>/dev/null || { cat "$demo/allotd.log" >&2; exit 1; }
@@ -58,6 +59,27 @@ step "tenants create sneaky   (as Ann: refused)"
 ALLOT_KEY=$ann_key allot tenants create sneaky || echo "exit code $?"
 step "audit --limit 5"
 ALLOT_KEY=$admin_key allot audit --limit 5
+
+step "join-tokens create demo   (then an agent joins with it, simulating 8 H100s)"
+token=$(ALLOT_KEY=$admin_key allot -o json join-tokens create demo | field token)
+echo "${token:0:16}..."
+build/release/src/agent/allot-agent --server "$url" --join-token "$token" \
+  --state-dir "$demo/agent" --name demo-node --simulate 8xH100-80GB 2>"$demo/agent.log" &
+agent_pid=$!
+for _ in $(seq 1 50); do
+  ALLOT_KEY=$admin_key allot -o json nodes | grep -q '"state": "ready"' && break
+  sleep 0.1
+done
+step "nodes"
+ALLOT_KEY=$admin_key allot nodes
+step "run --gpus 2 --gpu-type H100 -- sh -c 'echo hello from \$CUDA_VISIBLE_DEVICES'   (as Ann)"
+run_id=$(ALLOT_KEY=$ann_key allot -o json run --gpus 2 --gpu-type H100 -- \
+  sh -c 'echo hello from $CUDA_VISIBLE_DEVICES; sleep 1; echo bye' | field id)
+echo "$run_id"
+step "logs -f $run_id"
+ALLOT_KEY=$ann_key allot logs -f "$run_id"
+step "ps"
+ALLOT_KEY=$ann_key allot ps
 
 cat <<MSG
 

@@ -84,9 +84,11 @@ json telemetry(GpuBackend& backend, TimeMs now_ms) {
 
 }  // namespace
 
-Agent::Agent(AgentConfig config, std::unique_ptr<GpuBackend> gpus,
-             std::unique_ptr<Runtime> runtime, const Clock& clock)
-    : config_(std::move(config)), gpus_(std::move(gpus)), runtime_(std::move(runtime)),
+Agent::Agent(AgentConfig config, std::unique_ptr<GpuBackend> gpus, std::unique_ptr<Runtime> runtime,
+             const Clock& clock)
+    : config_(std::move(config)),
+      gpus_(std::move(gpus)),
+      runtime_(std::move(runtime)),
       clock_(clock) {}
 
 Status Agent::ensure_credential() {
@@ -103,10 +105,14 @@ Status Agent::ensure_credential() {
   if (config_.join_token.empty()) {
     return fail(ErrorCode::kUnauthenticated, "no saved credential and no --join-token to join");
   }
-  const json inventory = {{"name", config_.name},           {"region", config_.region},
-                          {"labels", config_.labels},       {"cpu_milli", config_.cpu_milli},
-                          {"memory_mib", config_.memory_mib}, {"backend", gpus_->kind()},
-                          {"agent_version", ALLOT_VERSION}, {"gpus", gpu_inventory(*gpus_)}};
+  const json inventory = {{"name", config_.name},
+                          {"region", config_.region},
+                          {"labels", config_.labels},
+                          {"cpu_milli", config_.cpu_milli},
+                          {"memory_mib", config_.memory_mib},
+                          {"backend", gpus_->kind()},
+                          {"agent_version", ALLOT_VERSION},
+                          {"gpus", gpu_inventory(*gpus_)}};
   auto response = client_->send("POST", "/v1/agent/join", inventory.dump(), config_.join_token);
   if (!response) return std::unexpected(response.error());
   const json answer = json::parse(response->body, nullptr, false);
@@ -174,7 +180,8 @@ void Agent::apply_work(const json& work) {
                       .cpu_milli = item.value("cpu_milli", int64_t{0}),
                       .memory_mib = item.value("memory_mib", int64_t{0})};
     auto status = runtime_->start(spec);
-    if (!status) spdlog::error("msg=\"cannot start\" instance={} error=\"{}\"", id, status.error().message);
+    if (!status)
+      spdlog::error("msg=\"cannot start\" instance={} error=\"{}\"", id, status.error().message);
     started = true;
   }
   const json stop = work.value("stop", json::array());
@@ -238,8 +245,8 @@ void Agent::wait_loop() {
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
       continue;
     }
-    auto response = (*client)->send("POST", "/v1/agent/wait",
-                                    json{{"generation", seen}}.dump(), credential_);
+    auto response =
+        (*client)->send("POST", "/v1/agent/wait", json{{"generation", seen}}.dump(), credential_);
     if (!response || response->status != 200) {
       std::this_thread::sleep_for(std::chrono::milliseconds(500));
       continue;

@@ -57,12 +57,12 @@ class Agent {
   std::string node_id_;
   std::string credential_;
   int64_t interval_ms_ = 2'000;
-  std::map<std::string, int64_t> shipped_;  // Controller's log size per instance.
+  std::map<std::string, int64_t> shipped_;            // Controller's log size per instance.
   std::map<std::string, std::string> last_reported_;  // Instance id -> last reported state.
 
   std::mutex mutex_;
   std::condition_variable woken_;
-  bool wake_ = false;                // Guarded by mutex_.
+  bool wake_ = false;  // Guarded by mutex_.
   std::atomic<bool> stopping_{false};
   std::atomic<int64_t> generation_{-1};
 };

@@ -6,9 +6,9 @@
 #include <functional>
 #include <thread>
 
-#include <CLI/CLI.hpp>
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
+#include <CLI/CLI.hpp>
 
 #include "agent/agent.h"
 
@@ -62,8 +62,8 @@ int main(int argc, char** argv) {
     }
     config.labels[label.substr(0, eq)] = label.substr(eq + 1);
   }
-  config.cpu_milli = config.cpu_milli > 0 ? config.cpu_milli * 1000
-                                          : std::thread::hardware_concurrency() * 1000LL;
+  config.cpu_milli =
+      config.cpu_milli > 0 ? config.cpu_milli * 1000 : std::thread::hardware_concurrency() * 1000LL;
   if (config.memory_mib == 0) {
     config.memory_mib = sysconf(_SC_PHYS_PAGES) * sysconf(_SC_PAGE_SIZE) / (1 << 20);
   }

@@ -55,16 +55,16 @@ Result<NodeHeartbeat> parse_heartbeat(const json& d) {
   try {
     NodeHeartbeat beat{.node_id = d.at("node_id")};
     for (const json& g : d.value("gpus", json::array())) {
-      beat.gpus.push_back(GpuHeartbeat{
-          .index = g.at("index"),
-          .telemetry = {.utilization_pct = g.value("utilization_pct", 0),
-                        .memory_used_bytes = g.value("memory_used_bytes", int64_t{0}),
-                        .power_mw = g.value("power_mw", int64_t{0}),
-                        .energy_mj = g.value("energy_mj", int64_t{0}),
-                        .temperature_c = g.value("temperature_c", 0),
-                        .ecc_errors = g.value("ecc_errors", int64_t{0})},
-          .lost = g.value("lost", false),
-          .xids = g.value("xids", std::vector<int>{})});
+      beat.gpus.push_back(
+          GpuHeartbeat{.index = g.at("index"),
+                       .telemetry = {.utilization_pct = g.value("utilization_pct", 0),
+                                     .memory_used_bytes = g.value("memory_used_bytes", int64_t{0}),
+                                     .power_mw = g.value("power_mw", int64_t{0}),
+                                     .energy_mj = g.value("energy_mj", int64_t{0}),
+                                     .temperature_c = g.value("temperature_c", 0),
+                                     .ecc_errors = g.value("ecc_errors", int64_t{0})},
+                       .lost = g.value("lost", false),
+                       .xids = g.value("xids", std::vector<int>{})});
     }
     for (const json& w : d.value("workloads", json::array())) {
       const std::string state = w.at("state");
@@ -141,7 +141,8 @@ json work_for(const Call& call, const Node& node, const NodeHeartbeat& beat) {
       forget.push_back(report.instance_id);  // Its end is recorded now.
     } else if (!wanted.contains(report.instance_id)) {
       // Nothing should run here that the controller does not want: no orphans.
-      stop.push_back({{"instance_id", report.instance_id}, {"grace_ms", call.options.stop_grace_ms}});
+      stop.push_back(
+          {{"instance_id", report.instance_id}, {"grace_ms", call.options.stop_grace_ms}});
     }
   }
   return {{"generation", node.generation},

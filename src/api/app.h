@@ -17,8 +17,8 @@ namespace allot {
 
 // Settings of the API that come from the daemon's config.
 struct ApiOptions {
-  int64_t stop_grace_ms = 10'000;     // SIGTERM to SIGKILL for stopped instances.
-  int64_t long_poll_ms = 20'000;      // How long an agent's wait is held.
+  int64_t stop_grace_ms = 10'000;         // SIGTERM to SIGKILL for stopped instances.
+  int64_t long_poll_ms = 20'000;          // How long an agent's wait is held.
   int64_t heartbeat_interval_ms = 2'000;  // What agents are told to use.
 };
 
@@ -46,7 +46,6 @@ struct Route {
   RouteHandler handler;
   RouteAuth auth = RouteAuth::kUser;
 };
-
 
 // Returns early from a function returning Result<...> when a Status-returning call fails.
 #define ALLOT_TRY(expr)                                          \

@@ -24,7 +24,8 @@ Result<Caller> authenticate_node(const State& state, std::string_view authorizat
   auto token = bearer_token(authorization);
   if (!token) return std::unexpected(token.error());
   const Node* node = state.node_for_credential(sha256_hex(*token));
-  if (node == nullptr) return fail(ErrorCode::kUnauthenticated, "unknown or revoked node credential");
+  if (node == nullptr)
+    return fail(ErrorCode::kUnauthenticated, "unknown or revoked node credential");
   return Caller{.node_id = node->id};
 }
 

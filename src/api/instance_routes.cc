@@ -85,9 +85,11 @@ Result<HttpResponse> create_instance(Call& call) {
     spec.price_class = *parsed;
   }
   const std::string id = call.ctx.ids().new_id("ins");
-  ALLOT_TRY(call.ctx.apply(CreateInstance{.id = id, .tenant_id = (*project)->tenant_id,
+  ALLOT_TRY(call.ctx.apply(CreateInstance{.id = id,
+                                          .tenant_id = (*project)->tenant_id,
                                           .project_id = (*project)->id,
-                                          .user_id = call.caller.user_id, .spec = spec}));
+                                          .user_id = call.caller.user_id,
+                                          .spec = spec}));
   call.target_id = id;
   return json_reply(201, to_json(*call.ctx.state().instance(id)));
 }
@@ -157,15 +159,15 @@ Result<HttpResponse> instance_logs(Call& call) {
   if (!tail) return std::unexpected(tail.error());
   if (!limit) return std::unexpected(limit.error());
   const std::string id = (*instance)->id;
-  auto chunk = call.target.query.contains("tail") ? call.logs.tail(id, static_cast<int>(*tail), *limit)
-                                                  : call.logs.read(id, *offset, *limit);
+  auto chunk = call.target.query.contains("tail")
+                   ? call.logs.tail(id, static_cast<int>(*tail), *limit)
+                   : call.logs.read(id, *offset, *limit);
   if (!chunk) return std::unexpected(chunk.error());
-  return json_reply(
-      200, {{"offset", chunk->offset},
-            {"next_offset", chunk->offset + static_cast<int64_t>(chunk->data.size())},
-            {"size", chunk->size},
-            {"data", chunk->data},
-            {"ended", is_final((*instance)->state)}});
+  return json_reply(200, {{"offset", chunk->offset},
+                          {"next_offset", chunk->offset + static_cast<int64_t>(chunk->data.size())},
+                          {"size", chunk->size},
+                          {"data", chunk->data},
+                          {"ended", is_final((*instance)->state)}});
 }
 
 Result<HttpResponse> instance_events(Call& call) {

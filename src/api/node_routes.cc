@@ -21,9 +21,8 @@ Result<HttpResponse> create_join_token(Call& call) {
   const std::string id = call.ctx.ids().new_id("jtk");
   const std::string secret = "allot_join_" + call.ctx.ids().new_secret().substr(6);
   const TimeMs expires_at_ms = expires_in_s ? call.ctx.now_ms() + *expires_in_s * 1000 : 0;
-  ALLOT_TRY(call.ctx.apply(CreateJoinToken{.id = id, .name = name,
-                                           .token_hash = sha256_hex(secret),
-                                           .expires_at_ms = expires_at_ms}));
+  ALLOT_TRY(call.ctx.apply(CreateJoinToken{
+      .id = id, .name = name, .token_hash = sha256_hex(secret), .expires_at_ms = expires_at_ms}));
   call.target_id = id;
   json out = to_json(call.ctx.state().join_tokens.at(id));
   out["token"] = secret;
@@ -81,6 +80,14 @@ Result<HttpResponse> cordon(Call& call) { return set_admin(call, NodeAdmin::kCor
 Result<HttpResponse> uncordon(Call& call) { return set_admin(call, NodeAdmin::kNone); }
 Result<HttpResponse> drain(Call& call) { return set_admin(call, NodeAdmin::kDraining); }
 
+Result<HttpResponse> revoke_credential(Call& call) {
+  auto node = path_node(call);
+  if (!node) return std::unexpected(node.error());
+  const std::string id = (*node)->id;
+  ALLOT_TRY(call.ctx.apply(RevokeNodeCredential{.node_id = id}));
+  return json_reply(200, to_json(*call.ctx.state().node(id)));
+}
+
 constexpr Route kRoutes[] = {
     {"POST", "/v1/join-tokens", create_join_token},
     {"GET", "/v1/join-tokens", list_join_tokens},
@@ -90,6 +97,7 @@ constexpr Route kRoutes[] = {
     {"POST", "/v1/nodes/{id}/cordon", cordon},
     {"POST", "/v1/nodes/{id}/uncordon", uncordon},
     {"POST", "/v1/nodes/{id}/drain", drain},
+    {"POST", "/v1/nodes/{id}/revoke-credential", revoke_credential},
 };
 
 }  // namespace

@@ -38,7 +38,8 @@ int http_status(ErrorCode code) {
 HttpResponse error_reply(const Error& error) {
   const nlohmann::json body = {
       {"error", {{"code", code_name(error.code)}, {"message", error.message}}}};
-  return HttpResponse{http_status(error.code), body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)};
+  return HttpResponse{http_status(error.code),
+                      body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)};
 }
 
 HttpResponse json_reply(int status, const nlohmann::json& body) {

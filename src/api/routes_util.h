@@ -28,8 +28,8 @@ HttpResponse page_of(const std::map<std::string, T>& map, const Page& page, Visi
     items.push_back(to_json(it->second));
     last = it->first;
   }
-  return json_reply(
-      200, {{"items", items}, {"next_after", more ? nlohmann::json(last) : nlohmann::json(nullptr)}});
+  return json_reply(200, {{"items", items},
+                          {"next_after", more ? nlohmann::json(last) : nlohmann::json(nullptr)}});
 }
 
 }  // namespace allot

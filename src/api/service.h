@@ -112,9 +112,9 @@ class Service {
 
   mutable std::mutex mutex_;
   std::condition_variable wake_;
-  std::deque<Item> queue_;  // Guarded by mutex_.
-  bool stopping_ = false;   // Guarded by mutex_.
-  bool stale_ = false;      // Guarded by mutex_: the core may hold changes the store lost.
+  std::deque<Item> queue_;       // Guarded by mutex_.
+  bool stopping_ = false;        // Guarded by mutex_.
+  bool stale_ = false;           // Guarded by mutex_: the core may hold changes the store lost.
   bool release_parked_ = false;  // Guarded by mutex_.
   std::vector<Parked> parked_;   // Core thread only.
   std::thread thread_;

@@ -10,15 +10,22 @@ namespace {
 
 using nlohmann::json;
 
-const std::vector<Column> kNodeColumns = {
-    {"id", "id"}, {"name", "name"}, {"state", "state"}, {"region", "region"},
-    {"gpus", "gpu_summary"}, {"backend", "backend"}, {"heartbeat", "last_heartbeat_at"}};
+const std::vector<Column> kNodeColumns = {{"id", "id"},
+                                          {"name", "name"},
+                                          {"state", "state"},
+                                          {"region", "region"},
+                                          {"gpus", "gpu_summary"},
+                                          {"backend", "backend"},
+                                          {"heartbeat", "last_heartbeat_at"}};
 const std::vector<Column> kInstanceColumns = {
-    {"id", "id"},     {"state", "state"},  {"gpus", "gpu_summary"}, {"node", "node_id"},
-    {"command", "command_line"}, {"created", "created_at"}, {"reason", "reason"}};
-const std::vector<Column> kTokenColumns = {
-    {"id", "id"}, {"name", "name"}, {"created", "created_at"}, {"expires", "expires_at"},
-    {"revoked", "revoked_at"}};
+    {"id", "id"},        {"state", "state"},          {"gpus", "gpu_summary"},
+    {"node", "node_id"}, {"command", "command_line"}, {"created", "created_at"},
+    {"reason", "reason"}};
+const std::vector<Column> kTokenColumns = {{"id", "id"},
+                                           {"name", "name"},
+                                           {"created", "created_at"},
+                                           {"expires", "expires_at"},
+                                           {"revoked", "revoked_at"}};
 
 // Adds the short columns that tables show and JSON leaves out.
 json summarise_nodes(json items) {
@@ -39,10 +46,11 @@ json summarise_instances(json items) {
   for (json& instance : items) {
     const json& spec = instance["spec"];
     const int gpus = spec.value("gpus", 0);
-    instance["gpu_summary"] = gpus > 0 ? std::to_string(gpus)
-                                       : std::to_string(spec.value("gpu_milli", 0)) + "m";
+    instance["gpu_summary"] =
+        gpus > 0 ? std::to_string(gpus) : std::to_string(spec.value("gpu_milli", 0)) + "m";
     std::string line;
-    for (const json& arg : spec["command"]) line += (line.empty() ? "" : " ") + arg.get<std::string>();
+    for (const json& arg : spec["command"])
+      line += (line.empty() ? "" : " ") + arg.get<std::string>();
     instance["command_line"] = line.size() > 40 ? line.substr(0, 37) + "..." : line;
   }
   return items;
@@ -58,8 +66,9 @@ Action list_of(std::string target, const int& limit, const std::vector<Column>& 
   };
 }
 
-Action call_and_show(std::string method, std::function<std::string()> target,
-                     std::function<json()> body = [] { return json(nullptr); }) {
+Action call_and_show(
+    std::string method, std::function<std::string()> target,
+    std::function<json()> body = [] { return json(nullptr); }) {
   return [method = std::move(method), target = std::move(target),
           body = std::move(body)](Session& session) {
     json answer;
@@ -143,12 +152,11 @@ void add_cluster_commands(CLI::App& app, Action& action) {
 
   CLI::App* nodes = app.add_subcommand("nodes", "list nodes (operator admins)");
   add_limit(*nodes, limit);
-  nodes->callback([&action] {
-    action = list_of("/v1/nodes", limit, kNodeColumns, summarise_nodes);
-  });
+  nodes->callback(
+      [&action] { action = list_of("/v1/nodes", limit, kNodeColumns, summarise_nodes); });
 
-  CLI::App* node = app.add_subcommand("node", "one node: get, cordon, uncordon, drain")
-                       ->require_subcommand(1);
+  CLI::App* node =
+      app.add_subcommand("node", "one node: get, cordon, uncordon, drain")->require_subcommand(1);
   node->fallthrough();
   for (const char* verb : {"get", "cordon", "uncordon", "drain"}) {
     CLI::App* sub = node->add_subcommand(verb, std::string(verb) + " a node");
@@ -160,28 +168,28 @@ void add_cluster_commands(CLI::App& app, Action& action) {
     });
   }
 
-  CLI::App* tokens = app.add_subcommand("join-tokens", "tokens that let agents join")
-                         ->require_subcommand(1);
+  CLI::App* tokens =
+      app.add_subcommand("join-tokens", "tokens that let agents join")->require_subcommand(1);
   tokens->fallthrough();
   CLI::App* token_create = tokens->add_subcommand("create", "create one (shown once)");
   token_create->add_option("name", name, "what it is for")->required();
   token_create->add_option("--expires-in", expires_in_s, "seconds until it expires");
   token_create->callback([&action] {
-    action = call_and_show("POST", [] { return std::string("/v1/join-tokens"); }, [] {
-      json body{{"name", name}};
-      if (expires_in_s > 0) body["expires_in_s"] = expires_in_s;
-      return body;
-    });
+    action = call_and_show(
+        "POST", [] { return std::string("/v1/join-tokens"); },
+        [] {
+          json body{{"name", name}};
+          if (expires_in_s > 0) body["expires_in_s"] = expires_in_s;
+          return body;
+        });
   });
   CLI::App* token_list = tokens->add_subcommand("list", "list them");
-  token_list->callback([&action] {
-    action = list_of("/v1/join-tokens", limit, kTokenColumns, nullptr);
-  });
+  token_list->callback(
+      [&action] { action = list_of("/v1/join-tokens", limit, kTokenColumns, nullptr); });
   CLI::App* token_revoke = tokens->add_subcommand("revoke", "revoke one");
   token_revoke->add_option("id", id, "its id")->required();
-  token_revoke->callback([&action] {
-    action = call_and_show("DELETE", [] { return "/v1/join-tokens/" + id; });
-  });
+  token_revoke->callback(
+      [&action] { action = call_and_show("DELETE", [] { return "/v1/join-tokens/" + id; }); });
 
   CLI::App* run_cmd = app.add_subcommand("run", "launch an instance: allot run [OPTIONS] -- CMD");
   run_cmd->add_option("--gpus", run.gpus, "whole GPUs, 1 to 8 (default 1)");
@@ -197,9 +205,8 @@ void add_cluster_commands(CLI::App& app, Action& action) {
   run_cmd->add_option("--max-run", run.max_run_s, "stop after this many seconds");
   run_cmd->add_flag("--interactive", run.interactive, "runs until stopped");
   run_cmd->add_option("command", run.command, "the command and its arguments")->required();
-  run_cmd->callback([&action] {
-    action = [](Session& session) { return run_instance(session, run); };
-  });
+  run_cmd->callback(
+      [&action] { action = [](Session& session) { return run_instance(session, run); }; });
 
   CLI::App* ps = app.add_subcommand("ps", "list instances");
   add_limit(*ps, limit);
@@ -227,9 +234,8 @@ void add_cluster_commands(CLI::App& app, Action& action) {
   CLI::App* describe = app.add_subcommand("describe", "show an instance, with its events");
   describe->add_option("kind", name, "instance")->required()->check(CLI::IsMember({"instance"}));
   describe->add_option("id", id, "its id")->required();
-  describe->callback([&action] {
-    action = call_and_show("GET", [] { return "/v1/instances/" + id; });
-  });
+  describe->callback(
+      [&action] { action = call_and_show("GET", [] { return "/v1/instances/" + id; }); });
 }
 
 }  // namespace allot::cli

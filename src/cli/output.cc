@@ -53,6 +53,18 @@ void print_object(std::ostream& out, const nlohmann::json& object) {
   // Nested objects print as PARENT.FIELD lines, so that every value stands on its own line.
   std::vector<std::pair<std::string, std::string>> lines;
   for (const auto& [key, value] : object.items()) {
+    if (value.is_array() && !value.empty() && value.front().is_object()) {
+      // A list of records (an instance's events): one line each, its fields as key=value.
+      for (const auto& item : value) {
+        std::string text;
+        for (const auto& [field, field_value] : item.items()) {
+          if (field.ends_with("_ms")) continue;  // The readable time is there too.
+          text += (text.empty() ? "" : "  ") + field + "=" + cell(field_value);
+        }
+        lines.emplace_back(upper(key), std::move(text));
+      }
+      continue;
+    }
     if (!value.is_object()) {
       lines.emplace_back(upper(key), cell(value));
       continue;

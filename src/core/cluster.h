@@ -105,8 +105,8 @@ std::string_view price_class_name(PriceClass price_class);
 std::optional<PriceClass> parse_price_class(std::string_view name);
 
 struct InstanceSpec {
-  int gpus = 0;        // Whole GPUs, 1..8; 0 when gpu_milli is set.
-  int gpu_milli = 0;   // A fraction of one GPU, 1..999; 0 when gpus is set.
+  int gpus = 0;                         // Whole GPUs, 1..8; 0 when gpu_milli is set.
+  int gpu_milli = 0;                    // A fraction of one GPU, 1..999; 0 when gpus is set.
   std::vector<std::string> gpu_models;  // Allowed models or families; empty: any.
   int64_t cpu_milli = 0;
   int64_t memory_mib = 0;

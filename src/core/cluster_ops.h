@@ -22,14 +22,14 @@ using Rows = std::vector<Row>;
 [[nodiscard]] Result<Rows> revoke_join_token(const State& state, const RevokeJoinToken& c,
                                              TimeMs now_ms);
 [[nodiscard]] Result<Rows> join_node(const State& state, const JoinNode& c, TimeMs now_ms);
-[[nodiscard]] Result<Rows> node_heartbeat(const State& state, const NodeHeartbeat& c,
-                                          TimeMs now_ms, const Scheduler& scheduler);
-[[nodiscard]] Result<Rows> set_node_admin(const State& state, const SetNodeAdmin& c,
-                                          TimeMs now_ms);
+[[nodiscard]] Result<Rows> node_heartbeat(const State& state, const NodeHeartbeat& c, TimeMs now_ms,
+                                          const Scheduler& scheduler);
+[[nodiscard]] Result<Rows> set_node_admin(const State& state, const SetNodeAdmin& c, TimeMs now_ms);
+[[nodiscard]] Result<Rows> revoke_node_credential(const State& state,
+                                                  const RevokeNodeCredential& c);
 [[nodiscard]] Result<Rows> create_instance(const State& state, const CreateInstance& c,
                                            TimeMs now_ms, const Scheduler& scheduler);
-[[nodiscard]] Result<Rows> stop_instance(const State& state, const StopInstance& c,
-                                         TimeMs now_ms);
+[[nodiscard]] Result<Rows> stop_instance(const State& state, const StopInstance& c, TimeMs now_ms);
 [[nodiscard]] Result<Rows> tick(const State& state, TimeMs now_ms, const CoreOptions& options,
                                 const Scheduler& scheduler);
 

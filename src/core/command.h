@@ -122,6 +122,11 @@ struct SetNodeAdmin {
   NodeAdmin admin = NodeAdmin::kNone;
 };
 
+// The node's credential stops working; its agent must join again with a join token.
+struct RevokeNodeCredential {
+  std::string node_id;
+};
+
 struct CreateInstance {
   std::string id;
   std::string tenant_id;
@@ -137,8 +142,9 @@ struct StopInstance {
 // The timer: heartbeat deadlines, maximum run times, and a scheduling pass.
 struct Tick {};
 
-using Command = std::variant<CreateTenant, CreateProject, DeleteProject, CreateUser, UpdateUser,
-                             CreateKey, RevokeKey, CreateJoinToken, RevokeJoinToken, JoinNode,
-                             NodeHeartbeat, SetNodeAdmin, CreateInstance, StopInstance, Tick>;
+using Command =
+    std::variant<CreateTenant, CreateProject, DeleteProject, CreateUser, UpdateUser, CreateKey,
+                 RevokeKey, CreateJoinToken, RevokeJoinToken, JoinNode, NodeHeartbeat, SetNodeAdmin,
+                 RevokeNodeCredential, CreateInstance, StopInstance, Tick>;
 
 }  // namespace allot

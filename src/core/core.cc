@@ -194,6 +194,9 @@ Result<std::vector<Row>> Core::apply(const Command& command, TimeMs now_ms) {
           return node_heartbeat(state_, c, now_ms, *scheduler_);
         }
         if constexpr (std::is_same_v<T, SetNodeAdmin>) return set_node_admin(state_, c, now_ms);
+        if constexpr (std::is_same_v<T, RevokeNodeCredential>) {
+          return revoke_node_credential(state_, c);
+        }
         if constexpr (std::is_same_v<T, CreateInstance>) {
           return create_instance(state_, c, now_ms, *scheduler_);
         }

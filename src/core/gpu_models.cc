@@ -6,8 +6,8 @@ namespace allot {
 namespace {
 
 constexpr std::array<std::string_view, 8> kModels = {
-    "A100-40GB", "A100-80GB", "H100-80GB", "H200-141GB",
-    "B200-180GB", "L4-24GB", "L40S-48GB", "RTX4090-24GB",
+    "A100-40GB",  "A100-80GB", "H100-80GB", "H200-141GB",
+    "B200-180GB", "L4-24GB",   "L40S-48GB", "RTX4090-24GB",
 };
 
 }  // namespace

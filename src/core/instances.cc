@@ -33,7 +33,8 @@ Status check_spec(const InstanceSpec& spec) {
     return fail(ErrorCode::kLimitExceeded, "the command has too many arguments");
   }
   for (const auto& [name, value] : spec.env) {
-    if (name.empty() || name.find('=') != std::string::npos || name.find('\0') != std::string::npos) {
+    if (name.empty() || name.find('=') != std::string::npos ||
+        name.find('\0') != std::string::npos) {
       return fail(ErrorCode::kInvalidArgument, fmt::format("bad environment name '{}'", name));
     }
   }
@@ -129,8 +130,12 @@ Result<Rows> create_instance(const State& state, const CreateInstance& c, TimeMs
     return fail(ErrorCode::kLimitExceeded, "the tenant runs or queues the most instances it may");
   }
   Draft draft(state);
-  Instance instance{.id = c.id, .tenant_id = c.tenant_id, .project_id = c.project_id,
-                    .user_id = c.user_id, .spec = c.spec, .created_at_ms = now_ms};
+  Instance instance{.id = c.id,
+                    .tenant_id = c.tenant_id,
+                    .project_id = c.project_id,
+                    .user_id = c.user_id,
+                    .spec = c.spec,
+                    .created_at_ms = now_ms};
   transition(instance, InstanceState::kQueued, now_ms, "waiting for a placement");
   draft.add_instance(std::move(instance));
   schedule_queue(draft, now_ms, scheduler);

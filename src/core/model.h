@@ -61,6 +61,4 @@ struct ApiKey {
   bool operator==(const ApiKey&) const = default;
 };
 
-
-
 }  // namespace allot

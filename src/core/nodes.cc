@@ -12,7 +12,9 @@
 namespace allot {
 namespace {
 
-Error unknown_token() { return Error{ErrorCode::kUnauthenticated, "unknown or revoked join token"}; }
+Error unknown_token() {
+  return Error{ErrorCode::kUnauthenticated, "unknown or revoked join token"};
+}
 
 Status check_inventory(const JoinNode& c) {
   if (auto ok = check_name("node name", c.name); !ok) return ok;
@@ -97,8 +99,11 @@ Result<Rows> create_join_token(const State& state, const CreateJoinToken& c, Tim
   if (c.expires_at_ms != 0 && c.expires_at_ms <= now_ms) {
     return fail(ErrorCode::kInvalidArgument, "the expiry must be in the future");
   }
-  return Rows{JoinToken{.id = c.id, .name = c.name, .token_hash = c.token_hash,
-                        .created_at_ms = now_ms, .expires_at_ms = c.expires_at_ms}};
+  return Rows{JoinToken{.id = c.id,
+                        .name = c.name,
+                        .token_hash = c.token_hash,
+                        .created_at_ms = now_ms,
+                        .expires_at_ms = c.expires_at_ms}};
 }
 
 Result<Rows> revoke_join_token(const State& state, const RevokeJoinToken& c, TimeMs now_ms) {
@@ -121,8 +126,12 @@ Result<Rows> join_node(const State& state, const JoinNode& c, TimeMs now_ms) {
   if (auto ok = check_inventory(c); !ok) return std::unexpected(ok.error());
   std::vector<Gpu> gpus;
   for (const GpuReport& g : c.gpus) {
-    gpus.push_back(Gpu{.index = g.index, .uuid = g.uuid, .name = g.name, .model = g.model,
-                       .memory_bytes = g.memory_bytes, .pci_bus_id = g.pci_bus_id,
+    gpus.push_back(Gpu{.index = g.index,
+                       .uuid = g.uuid,
+                       .name = g.name,
+                       .model = g.model,
+                       .memory_bytes = g.memory_bytes,
+                       .pci_bus_id = g.pci_bus_id,
                        .mig_enabled = g.mig_enabled});
   }
   Draft draft(state);
@@ -140,10 +149,16 @@ Result<Rows> join_node(const State& state, const JoinNode& c, TimeMs now_ms) {
     return draft.rows();
   }
   if (auto ok = check_id("node id", c.node_id, "nod"); !ok) return std::unexpected(ok.error());
-  draft.add_node(Node{.id = c.node_id, .name = c.name, .region = c.region, .labels = c.labels,
-                      .cpu_milli = c.cpu_milli, .memory_mib = c.memory_mib,
-                      .backend = c.backend, .agent_version = c.agent_version,
-                      .credential_hash = c.credential_hash, .joined_at_ms = now_ms,
+  draft.add_node(Node{.id = c.node_id,
+                      .name = c.name,
+                      .region = c.region,
+                      .labels = c.labels,
+                      .cpu_milli = c.cpu_milli,
+                      .memory_mib = c.memory_mib,
+                      .backend = c.backend,
+                      .agent_version = c.agent_version,
+                      .credential_hash = c.credential_hash,
+                      .joined_at_ms = now_ms,
                       .gpus = std::move(gpus)});
   return draft.rows();
 }
@@ -205,6 +220,15 @@ Result<Rows> set_node_admin(const State& state, const SetNodeAdmin& c, TimeMs /*
   if (node.admin == NodeAdmin::kDraining && draft.instances_on(c.node_id).empty()) {
     node.admin = NodeAdmin::kCordoned;  // Nothing to wait for: drained already.
   }
+  return draft.rows();
+}
+
+Result<Rows> revoke_node_credential(const State& state, const RevokeNodeCredential& c) {
+  if (state.node(c.node_id) == nullptr) {
+    return fail(ErrorCode::kNotFound, fmt::format("no node {}", c.node_id));
+  }
+  Draft draft(state);
+  draft.edit_node(c.node_id).credential_hash.clear();
   return draft.rows();
 }
 

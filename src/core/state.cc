@@ -33,11 +33,13 @@ void State::put(const Row& row) {
             node_by_credential.erase(old->second.credential_hash);
           }
           nodes[object.id] = object;
-          node_by_credential[object.credential_hash] = object.id;
+          if (!object.credential_hash.empty())
+            node_by_credential[object.credential_hash] = object.id;
           node_by_name[object.name] = object.id;
         } else {
           auto old = instances.find(object.id);
-          const bool was_queued = old != instances.end() && old->second.state == InstanceState::kQueued;
+          const bool was_queued =
+              old != instances.end() && old->second.state == InstanceState::kQueued;
           const bool is_queued = object.state == InstanceState::kQueued;
           instances[object.id] = object;
           if (was_queued && !is_queued) std::erase(queue, object.id);

@@ -20,7 +20,7 @@ struct State {
   std::map<std::string, Instance> instances;
 
   // Derived indexes, kept true by put().
-  std::unordered_map<std::string, std::string> key_by_hash;   // key hash -> key id
+  std::unordered_map<std::string, std::string> key_by_hash;         // key hash -> key id
   std::unordered_map<std::string, std::string> node_by_credential;  // credential hash -> node id
   std::unordered_map<std::string, std::string> node_by_name;
   // Queued instances, oldest first: the order in which placement is tried.

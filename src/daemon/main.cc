@@ -104,11 +104,12 @@ int run(const DaemonConfig& config) {
   std::thread ticker([&service, &stopping] {
     while (!stopping) {
       std::this_thread::sleep_for(std::chrono::milliseconds(250));
-      service.submit([](Context& ctx) {
-        (void)ctx.apply(Tick{});
-        return HttpResponse{};
-      },
-                     [](const HttpResponse&) {});
+      service.submit(
+          [](Context& ctx) {
+            (void)ctx.apply(Tick{});
+            return HttpResponse{};
+          },
+          [](const HttpResponse&) {});
     }
   });
   std::thread signals([&server, &service, &stopping] {

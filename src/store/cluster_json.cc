@@ -51,8 +51,8 @@ InstanceSpec spec_from(const json& d) {
       .cpu_milli = d.at("cpu_milli"),
       .memory_mib = d.at("memory_mib"),
       .region = d.at("region"),
-      .price_class = parse_price_class(d.at("price_class").get<std::string>())
-                         .value_or(PriceClass::kOnDemand),
+      .price_class =
+          parse_price_class(d.at("price_class").get<std::string>()).value_or(PriceClass::kOnDemand),
       .command = d.at("command").get<std::vector<std::string>>(),
       .env = d.at("env").get<std::map<std::string, std::string>>(),
       .labels = d.at("labels").get<std::map<std::string, std::string>>(),

@@ -65,15 +65,18 @@ Status write_row(Db& db, const Row& row) {
                                o.prefix, o.token_hash, o.created_at_ms, o.revoked_at_ms};
           return db.exec(kUpsertKey, p);
         } else if constexpr (std::is_same_v<T, JoinToken>) {
-          const DbValue p[] = {o.id,           o.name,          o.token_hash,
-                               o.created_at_ms, o.expires_at_ms, o.revoked_at_ms};
+          const DbValue p[] = {
+              o.id, o.name, o.token_hash, o.created_at_ms, o.expires_at_ms, o.revoked_at_ms};
           return db.exec(kUpsertJoinToken, p);
         } else if constexpr (std::is_same_v<T, Node>) {
           const DbValue p[] = {o.id, o.name, node_document(o).dump()};
           return db.exec(kUpsertNode, p);
         } else {
-          const DbValue p[] = {o.id, o.tenant_id, o.project_id,
-                               std::string(instance_state_name(o.state)), o.created_at_ms,
+          const DbValue p[] = {o.id,
+                               o.tenant_id,
+                               o.project_id,
+                               std::string(instance_state_name(o.state)),
+                               o.created_at_ms,
                                instance_document(o).dump()};
           return db.exec(kUpsertInstance, p);
         }
@@ -209,9 +212,12 @@ class SqlStore final : public Store {
         {});
     if (!tokens) return std::unexpected(tokens.error());
     for (const DbRow& r : *tokens) {
-      out.emplace_back(JoinToken{.id = db_text(r[0]), .name = db_text(r[1]),
-                                 .token_hash = db_text(r[2]), .created_at_ms = db_int(r[3]),
-                                 .expires_at_ms = db_int(r[4]), .revoked_at_ms = db_int(r[5])});
+      out.emplace_back(JoinToken{.id = db_text(r[0]),
+                                 .name = db_text(r[1]),
+                                 .token_hash = db_text(r[2]),
+                                 .created_at_ms = db_int(r[3]),
+                                 .expires_at_ms = db_int(r[4]),
+                                 .revoked_at_ms = db_int(r[5])});
     }
     auto nodes = db_->query("SELECT doc FROM nodes ORDER BY id", {});
     if (!nodes) return std::unexpected(nodes.error());

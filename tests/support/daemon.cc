@@ -25,10 +25,11 @@ std::string read_file(const std::filesystem::path& path) {
   return text.str();
 }
 
-// Starts `program` with stdout and stderr sent to files; returns its pid.
-pid_t spawn(const std::string& program, const std::vector<std::string>& args,
-            const std::vector<std::string>& extra_env, const std::filesystem::path& out,
-            const std::filesystem::path& err) {
+}  // namespace
+
+pid_t spawn_program(const std::string& program, const std::vector<std::string>& args,
+                    const std::vector<std::string>& extra_env, const std::filesystem::path& out,
+                    const std::filesystem::path& err) {
   std::vector<std::string> env;
   for (char** e = environ; *e != nullptr; ++e) env.emplace_back(*e);
   env.insert(env.end(), extra_env.begin(), extra_env.end());
@@ -54,8 +55,7 @@ pid_t spawn(const std::string& program, const std::vector<std::string>& args,
   return pid;
 }
 
-// Waits for `pid` up to `timeout`; returns its exit code, 128+signal, or -1 on timeout.
-int wait_for(pid_t pid, std::chrono::milliseconds timeout) {
+int wait_for_exit(pid_t pid, std::chrono::milliseconds timeout) {
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   for (;;) {
     int status = 0;
@@ -69,8 +69,6 @@ int wait_for(pid_t pid, std::chrono::milliseconds timeout) {
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
 }
-
-}  // namespace
 
 std::string bin_dir() {
   const char* dir = std::getenv("ALLOT_BIN_DIR");
@@ -92,8 +90,9 @@ bool Daemon::start(const std::vector<std::string>& extra_env) {
   if (!postgres_url_.empty()) {
     args.insert(args.end(), {"--store", "postgres", "--postgres-url", postgres_url_});
   }
-  pid_ = spawn(bin_dir() + "/src/daemon/allotd", args, extra_env, dir_.path() / "stdout",
-               dir_.path() / "stderr");
+  args.insert(args.end(), extra_args_.begin(), extra_args_.end());
+  pid_ = spawn_program(bin_dir() + "/src/daemon/allotd", args, extra_env, dir_.path() / "stdout",
+                       dir_.path() / "stderr");
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
   while (!std::filesystem::exists(port_file)) {
     int status = 0;
@@ -117,7 +116,7 @@ bool Daemon::start(const std::vector<std::string>& extra_env) {
 int Daemon::stop() {
   if (pid_ <= 0) return -1;
   ::kill(pid_, SIGTERM);
-  const int code = wait_for(pid_, std::chrono::seconds(30));
+  const int code = wait_for_exit(pid_, std::chrono::seconds(30));
   if (code == -1) ::kill(pid_, SIGKILL);
   pid_ = -1;
   client_.reset();
@@ -127,7 +126,7 @@ int Daemon::stop() {
 void Daemon::kill() {
   if (pid_ <= 0) return;
   ::kill(pid_, SIGKILL);
-  wait_for(pid_, std::chrono::seconds(30));
+  wait_for_exit(pid_, std::chrono::seconds(30));
   pid_ = -1;
   client_.reset();
 }
@@ -149,9 +148,9 @@ ClientResponse Daemon::request(const std::string& method, const std::string& tar
 RunResult run_program(const std::string& program, const std::vector<std::string>& args,
                       const std::vector<std::string>& extra_env) {
   TempDir dir;
-  const pid_t pid = spawn(program, args, extra_env, dir.path() / "out", dir.path() / "err");
+  const pid_t pid = spawn_program(program, args, extra_env, dir.path() / "out", dir.path() / "err");
   RunResult result;
-  result.exit_code = wait_for(pid, std::chrono::seconds(60));
+  result.exit_code = wait_for_exit(pid, std::chrono::seconds(60));
   if (result.exit_code == -1) ::kill(pid, SIGKILL);
   result.out = read_file(dir.path() / "out");
   result.err = read_file(dir.path() / "err");

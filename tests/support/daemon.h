@@ -4,6 +4,8 @@
 
 #include <sys/types.h>
 
+#include <chrono>
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
@@ -21,6 +23,9 @@ class Daemon {
   // `postgres_url` empty: SQLite in a temporary directory.
   explicit Daemon(std::string postgres_url = {});
   ~Daemon();
+
+  // Flags added to every start, e.g. {"--heartbeat-timeout-ms", "2000"}.
+  void set_extra_args(std::vector<std::string> args) { extra_args_ = std::move(args); }
 
   // Starts allotd and waits until it listens. Returns false (and fails the test) otherwise.
   bool start(const std::vector<std::string>& extra_env = {});
@@ -43,11 +48,19 @@ class Daemon {
  private:
   TempDir dir_;
   std::string postgres_url_;
+  std::vector<std::string> extra_args_;
   pid_t pid_ = -1;
   std::string url_;
   std::string admin_key_;
   std::unique_ptr<HttpClient> client_;
 };
+
+// Starts a program with its stdout and stderr appended to files; returns its pid.
+pid_t spawn_program(const std::string& program, const std::vector<std::string>& args,
+                    const std::vector<std::string>& extra_env, const std::filesystem::path& out,
+                    const std::filesystem::path& err);
+// Waits for a process up to `timeout`: its exit code, 128+signal, or -1 on timeout.
+int wait_for_exit(pid_t pid, std::chrono::milliseconds timeout);
 
 // Runs a program to its end with arguments and extra environment; returns its exit code and
 // stdout.

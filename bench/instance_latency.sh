@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Instance launch latency (POST /v1/instances to the workload running) and creates per second,
+# on allotd (SQLite) with three agents simulating 8 H100s each, all on this machine.
+#   bench/instance_latency.sh            (builds the release preset first)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cmake --preset release >/dev/null
+cmake --build --preset release --target allotd allot allot-agent instance_bench >/dev/null
+bin=build/release
+dir=$(mktemp -d)
+key="allot_$(od -An -N20 -tx1 /dev/urandom | tr -d ' \n')"
+pids=()
+cleanup() { kill -TERM "${pids[@]}" 2>/dev/null; wait 2>/dev/null; rm -rf "$dir"; }
+trap cleanup EXIT
+
+ALLOT_ADMIN_KEY=$key $bin/src/daemon/allotd --listen 127.0.0.1:0 --data-dir "$dir/data" \
+  --port-file "$dir/port" --log-level warn >/dev/null 2>"$dir/allotd.log" &
+pids+=($!)
+for _ in $(seq 1 100); do [ -s "$dir/port" ] && break; sleep 0.1; done
+export ALLOT_SERVER="http://127.0.0.1:$(cat "$dir/port")" ALLOT_KEY=$key
+field() { sed -n "s/^ *\"$1\": \"\([^\"]*\)\".*/\1/p" | head -n 1; }
+token=$($bin/src/cli/allot -o json join-tokens create bench | field token)
+for i in 0 1 2; do
+  $bin/src/agent/allot-agent --server "$ALLOT_SERVER" --join-token "$token" \
+    --state-dir "$dir/agent-$i" --name "node-$i" --simulate 8xH100-80GB --log-level warn \
+    2>"$dir/agent-$i.log" &
+  pids+=($!)
+done
+tenant=$($bin/src/cli/allot -o json tenants create bench | field id)
+project=$($bin/src/cli/allot -o json projects create bench --tenant "$tenant" | field id)
+sleep 1
+$bin/bench/instance_bench --url "$ALLOT_SERVER" --key "$key" --project "$project" \
+  --count "${COUNT:-1000}" --threads "${THREADS:-16}"

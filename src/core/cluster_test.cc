@@ -1,0 +1,194 @@
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include "common/random.h"
+#include "core/core.h"
+
+namespace allot {
+namespace {
+
+constexpr TimeMs kT0 = 1'800'000'000'000;
+const std::string kToken = std::string(64, 'a');
+
+class ClusterCoreTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ok(CreateTenant{"ten_0000000000000001", "acme"});
+    ok(CreateProject{"prj_0000000000000001", "ten_0000000000000001", "p"});
+    ok(CreateJoinToken{"jtk_0000000000000001", "rack", kToken, 0});
+    join("nod_0000000000000001", "a", "eu");
+    join("nod_0000000000000002", "b", "us");
+  }
+
+  void ok(const Command& command, TimeMs at = kT0) {
+    auto rows = core.apply(command, at);
+    ASSERT_TRUE(rows) << rows.error().message;
+  }
+
+  void join(const std::string& id, const std::string& name, const std::string& region) {
+    JoinNode join{.node_id = id,
+                  .join_token_hash = kToken,
+                  .credential_hash = sha256_hex(id),
+                  .name = name,
+                  .region = region,
+                  .cpu_milli = 64'000,
+                  .memory_mib = 512'000};
+    for (int i = 0; i < 8; ++i) {
+      join.gpus.push_back(
+          GpuReport{.index = i, .uuid = name + "-gpu-" + std::to_string(i), .model = "H100-80GB"});
+    }
+    ok(join);
+    beat(id, {});
+  }
+
+  void beat(const std::string& node, std::vector<WorkloadReport> workloads, TimeMs at = kT0) {
+    ok(NodeHeartbeat{.node_id = node, .workloads = std::move(workloads)}, at);
+  }
+
+  std::string launch(InstanceSpec spec, TimeMs at = kT0) {
+    const std::string id = fmt::format("ins_{:016x}", ++next_);
+    if (spec.command.empty()) spec.command = {"true"};
+    ok(CreateInstance{id, "ten_0000000000000001", "prj_0000000000000001", "usr_1", spec}, at);
+    return id;
+  }
+
+  const Instance& instance(const std::string& id) { return *core.state().instance(id); }
+  const Node& node(const std::string& id) { return *core.state().node(id); }
+
+  Core core{CoreOptions{.heartbeat_timeout_ms = 10'000}};
+  int next_ = 0;
+};
+
+TEST_F(ClusterCoreTest, WholeGpusGoToTheFirstNodeWithRoomAndItsLowestFreeGpus) {
+  const std::string first = launch({.gpus = 3});
+  const std::string second = launch({.gpus = 6});
+  EXPECT_EQ(instance(first).node_id, "nod_0000000000000001");
+  EXPECT_EQ(instance(first).gpu_indices, (std::vector<int>{0, 1, 2}));
+  EXPECT_EQ(instance(second).node_id, "nod_0000000000000002");
+  EXPECT_EQ(instance(second).state, InstanceState::kScheduled);
+  EXPECT_EQ(instance(second).gpu_uuids.front(), "b-gpu-0");
+}
+
+TEST_F(ClusterCoreTest, FractionsShareAGpuUpToAWholeOneAndNeverAWholeGpusGpu) {
+  const std::string whole = launch({.gpus = 1});
+  const std::string half = launch({.gpu_milli = 500});
+  const std::string other_half = launch({.gpu_milli = 500});
+  const std::string more = launch({.gpu_milli = 1});
+  EXPECT_EQ(instance(half).gpu_indices, std::vector<int>{1});
+  EXPECT_EQ(instance(other_half).gpu_indices, std::vector<int>{1});
+  EXPECT_EQ(instance(more).gpu_indices, std::vector<int>{2});
+  EXPECT_EQ(node("nod_0000000000000001").gpus[0].used_milli, 1000);
+  EXPECT_EQ(node("nod_0000000000000001").gpus[1].used_milli, 1000);
+  EXPECT_EQ(instance(whole).gpu_indices, std::vector<int>{0});
+}
+
+TEST_F(ClusterCoreTest, RegionModelCpuAndMemoryLimitWhereWorkGoes) {
+  EXPECT_EQ(instance(launch({.gpus = 1, .region = "us"})).node_id, "nod_0000000000000002");
+  const std::string a100 = launch({.gpus = 1, .gpu_models = {"A100"}});
+  EXPECT_EQ(instance(a100).state, InstanceState::kQueued);
+  EXPECT_FALSE(instance(a100).reason.empty());
+  EXPECT_EQ(instance(launch({.gpus = 1, .gpu_models = {"H100"}})).state, InstanceState::kScheduled);
+  const std::string hungry = launch({.gpus = 1, .memory_mib = 600'000});
+  EXPECT_EQ(instance(hungry).state, InstanceState::kQueued);
+}
+
+TEST_F(ClusterCoreTest, TheLifecycleFollowsTheAgentsReports) {
+  const std::string ok_job = launch({.gpus = 2});
+  const std::string bad_job = launch({.gpus = 2});
+  const std::string missing = launch({.gpus = 2});
+  const std::string stopped = launch({.gpus = 2});
+  const std::string node_id = "nod_0000000000000001";
+  beat(node_id, {}, kT0 + 10);
+  for (const auto& id : {ok_job, bad_job, missing, stopped}) {
+    EXPECT_EQ(instance(id).state, InstanceState::kStarting) << id;
+  }
+  using S = WorkloadReportState;
+  beat(node_id,
+       {{ok_job, S::kRunning},
+        {bad_job, S::kRunning},
+        {missing, S::kRunning},
+        {stopped, S::kRunning}},
+       kT0 + 20);
+  EXPECT_EQ(instance(ok_job).state, InstanceState::kRunning);
+  EXPECT_EQ(instance(ok_job).started_at_ms, kT0 + 20);
+  ok(StopInstance{stopped}, kT0 + 25);
+  EXPECT_TRUE(instance(stopped).stop_requested);
+  beat(node_id, {{ok_job, S::kExited, 0}, {bad_job, S::kExited, 3}, {stopped, S::kExited, -1, 15}},
+       kT0 + 30);
+  EXPECT_EQ(instance(ok_job).state, InstanceState::kSucceeded);
+  EXPECT_EQ(instance(ok_job).ended_at_ms, kT0 + 30);
+  EXPECT_EQ(instance(bad_job).state, InstanceState::kFailed);
+  EXPECT_EQ(instance(bad_job).exit_code, 3);
+  EXPECT_EQ(instance(stopped).state, InstanceState::kStopped);
+  EXPECT_EQ(instance(missing).state, InstanceState::kFailed);  // Running, then not reported.
+  for (const Gpu& gpu : node(node_id).gpus) EXPECT_EQ(gpu.used_milli, 0);
+}
+
+TEST_F(ClusterCoreTest, ASilentNodeIsLostWithItsWorkEndingAtItsLastHeartbeat) {
+  const std::string id = launch({.gpus = 8});
+  const std::string node_id = instance(id).node_id;
+  beat(node_id, {}, kT0 + 1'000);
+  beat(node_id, {{id, WorkloadReportState::kRunning}}, kT0 + 2'000);
+  ok(Tick{}, kT0 + 12'000);  // Exactly the timeout: not yet.
+  EXPECT_EQ(node(node_id).state(), NodeState::kReady);
+  beat("nod_0000000000000002", {}, kT0 + 12'001);
+  ok(Tick{}, kT0 + 12'001);
+  EXPECT_EQ(node(node_id).state(), NodeState::kLost);
+  EXPECT_EQ(instance(id).state, InstanceState::kLost);
+  EXPECT_EQ(instance(id).ended_at_ms, kT0 + 2'000);
+  // Work waiting for room is placed when the node comes back.
+  launch({.gpus = 8});
+  const std::string waiting = launch({.gpus = 8}, kT0 + 12'002);
+  EXPECT_EQ(instance(waiting).state, InstanceState::kQueued);
+  beat(node_id, {}, kT0 + 13'000);
+  EXPECT_EQ(node(node_id).state(), NodeState::kReady);
+  EXPECT_EQ(instance(waiting).node_id, node_id);
+}
+
+TEST_F(ClusterCoreTest, AnXidFailsTheInstanceAndRetiresTheGpu) {
+  const std::string id = launch({.gpus = 1});
+  const std::string node_id = instance(id).node_id;
+  ok(NodeHeartbeat{.node_id = node_id, .gpus = {GpuHeartbeat{.index = 0, .xids = {79}}}}, kT0 + 5);
+  EXPECT_EQ(instance(id).state, InstanceState::kFailed);
+  EXPECT_NE(instance(id).reason.find("XID 79"), std::string::npos);
+  EXPECT_FALSE(node(node_id).gpus[0].healthy);
+  EXPECT_EQ(node(node_id).state(), NodeState::kUnhealthy);
+  EXPECT_EQ(instance(launch({.gpus = 1})).gpu_indices, std::vector<int>{1});
+  EXPECT_EQ(instance(launch({.gpus = 8})).node_id, "nod_0000000000000002");
+}
+
+TEST_F(ClusterCoreTest, JoiningAgainIsTheSameNodeOnlyWithTheSameGpus) {
+  JoinNode again{.node_id = "nod_00000000000000ff",
+                 .join_token_hash = kToken,
+                 .credential_hash = std::string(64, 'c'),
+                 .name = "a",
+                 .region = "eu"};
+  for (int i = 0; i < 8; ++i) {
+    again.gpus.push_back(GpuReport{.index = i, .uuid = "a-gpu-" + std::to_string(i)});
+  }
+  ok(again);
+  EXPECT_EQ(core.state().nodes.size(), 2u);
+  EXPECT_EQ(core.state().node_for_credential(std::string(64, 'c'))->id, "nod_0000000000000001");
+  EXPECT_EQ(core.state().node_for_credential(sha256_hex("nod_0000000000000001")), nullptr);
+  again.gpus[0].uuid = "someone-else";
+  EXPECT_EQ(core.apply(again, kT0).error().code, ErrorCode::kAlreadyExists);
+  again.join_token_hash = std::string(64, 'x');
+  EXPECT_EQ(core.apply(again, kT0).error().code, ErrorCode::kUnauthenticated);
+  ok(RevokeJoinToken{"jtk_0000000000000001"});
+  again.join_token_hash = kToken;
+  again.name = "c";
+  EXPECT_EQ(core.apply(again, kT0).error().code, ErrorCode::kUnauthenticated);
+}
+
+TEST_F(ClusterCoreTest, ADrainingNodeBecomesCordonedWhenItsLastInstanceEnds) {
+  const std::string id = launch({.gpus = 1});
+  const std::string node_id = instance(id).node_id;
+  ok(SetNodeAdmin{node_id, NodeAdmin::kDraining});
+  EXPECT_EQ(node(node_id).state(), NodeState::kDraining);
+  EXPECT_EQ(instance(launch({.gpus = 1})).node_id, "nod_0000000000000002");
+  beat(node_id, {{id, WorkloadReportState::kExited, 0}}, kT0 + 1);
+  EXPECT_EQ(node(node_id).state(), NodeState::kCordoned);
+}
+
+}  // namespace
+}  // namespace allot

@@ -1,0 +1,213 @@
+// allotd and three agents, each simulating 8 GPUs, as separate processes: isolation of GPUs,
+// node loss and return, XIDs, drain, and bad requests from tenants and agents.
+#include <signal.h>
+
+#include <fstream>
+#include <set>
+
+#include "support/cluster.h"
+
+namespace allot::testing {
+namespace {
+
+using nlohmann::json;
+
+std::string joined(const json& uuids) {
+  std::string out;
+  for (const json& uuid : uuids) out += (out.empty() ? "" : ",") + uuid.get<std::string>();
+  return out;
+}
+
+json node_named(const json& nodes, const std::string& id) {
+  for (const json& node : nodes) {
+    if (node["id"] == id) return node;
+  }
+  return nullptr;
+}
+
+TEST_F(ClusterTest, EachWorkloadSeesExactlyItsOwnGpus) {
+  std::vector<std::string> ids;
+  for (int i = 0; i < 6; ++i) {
+    ids.push_back(launch({{"gpus", 4},
+                          {"gpu_models", {"H100"}},
+                          {"interactive", true},
+                          {"command", {"sh", "-c", "echo \"$CUDA_VISIBLE_DEVICES\"; sleep 60"}}}));
+  }
+  std::set<std::string> seen;
+  for (const std::string& id : ids) {
+    ASSERT_TRUE(instance_reaches(id, "running")) << instance(id).dump();
+    ASSERT_TRUE(eventually([&] { return !logs(id).empty(); }));
+    const json got = instance(id);
+    ASSERT_EQ(got["gpu_uuids"].size(), 4u);
+    EXPECT_EQ(logs(id), joined(got["gpu_uuids"]) + "\n");
+    for (const json& uuid : got["gpu_uuids"]) {
+      EXPECT_TRUE(seen.insert(uuid.get<std::string>()).second) << uuid << " is shared";
+    }
+  }
+  EXPECT_EQ(seen.size(), 24u);
+  // The cluster is full: one more waits, and says why.
+  const std::string waiting = launch({{"gpus", 1}, {"command", {"true"}}});
+  EXPECT_EQ(instance(waiting)["state"], "queued");
+  EXPECT_NE(instance(waiting).value("reason", "").find("no node has enough"), std::string::npos);
+  // Stopping one frees its GPUs and the waiting one starts there.
+  call("POST", "/v1/instances/" + ids[0] + "/stop", nullptr, 200);
+  ASSERT_TRUE(instance_reaches(ids[0], "stopped"));
+  ASSERT_TRUE(instance_reaches(waiting, "succeeded")) << instance(waiting).dump();
+  EXPECT_EQ(instance(waiting)["node_id"], instance(ids[0])["node_id"]);
+}
+
+TEST_F(ClusterTest, AKilledAgentsNodeIsLostWithItsWorkAndComesBackWithoutADuplicate) {
+  const std::string id = launch({{"gpus", 8}, {"command", {"sh", "-c", "echo $$; sleep 600"}}});
+  ASSERT_TRUE(instance_reaches(id, "running"));
+  ASSERT_TRUE(eventually([&] { return !logs(id).empty(); }));
+  const int workload_pid = std::stoi(logs(id));
+  const std::string node_id = instance(id)["node_id"];
+  size_t index = 0;
+  while (agents_[index].name != node_named(nodes(), node_id)["name"]) ++index;
+
+  const auto killed_at = std::chrono::steady_clock::now();
+  kill_agent(index);
+  ASSERT_TRUE(eventually([&] { return node_named(nodes(), node_id)["state"] == "lost"; }));
+  const auto lost_after = std::chrono::steady_clock::now() - killed_at;
+  // Within the deadline, give or take the timer's period and a slow machine.
+  EXPECT_LT(lost_after, std::chrono::milliseconds(kHeartbeatTimeoutMs + 5'000));
+  const json lost = instance(id);
+  EXPECT_EQ(lost["state"], "lost");
+  // Billing ends at the last heartbeat that proved the work alive, never later.
+  EXPECT_LE(lost["ended_at_ms"].get<int64_t>(),
+            node_named(nodes(), node_id)["last_heartbeat_ms"].get<int64_t>());
+
+  start_agent(index);
+  ASSERT_TRUE(eventually([&] { return node_named(nodes(), node_id)["state"] == "ready"; }));
+  EXPECT_EQ(nodes().size(), 3u);
+  // The workload that outlived its agent is no one's any more: it is stopped, not orphaned.
+  EXPECT_TRUE(eventually([&] {
+    std::ifstream stat("/proc/" + std::to_string(workload_pid) + "/stat");
+    std::string pid, comm, state;
+    return !(stat >> pid >> comm >> state) || state == "Z";
+  }));
+  EXPECT_EQ(instance(id)["state"], "lost");
+}
+
+TEST_F(ClusterTest, AnXidFailsTheInstanceOnThatGpuAndTakesTheGpuOutOfService) {
+  const std::string id =
+      launch({{"gpus", 1}, {"interactive", true}, {"command", {"sleep", "600"}}});
+  ASSERT_TRUE(instance_reaches(id, "running"));
+  const json running = instance(id);
+  const std::string node_id = running["node_id"];
+  const int gpu = running["gpu_indices"][0];
+  const std::string bad_uuid = running["gpu_uuids"][0];
+  const std::string node_name = node_named(nodes(), node_id)["name"];
+  for (AgentProcess& agent : agents_) {
+    if (agent.name == node_name) std::ofstream(agent.faults) << "xid " << gpu << " 79\n";
+  }
+  ASSERT_TRUE(instance_reaches(id, "failed")) << instance(id).dump();
+  EXPECT_NE(instance(id).value("reason", "").find("XID 79"), std::string::npos);
+  const json node = node_named(nodes(), node_id);
+  EXPECT_EQ(node["state"], "unhealthy");
+  EXPECT_FALSE(node["gpus"][gpu]["healthy"].get<bool>());
+  // Whatever comes next never lands on the failed GPU.
+  std::vector<std::string> more;
+  for (int i = 0; i < 23; ++i) {
+    more.push_back(launch({{"gpus", 1}, {"interactive", true}, {"command", {"sleep", "600"}}}));
+  }
+  for (const std::string& next : more) {
+    ASSERT_TRUE(instance_reaches(next, "running"));
+    EXPECT_NE(instance(next)["gpu_uuids"][0], bad_uuid);
+  }
+}
+
+TEST_F(ClusterTest, ADrainedNodeTakesNoWorkAndEmptiesWhenItsWorkEnds) {
+  const std::string id =
+      launch({{"gpus", 8}, {"interactive", true}, {"command", {"sleep", "600"}}});
+  ASSERT_TRUE(instance_reaches(id, "running"));
+  const std::string node_id = instance(id)["node_id"];
+  EXPECT_EQ(operator_call("POST", "/v1/nodes/" + node_id + "/drain", 200)["state"], "draining");
+  EXPECT_EQ(instance(id)["state"], "running");  // Drain never stops running work.
+  call("POST", "/v1/instances/" + id + "/stop", nullptr, 200);
+  ASSERT_TRUE(instance_reaches(id, "stopped"));
+  ASSERT_TRUE(eventually([&] { return node_named(nodes(), node_id)["state"] == "cordoned"; }));
+  const std::string next = launch({{"gpus", 1}, {"command", {"true"}}});
+  ASSERT_TRUE(instance_reaches(next, "succeeded"));
+  EXPECT_NE(instance(next)["node_id"], node_id);
+  operator_call("POST", "/v1/nodes/" + node_id + "/uncordon", 200);
+  EXPECT_EQ(node_named(nodes(), node_id)["state"], "ready");
+}
+
+TEST_F(ClusterTest, BadInstanceRequestsAreRefusedAndCreateNothing) {
+  struct Case {
+    const char* name;
+    json body;
+    const char* code;
+  };
+  const Case cases[] = {
+      {"unknown GPU model", {{"gpu_models", {"H900"}}, {"command", {"true"}}}, "invalid_argument"},
+      {"zero GPUs", {{"gpus", 0}, {"command", {"true"}}}, "invalid_argument"},
+      {"nine GPUs", {{"gpus", 9}, {"command", {"true"}}}, "invalid_argument"},
+      {"zero milli", {{"gpu_milli", 0}, {"command", {"true"}}}, "invalid_argument"},
+      {"a whole GPU as milli", {{"gpu_milli", 1000}, {"command", {"true"}}}, "invalid_argument"},
+      {"a fraction with more GPUs",
+       {{"gpus", 2}, {"gpu_milli", 500}, {"command", {"true"}}},
+       "invalid_argument"},
+      {"empty command", {{"command", json::array()}}, "invalid_argument"},
+      {"empty program", {{"command", {""}}}, "invalid_argument"},
+      {"no command", {{"gpus", 1}}, "missing_field"},
+      {"command as a string", {{"command", "true"}}, "invalid_type"},
+      {"unknown price class", {{"price_class", "free"}, {"command", {"true"}}}, "invalid_argument"},
+      {"unknown field", {{"gpu", 1}, {"command", {"true"}}}, "unknown_field"},
+  };
+  const size_t before = call("GET", "/v1/instances", nullptr, 200)["items"].size();
+  for (const Case& c : cases) {
+    json body = c.body;
+    body["project_id"] = project_id_;
+    const json answer = call("POST", "/v1/instances", body, 400);
+    EXPECT_EQ(answer["error"].value("code", ""), c.code) << c.name << ": " << answer.dump();
+  }
+  EXPECT_EQ(call("GET", "/v1/instances", nullptr, 200)["items"].size(), before);
+}
+
+TEST_F(ClusterTest, AgentsWithBadCredentialsOrOtherNodesReportsAreRefused) {
+  auto credential_of = [&](size_t i) {
+    std::ifstream in(agents_[i].state_dir / "node.json");
+    return json::parse(in, nullptr, false);
+  };
+  const json first = credential_of(0);
+  const json second = credential_of(1);
+  const json beat = {{"node_id", second.value("node_id", "")}, {"workloads", json::array()}};
+  auto agent_call = [&](const std::string& path, const json& body, const std::string& key) {
+    return daemon_.request("POST", path, body.dump(), key);
+  };
+  EXPECT_EQ(agent_call("/v1/agent/heartbeat", beat, "allot_node_" + std::string(40, '0')).status,
+            401);
+  EXPECT_EQ(agent_call("/v1/agent/heartbeat", beat, "").status, 401);
+  // Node 0's credential reporting for node 1.
+  const ClientResponse other =
+      agent_call("/v1/agent/heartbeat", beat, first.value("credential", ""));
+  EXPECT_EQ(other.status, 403) << other.body;
+  EXPECT_EQ(
+      agent_call("/v1/agent/heartbeat",
+                 {{"node_id", first.value("node_id", "")}, {"workloads", {{{"instance_id", "x"}}}}},
+                 first.value("credential", ""))
+          .status,
+      400);
+  const json inventory = {{"name", "intruder"}, {"gpus", json::array()}};
+  EXPECT_EQ(agent_call("/v1/agent/join", inventory, "allot_join_" + std::string(40, '1')).status,
+            401);
+  const json token = operator_call("POST", "/v1/join-tokens", 201);
+  operator_call("DELETE", "/v1/join-tokens/" + token.value("id", ""), 200);
+  EXPECT_EQ(agent_call("/v1/agent/join", inventory, token.value("token", "")).status, 401);
+  // A user's API key is not a node credential, and a node credential is not an API key.
+  EXPECT_EQ(agent_call("/v1/agent/heartbeat", beat, member_key_).status, 401);
+  EXPECT_EQ(daemon_.request("GET", "/v1/instances", "", first.value("credential", "")).status, 401);
+  EXPECT_EQ(nodes().size(), 3u);
+  // A revoked credential stops the node's agent: it is refused and exits, and the node goes lost.
+  operator_call("POST", "/v1/nodes/" + second.value("node_id", "") + "/revoke-credential", 200);
+  EXPECT_EQ(agent_call("/v1/agent/heartbeat", beat, second.value("credential", "")).status, 401);
+  EXPECT_EQ(wait_for_exit(agents_[1].pid, std::chrono::seconds(30)), 1);
+  agents_[1].pid = -1;
+  EXPECT_TRUE(eventually(
+      [&] { return node_named(nodes(), second.value("node_id", ""))["state"] == "lost"; }));
+}
+
+}  // namespace
+}  // namespace allot::testing

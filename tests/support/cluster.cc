@@ -1,0 +1,126 @@
+#include "support/cluster.h"
+
+#include <signal.h>
+
+#include <chrono>
+#include <thread>
+
+namespace allot::testing {
+
+using nlohmann::json;
+
+void ClusterTest::SetUp() {
+  daemon_.set_extra_args({"--heartbeat-timeout-ms", std::to_string(kHeartbeatTimeoutMs),
+                          "--heartbeat-interval-ms", "300", "--stop-grace-ms", "500"});
+  ASSERT_TRUE(daemon_.start());
+  join_token_ = operator_call("POST", "/v1/join-tokens", 201).value("token", "");
+  const std::string op = daemon_.admin_key();
+  auto send = [&](const std::string& path, const json& body) {
+    return json::parse(daemon_.request("POST", path, body.dump(), op).body, nullptr, false);
+  };
+  const std::string tenant = send("/v1/tenants", {{"name", "acme"}}).value("id", "");
+  project_id_ = send("/v1/projects", {{"name", "vision"}, {"tenant_id", tenant}}).value("id", "");
+  const std::string user =
+      send("/v1/users", {{"name", "Ann"}, {"email", "ann@acme"}, {"tenant_id", tenant}})
+          .value("id", "");
+  member_key_ = send("/v1/keys", {{"name", "k"}, {"user_id", user}}).value("secret", "");
+  ASSERT_FALSE(member_key_.empty());
+  for (size_t i = 0; i < agent_count_; ++i) {
+    agents_.push_back(AgentProcess{.name = "node-" + std::to_string(i),
+                                   .state_dir = dir_.path() / ("agent-" + std::to_string(i)),
+                                   .faults = dir_.path() / ("faults-" + std::to_string(i))});
+    start_agent(i);
+  }
+  ASSERT_TRUE(eventually([&] {
+    int ready = 0;
+    for (const json& node : nodes()) ready += node["state"] == "ready" ? 1 : 0;
+    return ready == static_cast<int>(agent_count_);
+  })) << nodes().dump();
+}
+
+void ClusterTest::TearDown() {
+  // Workloads outlive their agents by design: stop them through the controller first, so that
+  // the test leaves no process behind.
+  auto unfinished = [&] {
+    std::vector<std::string> ids;
+    const ClientResponse list =
+        daemon_.request("GET", "/v1/instances?limit=1000", "", daemon_.admin_key());
+    const json answer = json::parse(list.body, nullptr, false);
+    if (!answer.is_object()) return ids;
+    for (const json& item : answer["items"]) {
+      const std::string state = item.value("state", "");
+      if (state == "starting" || state == "running" || state == "scheduled") {
+        ids.push_back(item.value("id", ""));
+      }
+    }
+    return ids;
+  };
+  for (const std::string& id : unfinished()) {
+    (void)daemon_.request("POST", "/v1/instances/" + id + "/stop", "", daemon_.admin_key());
+  }
+  eventually([&] { return unfinished().empty(); });
+  for (size_t i = 0; i < agents_.size(); ++i) kill_agent(i);
+}
+
+void ClusterTest::start_agent(size_t i) {
+  AgentProcess& agent = agents_[i];
+  agent.pid =
+      spawn_program(bin_dir() + "/src/agent/allot-agent",
+                    {"--server", daemon_.url(), "--join-token", join_token_, "--state-dir",
+                     agent.state_dir.string(), "--name", agent.name, "--simulate", "8xH100-80GB",
+                     "--faults", agent.faults.string(), "--log-level", "warn"},
+                    {}, dir_.path() / (agent.name + ".out"), dir_.path() / (agent.name + ".err"));
+}
+
+void ClusterTest::kill_agent(size_t i) {
+  if (agents_[i].pid <= 0) return;
+  ::kill(agents_[i].pid, SIGKILL);
+  wait_for_exit(agents_[i].pid, std::chrono::seconds(10));
+  agents_[i].pid = -1;
+}
+
+json ClusterTest::call(const std::string& method, const std::string& target, const json& body,
+                       int expected_status) {
+  const ClientResponse response =
+      daemon_.request(method, target, body.is_null() ? "" : body.dump(), member_key_);
+  EXPECT_EQ(response.status, expected_status) << method << " " << target << ": " << response.body;
+  return json::parse(response.body, nullptr, false);
+}
+
+json ClusterTest::operator_call(const std::string& method, const std::string& target,
+                                int expected_status) {
+  const std::string body = method == "POST" ? R"({"name": "test"})" : "";
+  const ClientResponse response = daemon_.request(method, target, body, daemon_.admin_key());
+  EXPECT_EQ(response.status, expected_status) << method << " " << target << ": " << response.body;
+  return json::parse(response.body, nullptr, false);
+}
+
+std::string ClusterTest::launch(json body) {
+  body["project_id"] = project_id_;
+  return call("POST", "/v1/instances", body, 201).value("id", "");
+}
+
+json ClusterTest::instance(const std::string& id) {
+  return call("GET", "/v1/instances/" + id, nullptr, 200);
+}
+
+std::string ClusterTest::logs(const std::string& id) {
+  return call("GET", "/v1/instances/" + id + "/logs", nullptr, 200).value("data", "");
+}
+
+json ClusterTest::nodes() { return operator_call("GET", "/v1/nodes", 200)["items"]; }
+
+bool ClusterTest::eventually(const std::function<bool()>& done) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (done()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return done();
+}
+
+bool ClusterTest::instance_reaches(const std::string& id, const std::string& state) {
+  return eventually([&] { return instance(id)["state"] == state; });
+}
+
+}  // namespace allot::testing

@@ -1,0 +1,59 @@
+// A whole cluster for a test: allotd and N node agents, each a real process simulating 8 GPUs,
+// with short heartbeat deadlines, plus a tenant with a project and a member who launches work.
+#pragma once
+
+#include <sys/types.h>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "support/daemon.h"
+
+namespace allot::testing {
+
+struct AgentProcess {
+  std::string name;
+  std::filesystem::path state_dir;
+  std::filesystem::path faults;  // The simulated GPUs' fault file.
+  pid_t pid = -1;
+};
+
+class ClusterTest : public ::testing::Test {
+ protected:
+  static constexpr int kHeartbeatTimeoutMs = 2'000;
+
+  void SetUp() override;
+  void TearDown() override;
+
+  // Starts (or restarts, with the same state) agent `i`.
+  void start_agent(size_t i);
+  // SIGKILL: the agent dies without a word; its workloads keep running.
+  void kill_agent(size_t i);
+
+  nlohmann::json call(const std::string& method, const std::string& target,
+                      const nlohmann::json& body, int expected_status);
+  nlohmann::json operator_call(const std::string& method, const std::string& target,
+                               int expected_status);
+  // Launches as the member; returns the new instance's id.
+  std::string launch(nlohmann::json body);
+  nlohmann::json instance(const std::string& id);
+  std::string logs(const std::string& id);
+  nlohmann::json nodes();
+  // Polls until `done` holds (true) or 30 s pass (false).
+  bool eventually(const std::function<bool()>& done);
+  bool instance_reaches(const std::string& id, const std::string& state);
+
+  TempDir dir_;
+  Daemon daemon_;
+  std::string join_token_;
+  std::string project_id_;
+  std::string member_key_;
+  std::vector<AgentProcess> agents_;
+  size_t agent_count_ = 3;
+};
+
+}  // namespace allot::testing
