@@ -1,9 +1,10 @@
 // Launch latency and creation rate of instances, against a running allotd with agents.
 //
-// Phase 1: COUNT instances of `true` on a tenth of a GPU, created one after another; each one's
-// latency is its started_at - created_at as the controller recorded them (from the POST being
-// applied to the agent reporting the process running). Phase 2: COUNT more created by THREADS
-// clients at once; the rate counts 201s per second of wall time.
+// Phase 1: COUNT instances of `true` on a tenth of a GPU, created one after another at RATE per
+// second (so that the figure is launch latency, not queueing); each one's latency is its
+// started_at - created_at as the controller recorded them (from the POST being applied to the
+// agent reporting the process running, or ended if it was already done). Phase 2: COUNT more
+// created by THREADS clients at once; the rate counts 201s per second of wall time.
 //
 //   instance_bench --url URL --key KEY --project PRJ --count 1000 --threads 16
 #include <algorithm>
@@ -35,18 +36,23 @@ int main(int argc, char** argv) {
   CLI::App app{"instance launch latency and creation rate"};
   std::string url, key, project;
   int count = 1000, threads = 16;
+  double rate = 50;
   app.add_option("--url", url)->required();
   app.add_option("--key", key)->required();
   app.add_option("--project", project)->required();
   app.add_option("--count", count);
   app.add_option("--threads", threads);
+  app.add_option("--rate", rate, "phase 1 creations per second");
   CLI11_PARSE(app, argc, argv);
 
   const std::string body =
       json{{"project_id", project}, {"gpu_milli", 100}, {"command", {"true"}}}.dump();
   auto client = allot::HttpClient::connect_to(url).value();
   std::vector<std::string> ids;
+  const auto paced_from = std::chrono::steady_clock::now();
   for (int i = 0; i < count; ++i) {
+    std::this_thread::sleep_until(paced_from +
+                                  std::chrono::microseconds(static_cast<int64_t>(i * 1e6 / rate)));
     auto response = client->send("POST", "/v1/instances", body, key);
     if (!response || response->status != 201) return 1;
     ids.push_back(json::parse(response->body).value("id", ""));
@@ -85,6 +91,7 @@ int main(int argc, char** argv) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
   const json result = {{"instances", latencies_ms.size()},
+                       {"rate_per_s", rate},
                        {"launch_p50_ms", percentile(latencies_ms, 0.50)},
                        {"launch_p99_ms", percentile(latencies_ms, 0.99)},
                        {"launch_max_ms", percentile(latencies_ms, 1.0)},

@@ -2,6 +2,7 @@
 // node loss and return, XIDs, drain, and bad requests from tenants and agents.
 #include <signal.h>
 
+#include <cstdio>
 #include <fstream>
 #include <set>
 
@@ -82,9 +83,13 @@ TEST_F(ClusterTest, AKilledAgentsNodeIsLostWithItsWorkAndComesBackWithoutADuplic
   EXPECT_EQ(nodes().size(), 3u);
   // The workload that outlived its agent is no one's any more: it is stopped, not orphaned.
   EXPECT_TRUE(eventually([&] {
-    std::ifstream stat("/proc/" + std::to_string(workload_pid) + "/stat");
-    std::string pid, comm, state;
-    return !(stat >> pid >> comm >> state) || state == "Z";
+    // stdio, not a stream: reading the stat of a process that is exiting fails with ESRCH.
+    FILE* stat = std::fopen(("/proc/" + std::to_string(workload_pid) + "/stat").c_str(), "r");
+    if (stat == nullptr) return true;
+    char state = '?';
+    const bool read = std::fscanf(stat, "%*d %*s %c", &state) == 1;
+    std::fclose(stat);
+    return !read || state == 'Z';
   }));
   EXPECT_EQ(instance(id)["state"], "lost");
 }
@@ -207,6 +212,46 @@ TEST_F(ClusterTest, AgentsWithBadCredentialsOrOtherNodesReportsAreRefused) {
   agents_[1].pid = -1;
   EXPECT_TRUE(eventually(
       [&] { return node_named(nodes(), second.value("node_id", ""))["state"] == "lost"; }));
+}
+
+TEST_F(ClusterTest, TheCliLaunchesFollowsAndStopsWork) {
+  auto allot = [&](std::vector<std::string> args, const std::string& key) {
+    return run_program(bin_dir() + "/src/cli/allot", args,
+                       {"ALLOT_SERVER=" + daemon_.url(), "ALLOT_KEY=" + key, "HOME=/nonexistent"});
+  };
+  const RunResult run =
+      allot({"-o", "json", "run", "--gpus", "2", "--gpu-type", "H100", "--env", "GREETING=hi", "--",
+             "sh", "-c", "echo $GREETING $CUDA_VISIBLE_DEVICES; sleep 0.5; echo bye"},
+            member_key_);
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const std::string id = json::parse(run.out).value("id", "");
+  const RunResult logs = allot({"logs", "-f", id}, member_key_);
+  EXPECT_EQ(logs.exit_code, 0) << logs.err;
+  EXPECT_EQ(logs.out, "hi " + joined(instance(id)["gpu_uuids"]) + "\nbye\n");
+  EXPECT_EQ(instance(id)["state"], "succeeded");
+  const RunResult ps = allot({"ps"}, member_key_);
+  EXPECT_NE(ps.out.find(id), std::string::npos);
+  EXPECT_NE(ps.out.find("succeeded"), std::string::npos);
+
+  const RunResult sleeper = allot(
+      {"-o", "json", "run", "--milli", "250", "--interactive", "--", "sleep", "600"}, member_key_);
+  const std::string sleeper_id = json::parse(sleeper.out).value("id", "");
+  ASSERT_TRUE(instance_reaches(sleeper_id, "running"));
+  EXPECT_EQ(allot({"stop", sleeper_id}, member_key_).exit_code, 0);
+  ASSERT_TRUE(instance_reaches(sleeper_id, "stopped"));
+  const RunResult described = allot({"describe", "instance", sleeper_id}, member_key_);
+  EXPECT_NE(described.out.find("state=stopped"), std::string::npos) << described.out;
+
+  // Operators see nodes; members are refused (exit 3); bad requests exit 5.
+  const RunResult listed = allot({"nodes"}, daemon_.admin_key());
+  EXPECT_EQ(listed.exit_code, 0);
+  EXPECT_NE(listed.out.find("node-0"), std::string::npos);
+  EXPECT_EQ(allot({"nodes"}, member_key_).exit_code, 3);
+  EXPECT_EQ(allot({"run", "--gpus", "9", "--", "true"}, member_key_).exit_code, 5);
+  const std::string node_id = nodes()[0]["id"];
+  EXPECT_EQ(allot({"node", "cordon", node_id}, daemon_.admin_key()).exit_code, 0);
+  EXPECT_EQ(node_named(nodes(), node_id)["state"], "cordoned");
+  EXPECT_EQ(allot({"node", "uncordon", node_id}, daemon_.admin_key()).exit_code, 0);
 }
 
 }  // namespace

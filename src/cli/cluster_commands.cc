@@ -194,14 +194,15 @@ void add_cluster_commands(CLI::App& app, Action& action) {
   CLI::App* run_cmd = app.add_subcommand("run", "launch an instance: allot run [OPTIONS] -- CMD");
   run_cmd->add_option("--gpus", run.gpus, "whole GPUs, 1 to 8 (default 1)");
   run_cmd->add_option("--milli", run.milli, "a fraction of one GPU, 1 to 999 milli");
-  run_cmd->add_option("--gpu-type", run.gpu_types, "allowed model or family, repeatable");
+  run_cmd->add_option("--gpu-type", run.gpu_types, "allowed model or family, repeatable")
+      ->allow_extra_args(false);
   run_cmd->add_option("--project", run.project, "project id (default: the only one)");
   run_cmd->add_option("--region", run.region, "region");
   run_cmd->add_option("--class", run.price_class, "on-demand (default), spot or reserved");
   run_cmd->add_option("--cpu-milli", run.cpu_milli, "CPU to reserve, in milli-CPUs");
   run_cmd->add_option("--memory-mib", run.memory_mib, "memory to reserve");
-  run_cmd->add_option("--env", run.env, "KEY=VALUE, repeatable");
-  run_cmd->add_option("--label", run.labels, "KEY=VALUE, repeatable");
+  run_cmd->add_option("--env", run.env, "KEY=VALUE, repeatable")->allow_extra_args(false);
+  run_cmd->add_option("--label", run.labels, "KEY=VALUE, repeatable")->allow_extra_args(false);
   run_cmd->add_option("--max-run", run.max_run_s, "stop after this many seconds");
   run_cmd->add_flag("--interactive", run.interactive, "runs until stopped");
   run_cmd->add_option("command", run.command, "the command and its arguments")->required();

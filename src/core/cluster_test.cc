@@ -121,6 +121,13 @@ TEST_F(ClusterCoreTest, TheLifecycleFollowsTheAgentsReports) {
   EXPECT_EQ(instance(bad_job).exit_code, 3);
   EXPECT_EQ(instance(stopped).state, InstanceState::kStopped);
   EXPECT_EQ(instance(missing).state, InstanceState::kFailed);  // Running, then not reported.
+  // One that ran and ended between two reports has run, for no time, at that report.
+  const std::string quick = launch({.gpus = 1});
+  beat(node_id, {}, kT0 + 40);
+  beat(node_id, {{quick, S::kExited, 0}}, kT0 + 50);
+  EXPECT_EQ(instance(quick).state, InstanceState::kSucceeded);
+  EXPECT_EQ(instance(quick).started_at_ms, kT0 + 50);
+  EXPECT_EQ(instance(quick).ended_at_ms, kT0 + 50);
   for (const Gpu& gpu : node(node_id).gpus) EXPECT_EQ(gpu.used_milli, 0);
 }
 
@@ -188,6 +195,38 @@ TEST_F(ClusterCoreTest, ADrainingNodeBecomesCordonedWhenItsLastInstanceEnds) {
   EXPECT_EQ(instance(launch({.gpus = 1})).node_id, "nod_0000000000000002");
   beat(node_id, {{id, WorkloadReportState::kExited, 0}}, kT0 + 1);
   EXPECT_EQ(node(node_id).state(), NodeState::kCordoned);
+}
+
+TEST_F(ClusterCoreTest, AnInstancePastItsMaximumRunTimeIsAskedToStop) {
+  const std::string id = launch({.gpus = 1, .max_run_s = 5});
+  const std::string node_id = instance(id).node_id;
+  beat(node_id, {{id, WorkloadReportState::kRunning}}, kT0 + 1'000);
+  ok(Tick{}, kT0 + 5'999);
+  EXPECT_FALSE(instance(id).stop_requested);
+  ok(Tick{}, kT0 + 6'000);
+  EXPECT_TRUE(instance(id).stop_requested);
+  beat(node_id, {{id, WorkloadReportState::kExited, -1, 15}}, kT0 + 6'100);
+  EXPECT_EQ(instance(id).state, InstanceState::kStopped);
+}
+
+TEST_F(ClusterCoreTest, ActiveInstancesAreCountedPerTenant) {
+  const std::string a = launch({.gpus = 1});
+  launch({.gpus = 1, .gpu_models = {"A100"}});
+  EXPECT_EQ(core.state().active_by_tenant.at("ten_0000000000000001"), 2u);
+  ok(StopInstance{a}, kT0 + 1);
+  EXPECT_EQ(core.state().active_by_tenant.at("ten_0000000000000001"), 1u);
+}
+
+TEST_F(ClusterCoreTest, StoppingWorkThatHasNotStartedEndsItAtOnce) {
+  const std::string queued = launch({.gpus = 1, .gpu_models = {"A100"}});
+  ok(StopInstance{queued}, kT0 + 7);
+  EXPECT_EQ(instance(queued).state, InstanceState::kStopped);
+  EXPECT_EQ(instance(queued).ended_at_ms, kT0 + 7);
+  EXPECT_TRUE(core.state().queue.empty());
+  const std::string scheduled = launch({.gpus = 8});
+  ok(StopInstance{scheduled}, kT0 + 8);
+  EXPECT_EQ(instance(scheduled).state, InstanceState::kStopped);
+  for (const Gpu& gpu : node(instance(scheduled).node_id).gpus) EXPECT_EQ(gpu.used_milli, 0);
 }
 
 }  // namespace

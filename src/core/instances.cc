@@ -91,6 +91,19 @@ void end_instance(Draft& draft, const std::string& id, InstanceState to, TimeMs 
   ++node.generation;
 }
 
+// Places one queued instance if it fits, or records why it waits.
+void try_place(Draft& draft, const std::string& id, TimeMs now_ms, const Scheduler& scheduler) {
+  const Instance* current = draft.instance(id);
+  if (current == nullptr || current->state != InstanceState::kQueued) return;
+  std::string why;
+  auto placement = scheduler.place(draft, *current, why);
+  if (placement) {
+    bind(draft, draft.edit_instance(id), *placement, now_ms);
+  } else if (current->reason != why) {
+    draft.edit_instance(id).reason = why;
+  }
+}
+
 void schedule_queue(Draft& draft, TimeMs now_ms, const Scheduler& scheduler) {
   std::vector<std::string> queue = draft.base().queue;
   for (const Row& row : draft.rows()) {
@@ -100,17 +113,7 @@ void schedule_queue(Draft& draft, TimeMs now_ms, const Scheduler& scheduler) {
       queue.push_back(added->id);
     }
   }
-  for (const std::string& id : queue) {
-    const Instance* current = draft.instance(id);
-    if (current == nullptr || current->state != InstanceState::kQueued) continue;
-    std::string why;
-    auto placement = scheduler.place(draft, *current, why);
-    if (placement) {
-      bind(draft, draft.edit_instance(id), *placement, now_ms);
-    } else if (current->reason != why) {
-      draft.edit_instance(id).reason = why;
-    }
-  }
+  for (const std::string& id : queue) try_place(draft, id, now_ms, scheduler);
 }
 
 Result<Rows> create_instance(const State& state, const CreateInstance& c, TimeMs now_ms,
@@ -122,11 +125,9 @@ Result<Rows> create_instance(const State& state, const CreateInstance& c, TimeMs
   }
   if (auto ok = check_spec(c.spec); !ok) return std::unexpected(ok.error());
   if (state.instance(c.id) != nullptr) return fail(ErrorCode::kAlreadyExists, "instance id taken");
-  size_t active = 0;
-  for (const auto& [id, instance] : state.instances) {
-    if (instance.tenant_id == c.tenant_id && !is_final(instance.state)) ++active;
-  }
-  if (active >= limits::kMaxActiveInstancesPerTenant) {
+  auto active = state.active_by_tenant.find(c.tenant_id);
+  if (active != state.active_by_tenant.end() &&
+      active->second >= limits::kMaxActiveInstancesPerTenant) {
     return fail(ErrorCode::kLimitExceeded, "the tenant runs or queues the most instances it may");
   }
   Draft draft(state);
@@ -138,7 +139,9 @@ Result<Rows> create_instance(const State& state, const CreateInstance& c, TimeMs
                     .created_at_ms = now_ms};
   transition(instance, InstanceState::kQueued, now_ms, "waiting for a placement");
   draft.add_instance(std::move(instance));
-  schedule_queue(draft, now_ms, scheduler);
+  // Only the newcomer: the queued ones were tried when capacity last appeared, and a new
+  // instance adds none.
+  try_place(draft, c.id, now_ms, scheduler);
   return draft.rows();
 }
 

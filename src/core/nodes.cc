@@ -78,6 +78,11 @@ void apply_report(Draft& draft, const Node& node, const WorkloadReport& report, 
       const std::string how = report.signal != 0
                                   ? fmt::format("killed by signal {}", report.signal)
                                   : fmt::format("exited with code {}", report.exit_code);
+      if (instance->state != InstanceState::kRunning) {
+        // It ran and ended between two reports: it is known to have run from now.
+        transition(draft.edit_instance(instance->id), InstanceState::kRunning, now_ms,
+                   "the workload ran and ended between two reports");
+      }
       InstanceState to = report.exit_code == 0 ? InstanceState::kSucceeded : InstanceState::kFailed;
       if (instance->stop_requested) to = InstanceState::kStopped;
       Instance& ended = draft.edit_instance(instance->id);

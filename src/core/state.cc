@@ -41,6 +41,11 @@ void State::put(const Row& row) {
           const bool was_queued =
               old != instances.end() && old->second.state == InstanceState::kQueued;
           const bool is_queued = object.state == InstanceState::kQueued;
+          const bool was_active = old != instances.end() && !is_final(old->second.state);
+          if (was_active != !is_final(object.state)) {
+            size_t& active = active_by_tenant[object.tenant_id];
+            active = was_active ? active - 1 : active + 1;
+          }
           instances[object.id] = object;
           if (was_queued && !is_queued) std::erase(queue, object.id);
           if (is_queued && !was_queued) queue.push_back(object.id);

@@ -25,6 +25,8 @@ struct State {
   std::unordered_map<std::string, std::string> node_by_name;
   // Queued instances, oldest first: the order in which placement is tried.
   std::vector<std::string> queue;
+  // Instances not yet in a final state, per tenant (for the tenant's limit).
+  std::unordered_map<std::string, size_t> active_by_tenant;
 
   // Puts one object in place (new or changed), keeping the derived indexes true.
   void put(const Row& row);

@@ -20,9 +20,20 @@ using nlohmann::json;
 
 constexpr int kRecordVersion = 1;
 
+// POSIX reads: libstdc++'s streams throw when read(2) fails, and reading /proc/PID/stat of a
+// process that is exiting fails with ESRCH. Here any failure reads as "nothing".
 std::string read_whole_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return {};
+  std::string out;
+  char buffer[4096];
+  for (;;) {
+    const ssize_t n = ::read(fd, buffer, sizeof(buffer));
+    if (n <= 0) break;
+    out.append(buffer, static_cast<size_t>(n));
+  }
+  ::close(fd);
+  return out;
 }
 
 // POSIX calls rather than a stream, so that every failure is seen and the data reaches the disk
