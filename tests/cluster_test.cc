@@ -28,6 +28,7 @@ json node_named(const json& nodes, const std::string& id) {
 
 TEST_F(ClusterTest, EachWorkloadSeesExactlyItsOwnGpus) {
   std::vector<std::string> ids;
+  ids.reserve(6);
   for (int i = 0; i < 6; ++i) {
     ids.push_back(launch({{"gpus", 4},
                           {"gpu_models", {"H100"}},
@@ -64,7 +65,8 @@ TEST_F(ClusterTest, AKilledAgentsNodeIsLostWithItsWorkAndComesBackWithoutADuplic
   const int workload_pid = std::stoi(logs(id));
   const std::string node_id = instance(id)["node_id"];
   size_t index = 0;
-  while (agents_[index].name != node_named(nodes(), node_id)["name"]) ++index;
+  const std::string node_name = node_named(nodes(), node_id)["name"];
+  while (agents_[index].name != node_name) ++index;
 
   const auto killed_at = std::chrono::steady_clock::now();
   kill_agent(index);
@@ -113,6 +115,7 @@ TEST_F(ClusterTest, AnXidFailsTheInstanceOnThatGpuAndTakesTheGpuOutOfService) {
   EXPECT_FALSE(node["gpus"][gpu]["healthy"].get<bool>());
   // Whatever comes next never lands on the failed GPU.
   std::vector<std::string> more;
+  more.reserve(23);
   for (int i = 0; i < 23; ++i) {
     more.push_back(launch({{"gpus", 1}, {"interactive", true}, {"command", {"sleep", "600"}}}));
   }
@@ -215,7 +218,7 @@ TEST_F(ClusterTest, AgentsWithBadCredentialsOrOtherNodesReportsAreRefused) {
 }
 
 TEST_F(ClusterTest, TheCliLaunchesFollowsAndStopsWork) {
-  auto allot = [&](std::vector<std::string> args, const std::string& key) {
+  auto allot = [&](const std::vector<std::string>& args, const std::string& key) {
     return run_program(bin_dir() + "/src/cli/allot", args,
                        {"ALLOT_SERVER=" + daemon_.url(), "ALLOT_KEY=" + key, "HOME=/nonexistent"});
   };

@@ -3,6 +3,8 @@
 #include <iostream>
 #include <thread>
 
+#include <fmt/format.h>
+
 #include "cli/commands.h"
 
 namespace allot::cli {
@@ -163,8 +165,9 @@ void add_cluster_commands(CLI::App& app, Action& action) {
     sub->add_option("id", id, "the node's id")->required();
     const std::string v = verb;
     sub->callback([&action, v] {
-      action = v == "get" ? call_and_show("GET", [] { return "/v1/nodes/" + id; })
-                          : call_and_show("POST", [v] { return "/v1/nodes/" + id + "/" + v; });
+      action = v == "get"
+                   ? call_and_show("GET", [] { return "/v1/nodes/" + id; })
+                   : call_and_show("POST", [v] { return fmt::format("/v1/nodes/{}/{}", id, v); });
     });
   }
 

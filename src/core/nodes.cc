@@ -130,6 +130,7 @@ Result<Rows> join_node(const State& state, const JoinNode& c, TimeMs now_ms) {
   }
   if (auto ok = check_inventory(c); !ok) return std::unexpected(ok.error());
   std::vector<Gpu> gpus;
+  gpus.reserve(c.gpus.size());
   for (const GpuReport& g : c.gpus) {
     gpus.push_back(Gpu{.index = g.index,
                        .uuid = g.uuid,
