@@ -23,18 +23,6 @@ namespace {
 
 using nlohmann::json;
 
-std::string_view state_name(WorkloadState state) {
-  switch (state) {
-    case WorkloadState::kRunning:
-      return "running";
-    case WorkloadState::kExited:
-      return "exited";
-    case WorkloadState::kFailedToStart:
-      return "failed_to_start";
-  }
-  return "exited";
-}
-
 int64_t file_size(const std::string& path) {
   std::error_code ec;
   const auto size = std::filesystem::file_size(path, ec);
@@ -139,11 +127,11 @@ json Agent::workload_reports(std::vector<WorkloadStatus>& statuses) {
   json out = json::array();
   for (const WorkloadStatus& s : statuses) {
     out.push_back({{"instance_id", s.instance_id},
-                   {"state", state_name(s.state)},
+                   {"state", workload_state_name(s.state)},
                    {"exit_code", s.exit_code},
                    {"signal", s.signal},
                    {"message", s.message}});
-    last_reported_[s.instance_id] = std::string(state_name(s.state));
+    last_reported_[s.instance_id] = std::string(workload_state_name(s.state));
   }
   return out;
 }
@@ -296,7 +284,7 @@ int Agent::run() {
       bool changed = false;
       for (const WorkloadStatus& s : runtime_->poll()) {
         auto it = last_reported_.find(s.instance_id);
-        changed |= it == last_reported_.end() || it->second != state_name(s.state);
+        changed |= it == last_reported_.end() || it->second != workload_state_name(s.state);
       }
       lock.lock();
       if (changed) break;

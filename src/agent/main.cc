@@ -11,6 +11,7 @@
 #include <CLI/CLI.hpp>
 
 #include "agent/agent.h"
+#include "common/signals.h"
 
 namespace {
 
@@ -24,12 +25,7 @@ std::string host_name() {
 
 int main(int argc, char** argv) {
   using namespace allot::agent;
-  sigset_t set;
-  sigemptyset(&set);
-  sigaddset(&set, SIGTERM);
-  sigaddset(&set, SIGINT);
-  pthread_sigmask(SIG_BLOCK, &set, nullptr);
-  std::signal(SIGPIPE, SIG_IGN);
+  const sigset_t set = allot::block_stop_signals();
 
   CLI::App app{"allot-agent: runs GPU work for an Allot controller"};
   AgentConfig config{.name = host_name()};
@@ -86,8 +82,7 @@ int main(int argc, char** argv) {
                (*gpus)->gpus().size());
   Agent agent(config, std::move(*gpus), std::move(*runtime), clock);
   std::thread signals([&agent, set] {
-    int signal = 0;
-    sigwait(&set, &signal);
+    allot::wait_for_stop_signal(set);
     agent.stop();
   });
   signals.detach();

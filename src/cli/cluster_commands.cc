@@ -68,18 +68,6 @@ Action list_of(std::string target, const int& limit, const std::vector<Column>& 
   };
 }
 
-Action call_and_show(
-    std::string method, std::function<std::string()> target,
-    std::function<json()> body = [] { return json(nullptr); }) {
-  return [method = std::move(method), target = std::move(target),
-          body = std::move(body)](Session& session) {
-    json answer;
-    const int code = session.call(method, target(), body(), answer);
-    if (code == kOk) session.show(answer);
-    return code;
-  };
-}
-
 struct RunOptions {
   int gpus = 0, milli = 0;
   std::vector<std::string> gpu_types, env, labels, command;
@@ -166,8 +154,8 @@ void add_cluster_commands(CLI::App& app, Action& action) {
     const std::string v = verb;
     sub->callback([&action, v] {
       action = v == "get"
-                   ? call_and_show("GET", [] { return "/v1/nodes/" + id; })
-                   : call_and_show("POST", [v] { return fmt::format("/v1/nodes/{}/{}", id, v); });
+                   ? show_call("GET", [] { return "/v1/nodes/" + id; })
+                   : show_call("POST", [v] { return fmt::format("/v1/nodes/{}/{}", id, v); });
     });
   }
 
@@ -178,7 +166,7 @@ void add_cluster_commands(CLI::App& app, Action& action) {
   token_create->add_option("name", name, "what it is for")->required();
   token_create->add_option("--expires-in", expires_in_s, "seconds until it expires");
   token_create->callback([&action] {
-    action = call_and_show(
+    action = show_call(
         "POST", [] { return std::string("/v1/join-tokens"); },
         [] {
           json body{{"name", name}};
@@ -192,7 +180,7 @@ void add_cluster_commands(CLI::App& app, Action& action) {
   CLI::App* token_revoke = tokens->add_subcommand("revoke", "revoke one");
   token_revoke->add_option("id", id, "its id")->required();
   token_revoke->callback(
-      [&action] { action = call_and_show("DELETE", [] { return "/v1/join-tokens/" + id; }); });
+      [&action] { action = show_call("DELETE", [] { return "/v1/join-tokens/" + id; }); });
 
   CLI::App* run_cmd = app.add_subcommand("run", "launch an instance: allot run [OPTIONS] -- CMD");
   run_cmd->add_option("--gpus", run.gpus, "whole GPUs, 1 to 8 (default 1)");
@@ -231,15 +219,14 @@ void add_cluster_commands(CLI::App& app, Action& action) {
 
   CLI::App* stop = app.add_subcommand("stop", "stop an instance");
   stop->add_option("id", id, "the instance's id")->required();
-  stop->callback([&action] {
-    action = call_and_show("POST", [] { return "/v1/instances/" + id + "/stop"; });
-  });
+  stop->callback(
+      [&action] { action = show_call("POST", [] { return "/v1/instances/" + id + "/stop"; }); });
 
   CLI::App* describe = app.add_subcommand("describe", "show an instance, with its events");
   describe->add_option("kind", name, "instance")->required()->check(CLI::IsMember({"instance"}));
   describe->add_option("id", id, "its id")->required();
   describe->callback(
-      [&action] { action = call_and_show("GET", [] { return "/v1/instances/" + id; }); });
+      [&action] { action = show_call("GET", [] { return "/v1/instances/" + id; }); });
 }
 
 }  // namespace allot::cli

@@ -18,6 +18,11 @@ void add_identity_commands(CLI::App& app, Action& action);
 // nodes, node, join-tokens, run, ps, logs, stop, describe.
 void add_cluster_commands(CLI::App& app, Action& action);
 
+// Runs one request and shows its answer.
+Action show_call(
+    std::string method, std::function<std::string()> target,
+    std::function<nlohmann::json()> body = [] { return nlohmann::json(nullptr); });
+
 // Adds --limit to a listing command; 0 means every item.
 CLI::Option* add_limit(CLI::App& command, int& limit);
 

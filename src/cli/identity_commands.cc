@@ -22,19 +22,6 @@ const std::vector<Column> kAuditColumns = {{"seq", "seq"},       {"at", "at"},
                                            {"path", "path"},     {"target", "target_id"},
                                            {"status", "status"}, {"error", "error_code"}};
 
-// Runs one request and shows its answer.
-Action show_call(
-    std::string method, std::function<std::string()> target,
-    std::function<json()> body = [] { return json(nullptr); }) {
-  return [method = std::move(method), target = std::move(target),
-          body = std::move(body)](Session& session) {
-    json answer;
-    const int code = session.call(method, target(), body(), answer);
-    if (code == kOk) session.show(answer);
-    return code;
-  };
-}
-
 Action show_list(std::function<std::string()> target, const int& limit,
                  const std::vector<Column>& columns) {
   return [target = std::move(target), &limit, &columns](Session& session) {
@@ -82,6 +69,17 @@ void add_resource(CLI::App& app, Action& action, Options& o, const std::string& 
 }
 
 }  // namespace
+
+Action show_call(std::string method, std::function<std::string()> target,
+                 std::function<json()> body) {
+  return [method = std::move(method), target = std::move(target),
+          body = std::move(body)](Session& session) {
+    json answer;
+    const int code = session.call(method, target(), body(), answer);
+    if (code == kOk) session.show(answer);
+    return code;
+  };
+}
 
 CLI::Option* add_limit(CLI::App& command, int& limit) {
   return command.add_option("--limit", limit, "show at most this many (default: all)")

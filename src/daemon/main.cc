@@ -15,6 +15,7 @@
 
 #include "api/app.h"
 #include "api/http_server.h"
+#include "common/signals.h"
 #include "daemon/bootstrap.h"
 #include "daemon/config.h"
 
@@ -44,7 +45,7 @@ Result<std::unique_ptr<Store>> open_configured_store(const DaemonConfig& config)
   return open_sqlite_store((std::filesystem::path(config.data_dir) / "allot.db").string());
 }
 
-int run(const DaemonConfig& config) {
+int run(const DaemonConfig& config, const sigset_t& stop_signals) {
   setup_logging(config.log_level);
   auto store = open_configured_store(config);
   if (!store) {
@@ -112,13 +113,8 @@ int run(const DaemonConfig& config) {
           [](const HttpResponse&) {});
     }
   });
-  std::thread signals([&server, &service, &stopping] {
-    sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, SIGTERM);
-    sigaddset(&set, SIGINT);
-    int signal = 0;
-    sigwait(&set, &signal);
+  std::thread signals([&server, &service, &stopping, &stop_signals] {
+    const int signal = wait_for_stop_signal(stop_signals);
     spdlog::info("msg=\"stopping\" signal={}", signal);
     stopping = true;
     service.release_parked();
@@ -136,13 +132,7 @@ int run(const DaemonConfig& config) {
 }  // namespace allot
 
 int main(int argc, char** argv) {
-  // Block the stop signals before any thread starts, so that only the signal thread takes them.
-  sigset_t set;
-  sigemptyset(&set);
-  sigaddset(&set, SIGTERM);
-  sigaddset(&set, SIGINT);
-  pthread_sigmask(SIG_BLOCK, &set, nullptr);
-  std::signal(SIGPIPE, SIG_IGN);
+  const sigset_t stop_signals = allot::block_stop_signals();
 
   const std::vector<std::string> args(argv, argv + argc);
   bool help = false;
@@ -151,5 +141,5 @@ int main(int argc, char** argv) {
     std::fprintf(help ? stdout : stderr, "%s\n", config.error().message.c_str());
     return help ? 0 : 2;
   }
-  return allot::run(*config);
+  return allot::run(*config, stop_signals);
 }

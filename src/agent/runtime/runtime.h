@@ -32,6 +32,9 @@ enum class WorkloadState {
   kFailedToStart,  // The command could not be executed (not found, not executable, bad dir).
 };
 
+// "running", "exited" or "failed_to_start": the names the state file and the agent protocol use.
+std::string_view workload_state_name(WorkloadState state);
+
 struct WorkloadStatus {
   std::string instance_id;
   WorkloadState state = WorkloadState::kRunning;

@@ -66,22 +66,10 @@ Status write_file_atomically(const std::string& path, const std::string& tmp_pat
   return {};
 }
 
-std::string_view state_name(WorkloadState state) {
-  switch (state) {
-    case WorkloadState::kRunning:
-      return "running";
-    case WorkloadState::kExited:
-      return "exited";
-    case WorkloadState::kFailedToStart:
-      return "failed_to_start";
-  }
-  return "running";
-}
-
 std::optional<WorkloadState> parse_state(const std::string& name) {
   for (const auto state :
        {WorkloadState::kRunning, WorkloadState::kExited, WorkloadState::kFailedToStart}) {
-    if (state_name(state) == name) return state;
+    if (workload_state_name(state) == name) return state;
   }
   return std::nullopt;
 }
@@ -109,10 +97,14 @@ WorkloadSpec spec_from_json(const json& j) {
 }
 
 json status_to_json(const WorkloadStatus& status) {
-  return {{"state", state_name(status.state)},     {"pid", status.pid},
-          {"exit_code", status.exit_code},         {"signal", status.signal},
-          {"started_at_ms", status.started_at_ms}, {"ended_at_ms", status.ended_at_ms},
-          {"log_path", status.log_path},           {"message", status.message}};
+  return {{"state", workload_state_name(status.state)},
+          {"pid", status.pid},
+          {"exit_code", status.exit_code},
+          {"signal", status.signal},
+          {"started_at_ms", status.started_at_ms},
+          {"ended_at_ms", status.ended_at_ms},
+          {"log_path", status.log_path},
+          {"message", status.message}};
 }
 
 WorkloadStatus status_from_json(const json& j, const std::string& instance_id) {
@@ -225,6 +217,18 @@ bool process_alive(pid_t pid, uint64_t start_ticks) {
   const auto stat = read_proc_stat(pid);
   // A zombie has ended; only its parent's wait is missing ('X' is a dead task being removed).
   return stat && stat->start_ticks == start_ticks && stat->state != 'Z' && stat->state != 'X';
+}
+
+std::string_view workload_state_name(WorkloadState state) {
+  switch (state) {
+    case WorkloadState::kRunning:
+      return "running";
+    case WorkloadState::kExited:
+      return "exited";
+    case WorkloadState::kFailedToStart:
+      return "failed_to_start";
+  }
+  return "running";
 }
 
 }  // namespace allot::agent
