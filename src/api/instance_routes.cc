@@ -61,6 +61,7 @@ Result<HttpResponse> create_instance(Call& call) {
   auto labels = body.optional_string_map("labels");
   auto max_run_s = body.optional_int("max_run_s", 0, INT64_MAX / 1000);
   auto interactive = body.optional_bool("interactive");
+  auto requeue = body.optional_bool("requeue");
   ALLOT_TRY(body.finish());
   if (!command) return fail(ErrorCode::kMissingField, "'command' is required");
   ALLOT_TRY(require_launcher(call.caller));
@@ -76,7 +77,8 @@ Result<HttpResponse> create_instance(Call& call) {
                     .env = env.value_or(std::map<std::string, std::string>{}),
                     .labels = labels.value_or(std::map<std::string, std::string>{}),
                     .max_run_s = max_run_s.value_or(0),
-                    .interactive = interactive.value_or(false)};
+                    .interactive = interactive.value_or(false),
+                    .requeue = requeue.value_or(false)};
   if (price_class) {
     auto parsed = parse_price_class(*price_class);
     if (!parsed) {

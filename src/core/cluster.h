@@ -117,6 +117,7 @@ struct InstanceSpec {
   std::map<std::string, std::string> labels;
   int64_t max_run_s = 0;     // 0: no limit.
   bool interactive = false;  // Runs until stopped; a job runs to completion.
+  bool requeue = false;      // When preempted, go back to the queue instead of ending.
 
   bool operator==(const InstanceSpec&) const = default;
 };

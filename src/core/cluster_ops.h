@@ -13,6 +13,16 @@ namespace allot {
 struct CoreOptions {
   // A node not heard from for this long is lost, and its instances with it.
   int64_t heartbeat_timeout_ms = 30'000;
+  // Backfill: while the queue's head is blocked, at most this many later instances are tried
+  // past it, and none once the head has waited this long (so that it is not starved).
+  size_t max_backfill = 100;
+  int64_t starvation_ms = 300'000;
+};
+
+// What placement needs besides the state.
+struct Placing {
+  const Scheduler& scheduler;
+  const CoreOptions& options;
 };
 
 using Rows = std::vector<Row>;
@@ -23,15 +33,15 @@ using Rows = std::vector<Row>;
                                              TimeMs now_ms);
 [[nodiscard]] Result<Rows> join_node(const State& state, const JoinNode& c, TimeMs now_ms);
 [[nodiscard]] Result<Rows> node_heartbeat(const State& state, const NodeHeartbeat& c, TimeMs now_ms,
-                                          const Scheduler& scheduler);
+                                          const Placing& placing);
 [[nodiscard]] Result<Rows> set_node_admin(const State& state, const SetNodeAdmin& c, TimeMs now_ms);
 [[nodiscard]] Result<Rows> revoke_node_credential(const State& state,
                                                   const RevokeNodeCredential& c);
 [[nodiscard]] Result<Rows> create_instance(const State& state, const CreateInstance& c,
-                                           TimeMs now_ms, const Scheduler& scheduler);
-[[nodiscard]] Result<Rows> stop_instance(const State& state, const StopInstance& c, TimeMs now_ms);
-[[nodiscard]] Result<Rows> tick(const State& state, TimeMs now_ms, const CoreOptions& options,
-                                const Scheduler& scheduler);
+                                           TimeMs now_ms, const Placing& placing);
+[[nodiscard]] Result<Rows> stop_instance(const State& state, const StopInstance& c, TimeMs now_ms,
+                                         const Placing& placing);
+[[nodiscard]] Result<Rows> tick(const State& state, TimeMs now_ms, const Placing& placing);
 
 // Shared by the functions above (instances.cc).
 
@@ -40,7 +50,9 @@ void transition(Instance& instance, InstanceState to, TimeMs at_ms, std::string 
 // Ends a bound or queued instance in a final state and gives back what it held.
 void end_instance(Draft& draft, const std::string& id, InstanceState to, TimeMs at_ms,
                   std::string message);
-// Tries to place every queued instance, oldest first.
-void schedule_queue(Draft& draft, TimeMs now_ms, const Scheduler& scheduler);
+// Tries to place queued instances: on-demand and reserved before spot, then the tenant with the
+// smallest dominant share, then the oldest; bounded backfill past a blocked head; on-demand work
+// that fits nowhere may preempt spot work (see instances.cc).
+void schedule_queue(Draft& draft, TimeMs now_ms, const Placing& placing);
 
 }  // namespace allot

@@ -229,5 +229,63 @@ TEST_F(ClusterCoreTest, StoppingWorkThatHasNotStartedEndsItAtOnce) {
   for (const Gpu& gpu : node(instance(scheduled).node_id).gpus) EXPECT_EQ(gpu.used_milli, 0);
 }
 
+TEST_F(ClusterCoreTest, OnDemandWorkIsPlacedBeforeSpotWorkThatCameEarlier) {
+  // Fill both nodes, queue spot then on-demand, then free one node.
+  const std::string a = launch({.gpus = 8});
+  launch({.gpus = 8, .price_class = PriceClass::kOnDemand});
+  const std::string spot = launch({.gpus = 8, .price_class = PriceClass::kSpot}, kT0 + 1);
+  const std::string on_demand = launch({.gpus = 4, .price_class = PriceClass::kReserved}, kT0 + 2);
+  EXPECT_EQ(instance(spot).state, InstanceState::kQueued);
+  // The reserved instance could preempt only spot work, and there is none running.
+  EXPECT_EQ(instance(on_demand).state, InstanceState::kQueued);
+  ok(StopInstance{a}, kT0 + 3);  // Scheduled, not started: ends at once.
+  ok(Tick{}, kT0 + 4);
+  EXPECT_EQ(instance(on_demand).state, InstanceState::kScheduled);
+  EXPECT_EQ(instance(spot).state, InstanceState::kQueued);
+}
+
+TEST_F(ClusterCoreTest, BackfillPassesABlockedHeadUntilItHasWaitedTooLong) {
+  const std::string x = launch({.gpus = 8});  // Fills node a.
+  launch({.gpus = 7});                        // Node b: one GPU left.
+  const std::string head = launch({.gpus = 4}, kT0 + 1);
+  EXPECT_EQ(instance(head).state, InstanceState::kQueued);
+  const std::string small = launch({.gpus = 1}, kT0 + 2);
+  EXPECT_EQ(instance(small).state, InstanceState::kScheduled);  // Backfilled past the head.
+  ok(StopInstance{small}, kT0 + 3);
+  // Once the head has waited too long, nothing passes it any more.
+  beat("nod_0000000000000001", {{x, WorkloadReportState::kRunning}}, kT0 + 300'000);
+  beat("nod_0000000000000002", {}, kT0 + 300'000);
+  ok(Tick{}, kT0 + 1 + 300'000);
+  const std::string late = launch({.gpus = 1}, kT0 + 300'010);
+  EXPECT_EQ(instance(late).state, InstanceState::kQueued);
+  // Room for the head: it goes first, then the one behind it.
+  // (Placed by the heartbeat that freed the room, and handed to that agent in its answer.)
+  beat("nod_0000000000000001", {{x, WorkloadReportState::kExited, 0}}, kT0 + 300'020);
+  EXPECT_EQ(instance(head).state, InstanceState::kStarting);
+  EXPECT_EQ(instance(late).state, InstanceState::kStarting);
+}
+
+TEST_F(ClusterCoreTest, OnDemandWorkPreemptsTheSpotWorkThatLosesTheFewestGpuSeconds) {
+  const std::string old_spot = launch({.gpus = 8, .price_class = PriceClass::kSpot});
+  const std::string young_spot =
+      launch({.gpus = 8, .price_class = PriceClass::kSpot, .requeue = true});
+  beat("nod_0000000000000001", {{old_spot, WorkloadReportState::kRunning}}, kT0 + 1'000);
+  beat("nod_0000000000000002", {{young_spot, WorkloadReportState::kRunning}}, kT0 + 9'000);
+  const std::string urgent = launch({.gpus = 2}, kT0 + 10'000);
+  EXPECT_EQ(instance(urgent).state, InstanceState::kScheduled);
+  EXPECT_EQ(instance(urgent).node_id, "nod_0000000000000002");
+  EXPECT_EQ(instance(old_spot).state, InstanceState::kRunning);
+  // The young one asked to be requeued: it waits again, its first run ended at preemption.
+  EXPECT_EQ(instance(young_spot).state, InstanceState::kQueued);
+  const auto& events = instance(young_spot).events;
+  ASSERT_GE(events.size(), 2u);
+  EXPECT_EQ(events[events.size() - 2].state, "preempted");
+  EXPECT_EQ(events[events.size() - 2].at_ms, kT0 + 10'000);
+  // Spot work never preempts.
+  const std::string more_spot = launch({.gpus = 8, .price_class = PriceClass::kSpot}, kT0 + 11'000);
+  EXPECT_EQ(instance(more_spot).state, InstanceState::kQueued);
+  EXPECT_EQ(instance(old_spot).state, InstanceState::kRunning);
+}
+
 }  // namespace
 }  // namespace allot

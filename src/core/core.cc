@@ -191,17 +191,19 @@ Result<std::vector<Row>> Core::apply(const Command& command, TimeMs now_ms) {
         }
         if constexpr (std::is_same_v<T, JoinNode>) return join_node(state_, c, now_ms);
         if constexpr (std::is_same_v<T, NodeHeartbeat>) {
-          return node_heartbeat(state_, c, now_ms, *scheduler_);
+          return node_heartbeat(state_, c, now_ms, Placing{*scheduler_, options_});
         }
         if constexpr (std::is_same_v<T, SetNodeAdmin>) return set_node_admin(state_, c, now_ms);
         if constexpr (std::is_same_v<T, RevokeNodeCredential>) {
           return revoke_node_credential(state_, c);
         }
         if constexpr (std::is_same_v<T, CreateInstance>) {
-          return create_instance(state_, c, now_ms, *scheduler_);
+          return create_instance(state_, c, now_ms, Placing{*scheduler_, options_});
         }
-        if constexpr (std::is_same_v<T, StopInstance>) return stop_instance(state_, c, now_ms);
-        if constexpr (std::is_same_v<T, Tick>) return tick(state_, now_ms, options_, *scheduler_);
+        if constexpr (std::is_same_v<T, StopInstance>)
+          return stop_instance(state_, c, now_ms, Placing{*scheduler_, options_});
+        if constexpr (std::is_same_v<T, Tick>)
+          return tick(state_, now_ms, Placing{*scheduler_, options_});
       },
       command);
   if (rows) restore(*rows);

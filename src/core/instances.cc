@@ -1,4 +1,9 @@
 // Instances: creation, stopping, placement and the lifecycle's transitions.
+#include <algorithm>
+#include <array>
+#include <map>
+#include <tuple>
+
 #include <fmt/format.h>
 
 #include "common/limits.h"
@@ -91,20 +96,127 @@ void end_instance(Draft& draft, const std::string& id, InstanceState to, TimeMs 
   ++node.generation;
 }
 
-// Places one queued instance if it fits, or records why it waits.
-void try_place(Draft& draft, const std::string& id, TimeMs now_ms, const Scheduler& scheduler) {
-  const Instance* current = draft.instance(id);
-  if (current == nullptr || current->state != InstanceState::kQueued) return;
-  std::string why;
-  auto placement = scheduler.place(draft, *current, why);
-  if (placement) {
-    bind(draft, draft.edit_instance(id), *placement, now_ms);
-  } else if (current->reason != why) {
-    draft.edit_instance(id).reason = why;
+// The GPU-seconds a running instance would lose if it were stopped now.
+int64_t loss_if_stopped(const Instance& instance, TimeMs now_ms) {
+  if (instance.state != InstanceState::kRunning) return 0;
+  const int64_t milli =
+      instance.milli_per_gpu() * static_cast<int64_t>(instance.gpu_indices.size());
+  return milli * std::max<int64_t>(0, now_ms - instance.started_at_ms) / 1000;
+}
+
+struct Victims {
+  std::string node_id;
+  std::vector<std::string> ids;
+  int64_t loss = 0;
+};
+
+// The cheapest set of spot instances on one node whose removal lets `spec` fit there: the node's
+// spot work taken in order of least loss until it fits. Over all nodes, the set losing the fewest
+// GPU-seconds wins (then fewer victims, then the node's id).
+std::optional<Victims> cheapest_victims(const Draft& draft, const InstanceSpec& spec,
+                                        TimeMs now_ms) {
+  std::optional<Victims> best;
+  const size_t wanted = spec.gpus > 0 ? static_cast<size_t>(spec.gpus) : 1;
+  draft.for_each_node([&](const Node& node) {
+    if (!node_takes_work(node)) return;
+    std::vector<const Instance*> spot;
+    for (const std::string& id : draft.instances_on(node.id)) {
+      const Instance* instance = draft.instance(id);
+      if (instance->spec.price_class == PriceClass::kSpot && !instance->stop_requested) {
+        spot.push_back(instance);
+      }
+    }
+    std::sort(spot.begin(), spot.end(), [&](const Instance* a, const Instance* b) {
+      return std::pair(loss_if_stopped(*a, now_ms), a->id) <
+             std::pair(loss_if_stopped(*b, now_ms), b->id);
+    });
+    Node freed = node;
+    Victims victims{.node_id = node.id};
+    for (const Instance* victim : spot) {
+      if (fitting_gpus(freed, spec).size() >= wanted) break;
+      for (int index : victim->gpu_indices) {
+        freed.gpus.at(static_cast<size_t>(index)).used_milli -= victim->milli_per_gpu();
+      }
+      freed.used_cpu_milli -= victim->spec.cpu_milli;
+      freed.used_memory_mib -= victim->spec.memory_mib;
+      victims.ids.push_back(victim->id);
+      victims.loss += loss_if_stopped(*victim, now_ms);
+    }
+    if (victims.ids.empty() || fitting_gpus(freed, spec).size() < wanted) return;
+    if (!best || std::tuple(victims.loss, victims.ids.size(), victims.node_id) <
+                     std::tuple(best->loss, best->ids.size(), best->node_id)) {
+      best = std::move(victims);
+    }
+  });
+  return best;
+}
+
+// Preempts the victims: their billing ends now; those that asked go back to the queue.
+void preempt(Draft& draft, const Victims& victims, const std::string& for_id, TimeMs now_ms) {
+  for (const std::string& id : victims.ids) {
+    end_instance(draft, id, InstanceState::kPreempted, now_ms,
+                 fmt::format("preempted for on-demand instance {}", for_id));
+    Instance& victim = draft.edit_instance(id);
+    if (!victim.spec.requeue) continue;
+    victim.node_id.clear();
+    victim.gpu_indices.clear();
+    victim.gpu_uuids.clear();
+    victim.stop_requested = false;
+    victim.ended_at_ms = 0;
+    victim.created_at_ms = now_ms;  // Back of its class in the queue.
+    transition(victim, InstanceState::kQueued, now_ms, "requeued after preemption");
   }
 }
 
-void schedule_queue(Draft& draft, TimeMs now_ms, const Scheduler& scheduler) {
+// Places one queued instance if it fits (preempting spot work for on-demand and reserved work if
+// that is the only way), or records why it waits. Returns whether it was placed.
+bool try_place(Draft& draft, const std::string& id, TimeMs now_ms, const Placing& placing) {
+  const Instance* current = draft.instance(id);
+  if (current == nullptr || current->state != InstanceState::kQueued) return false;
+  std::string why;
+  auto placement = placing.scheduler.place(draft, *current, why);
+  if (!placement && current->spec.price_class != PriceClass::kSpot) {
+    if (auto victims = cheapest_victims(draft, current->spec, now_ms)) {
+      preempt(draft, *victims, id, now_ms);
+      placement = placing.scheduler.place(draft, *draft.instance(id), why);
+    }
+  }
+  if (placement) {
+    bind(draft, draft.edit_instance(id), *placement, now_ms);
+    return true;
+  }
+  if (current->reason != why) draft.edit_instance(id).reason = why;
+  return false;
+}
+
+// Each tenant's dominant share: the largest of its shares of the cluster's GPUs, CPU and memory
+// held by its running work. Used only to order the queue, so doubles are fine here.
+std::map<std::string, double> dominant_shares(const Draft& draft) {
+  double gpu_total = 0, cpu_total = 0, memory_total = 0;
+  draft.for_each_node([&](const Node& node) {
+    gpu_total += 1000.0 * static_cast<double>(node.gpus.size());
+    cpu_total += static_cast<double>(node.cpu_milli);
+    memory_total += static_cast<double>(node.memory_mib);
+  });
+  std::map<std::string, std::array<double, 3>> used;
+  for (const auto& [id, base] : draft.base().instances) {
+    const Instance& instance = *draft.instance(id);
+    if (is_final(instance.state) || instance.state == InstanceState::kQueued) continue;
+    auto& u = used[instance.tenant_id];
+    u[0] += instance.milli_per_gpu() * static_cast<double>(instance.gpu_indices.size());
+    u[1] += static_cast<double>(instance.spec.cpu_milli);
+    u[2] += static_cast<double>(instance.spec.memory_mib);
+  }
+  std::map<std::string, double> shares;
+  auto ratio = [](double part, double whole) { return whole > 0 ? part / whole : 0.0; };
+  for (const auto& [tenant, u] : used) {
+    shares[tenant] =
+        std::max({ratio(u[0], gpu_total), ratio(u[1], cpu_total), ratio(u[2], memory_total)});
+  }
+  return shares;
+}
+
+void schedule_queue(Draft& draft, TimeMs now_ms, const Placing& placing) {
   std::vector<std::string> queue = draft.base().queue;
   for (const Row& row : draft.rows()) {
     if (const auto* added = std::get_if<Instance>(&row);
@@ -113,11 +225,33 @@ void schedule_queue(Draft& draft, TimeMs now_ms, const Scheduler& scheduler) {
       queue.push_back(added->id);
     }
   }
-  for (const std::string& id : queue) try_place(draft, id, now_ms, scheduler);
+  const auto shares = dominant_shares(draft);
+  auto key = [&](const std::string& id) {
+    const Instance& i = *draft.instance(id);
+    auto share = shares.find(i.tenant_id);
+    return std::tuple(i.spec.price_class == PriceClass::kSpot ? 1 : 0,
+                      share == shares.end() ? 0.0 : share->second, i.created_at_ms, id);
+  };
+  std::sort(queue.begin(), queue.end(),
+            [&](const std::string& a, const std::string& b) { return key(a) < key(b); });
+  bool head_blocked = false;
+  bool head_starving = false;
+  size_t backfilled = 0;
+  for (const std::string& id : queue) {
+    if (head_blocked && (head_starving || backfilled >= placing.options.max_backfill)) break;
+    const TimeMs waited_ms = now_ms - draft.instance(id)->created_at_ms;
+    const bool placed = try_place(draft, id, now_ms, placing);
+    if (head_blocked) {
+      ++backfilled;
+    } else if (!placed) {
+      head_blocked = true;
+      head_starving = waited_ms >= placing.options.starvation_ms;
+    }
+  }
 }
 
 Result<Rows> create_instance(const State& state, const CreateInstance& c, TimeMs now_ms,
-                             const Scheduler& scheduler) {
+                             const Placing& placing) {
   if (auto ok = check_id("id", c.id, "ins"); !ok) return std::unexpected(ok.error());
   const Project* project = state.project(c.project_id);
   if (project == nullptr || project->deleted_at_ms != 0 || project->tenant_id != c.tenant_id) {
@@ -139,13 +273,18 @@ Result<Rows> create_instance(const State& state, const CreateInstance& c, TimeMs
                     .created_at_ms = now_ms};
   transition(instance, InstanceState::kQueued, now_ms, "waiting for a placement");
   draft.add_instance(std::move(instance));
-  // Only the newcomer: the queued ones were tried when capacity last appeared, and a new
-  // instance adds none.
-  try_place(draft, c.id, now_ms, scheduler);
+  // With nothing waiting, only the newcomer needs trying; otherwise it takes its place in the
+  // queue's order (it must not pass a starving head).
+  if (state.queue.empty()) {
+    try_place(draft, c.id, now_ms, placing);
+  } else {
+    schedule_queue(draft, now_ms, placing);
+  }
   return draft.rows();
 }
 
-Result<Rows> stop_instance(const State& state, const StopInstance& c, TimeMs now_ms) {
+Result<Rows> stop_instance(const State& state, const StopInstance& c, TimeMs now_ms,
+                           const Placing& placing) {
   const Instance* instance = state.instance(c.id);
   if (instance == nullptr) return fail(ErrorCode::kNotFound, fmt::format("no instance {}", c.id));
   if (is_final(instance->state) || instance->stop_requested) return Rows{};
@@ -153,6 +292,7 @@ Result<Rows> stop_instance(const State& state, const StopInstance& c, TimeMs now
   if (instance->state == InstanceState::kQueued || instance->state == InstanceState::kScheduled) {
     // Nothing runs yet: it ends now, and none of its time is billed.
     end_instance(draft, c.id, InstanceState::kStopped, now_ms, "stopped before it started");
+    schedule_queue(draft, now_ms, placing);  // What it held is free again.
     return draft.rows();
   }
   Instance& stopping = draft.edit_instance(c.id);

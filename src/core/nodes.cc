@@ -170,7 +170,7 @@ Result<Rows> join_node(const State& state, const JoinNode& c, TimeMs now_ms) {
 }
 
 Result<Rows> node_heartbeat(const State& state, const NodeHeartbeat& c, TimeMs now_ms,
-                            const Scheduler& scheduler) {
+                            const Placing& placing) {
   if (state.node(c.node_id) == nullptr) {
     return fail(ErrorCode::kNotFound, fmt::format("no node {}", c.node_id));
   }
@@ -201,7 +201,11 @@ Result<Rows> node_heartbeat(const State& state, const NodeHeartbeat& c, TimeMs n
       end_instance(draft, id, InstanceState::kFailed, now_ms, "the node's agent no longer runs it");
     }
   }
-  if (came_back) schedule_queue(draft, now_ms, scheduler);
+  int used_before = 0;
+  for (const Gpu& gpu : state.node(c.node_id)->gpus) used_before += gpu.used_milli;
+  int used_after = 0;
+  for (const Gpu& gpu : draft.node(c.node_id)->gpus) used_after += gpu.used_milli;
+  if (came_back || used_after < used_before) schedule_queue(draft, now_ms, placing);
   // What this heartbeat's answer hands to the agent is now on its way to start.
   for (const std::string& id : draft.instances_on(c.node_id)) {
     if (draft.instance(id)->state == InstanceState::kScheduled) {
@@ -238,12 +242,11 @@ Result<Rows> revoke_node_credential(const State& state, const RevokeNodeCredenti
   return draft.rows();
 }
 
-Result<Rows> tick(const State& state, TimeMs now_ms, const CoreOptions& options,
-                  const Scheduler& scheduler) {
+Result<Rows> tick(const State& state, TimeMs now_ms, const Placing& placing) {
   Draft draft(state);
   for (const auto& [id, node] : state.nodes) {
     const TimeMs last = node.last_heartbeat_ms != 0 ? node.last_heartbeat_ms : node.joined_at_ms;
-    if (node.lost || now_ms - last <= options.heartbeat_timeout_ms) continue;
+    if (node.lost || now_ms - last <= placing.options.heartbeat_timeout_ms) continue;
     draft.edit_node(id).lost = true;
     // The work was last known alive at the last heartbeat: that is when it ended.
     for (const std::string& instance_id : draft.instances_on(id)) {
@@ -261,7 +264,7 @@ Result<Rows> tick(const State& state, TimeMs now_ms, const CoreOptions& options,
       ++draft.edit_node(stopping.node_id).generation;
     }
   }
-  if (!state.queue.empty()) schedule_queue(draft, now_ms, scheduler);
+  if (!state.queue.empty()) schedule_queue(draft, now_ms, placing);
   return draft.rows();
 }
 

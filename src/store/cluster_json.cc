@@ -58,6 +58,7 @@ InstanceSpec spec_from(const json& d) {
       .labels = d.at("labels").get<std::map<std::string, std::string>>(),
       .max_run_s = d.at("max_run_s"),
       .interactive = d.at("interactive"),
+      .requeue = d.value("requeue", false),
   };
 }
 
@@ -84,7 +85,8 @@ json spec_document(const InstanceSpec& s) {
           {"env", s.env},
           {"labels", s.labels},
           {"max_run_s", s.max_run_s},
-          {"interactive", s.interactive}};
+          {"interactive", s.interactive},
+          {"requeue", s.requeue}};
 }
 
 json node_document(const Node& n) {
