@@ -86,6 +86,8 @@ Status apply_file(DaemonConfig& config, const std::string& path) {
       config.postgres_url = *text;
     } else if (name == "log_level") {
       config.log_level = *text;
+    } else if (name == "scheduler_policy") {
+      config.scheduler_policy = *text;
     } else {
       return fail(ErrorCode::kInvalidArgument, fmt::format("{}: unknown setting '{}'", path, name));
     }
@@ -104,6 +106,7 @@ Status apply_env(DaemonConfig& config, const GetEnv& getenv) {
   read("ALLOT_STORE", config.store);
   read("ALLOT_POSTGRES_URL", config.postgres_url);
   read("ALLOT_LOG_LEVEL", config.log_level);
+  read("ALLOT_SCHEDULER_POLICY", config.scheduler_policy);
   read("ALLOT_ADMIN_KEY", config.admin_key);
   for (const char* name : {"heartbeat_interval_ms", "heartbeat_timeout_ms", "stop_grace_ms"}) {
     std::string variable = "ALLOT_" + std::string(name);
@@ -129,7 +132,7 @@ Result<DaemonConfig> load_daemon_config(const std::vector<std::string>& args, co
   help = false;
   CLI::App cli{"allotd: the Allot controller"};
   std::string config_path;
-  std::optional<std::string> listen, data_dir, store, postgres_url, log_level, port_file;
+  std::optional<std::string> listen, data_dir, store, postgres_url, log_level, port_file, policy;
   cli.add_option("-c,--config", config_path, "TOML file of settings")->check(CLI::ExistingFile);
   cli.add_option("--listen", listen, "HOST:PORT to serve on (port 0: any free port)");
   cli.add_option("--data-dir", data_dir, "directory for the SQLite database");
@@ -137,6 +140,7 @@ Result<DaemonConfig> load_daemon_config(const std::vector<std::string>& args, co
   cli.add_option("--postgres-url", postgres_url, "libpq connection URL");
   cli.add_option("--log-level", log_level, "trace, debug, info, warn or error");
   cli.add_option("--port-file", port_file, "write the bound port to this file");
+  cli.add_option("--scheduler-policy", policy, "placement policy (default allot)");
   std::optional<int64_t> interval, timeout, grace;
   cli.add_option("--heartbeat-interval-ms", interval, "how often agents report")
       ->check(CLI::PositiveNumber);
@@ -170,6 +174,7 @@ Result<DaemonConfig> load_daemon_config(const std::vector<std::string>& args, co
   if (postgres_url) config.postgres_url = *postgres_url;
   if (log_level) config.log_level = *log_level;
   if (port_file) config.port_file = *port_file;
+  if (policy) config.scheduler_policy = *policy;
   if (interval) config.heartbeat_interval_ms = *interval;
   if (timeout) config.heartbeat_timeout_ms = *timeout;
   if (grace) config.stop_grace_ms = *grace;

@@ -14,15 +14,16 @@ namespace allot {
 struct DaemonConfig {
   std::string listen_host = "127.0.0.1";
   uint16_t listen_port = 8080;
-  std::string data_dir = "allot-data";    // SQLite's file lives here.
-  std::string store = "sqlite";           // "sqlite" or "postgres".
-  std::string postgres_url;               // libpq URL, for store = "postgres".
-  std::string log_level = "info";         // trace, debug, info, warn, error.
-  std::string port_file;                  // If set, the bound port is written here once listening.
-  std::string admin_key;                  // Only from ALLOT_ADMIN_KEY: the first operator key.
-  int64_t heartbeat_interval_ms = 2'000;  // Agents report this often.
-  int64_t heartbeat_timeout_ms = 30'000;  // A node silent this long is lost.
-  int64_t stop_grace_ms = 10'000;         // SIGTERM to SIGKILL when an instance is stopped.
+  std::string data_dir = "allot-data";     // SQLite's file lives here.
+  std::string store = "sqlite";            // "sqlite" or "postgres".
+  std::string postgres_url;                // libpq URL, for store = "postgres".
+  std::string log_level = "info";          // trace, debug, info, warn, error.
+  std::string port_file;                   // If set, the bound port is written here once listening.
+  std::string scheduler_policy = "allot";  // A name from the scheduling framework's registry.
+  std::string admin_key;                   // Only from ALLOT_ADMIN_KEY: the first operator key.
+  int64_t heartbeat_interval_ms = 2'000;   // Agents report this often.
+  int64_t heartbeat_timeout_ms = 30'000;   // A node silent this long is lost.
+  int64_t stop_grace_ms = 10'000;          // SIGTERM to SIGKILL when an instance is stopped.
 };
 
 using GetEnv = std::function<const char*(const char*)>;

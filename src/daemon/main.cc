@@ -18,6 +18,7 @@
 #include "common/signals.h"
 #include "daemon/bootstrap.h"
 #include "daemon/config.h"
+#include "sched/core_scheduler.h"
 
 #ifndef ALLOT_VERSION
 #define ALLOT_VERSION "dev"
@@ -47,6 +48,11 @@ Result<std::unique_ptr<Store>> open_configured_store(const DaemonConfig& config)
 
 int run(const DaemonConfig& config, const sigset_t& stop_signals) {
   setup_logging(config.log_level);
+  auto policy = sched::make_policy(config.scheduler_policy);
+  if (!policy) {
+    spdlog::critical("msg=\"bad scheduler policy\" error=\"{}\"", policy.error().message);
+    return 2;
+  }
   auto store = open_configured_store(config);
   if (!store) {
     spdlog::critical("msg=\"cannot open the store\" error=\"{}\"", store.error().message);
@@ -59,7 +65,8 @@ int run(const DaemonConfig& config, const sigset_t& stop_signals) {
                      rows ? audit_seq.error().message : rows.error().message);
     return 1;
   }
-  Core core(CoreOptions{.heartbeat_timeout_ms = config.heartbeat_timeout_ms});
+  sched::PolicyScheduler scheduler(std::move(*policy));
+  Core core(CoreOptions{.heartbeat_timeout_ms = config.heartbeat_timeout_ms}, &scheduler);
   core.restore(*rows);
   SystemClock clock;
   RandomIdSource ids;
@@ -68,6 +75,7 @@ int run(const DaemonConfig& config, const sigset_t& stop_signals) {
     spdlog::critical("msg=\"bootstrap failed\" error=\"{}\"", first_key.error().message);
     return 1;
   }
+  spdlog::info("msg=\"scheduler\" policy={}", scheduler.policy_name());
   spdlog::info("msg=\"store open\" backend={} schema_version={} objects={}", (*store)->backend(),
                (*store)->schema_version(), rows->size());
 

@@ -1,0 +1,181 @@
+#include <algorithm>
+#include <cassert>
+#include <map>
+#include <tuple>
+
+#include "core/gpu_models.h"
+#include "sched/internal.h"
+
+namespace allot::sched {
+namespace internal {
+
+int ModelTable::intern(std::string_view model) {
+  auto it = ids_.find(std::string(model));
+  if (it != ids_.end()) return it->second;
+  const int id = static_cast<int>(names_.size());
+  names_.emplace_back(model);
+  ids_.emplace(std::string(model), id);
+  return id;
+}
+
+bool models_allow(const std::vector<std::string>& models, std::string_view gpu_model) {
+  if (models.empty()) return true;
+  return std::ranges::any_of(
+      models, [&](const std::string& m) { return allot::gpu_model_matches(m, gpu_model); });
+}
+
+Need need_of(const Request& request) {
+  Need need{.gpus = request.gpus,
+            .milli = request.gpu_milli,
+            .cpu = request.cpu_milli,
+            .mem = request.memory_mib};
+  // A "share" of 1000 or more milli is whole GPUs, as the trace writes one whole GPU.
+  if (need.gpus == 0 && need.milli >= kWholeMilli) need.gpus = need.milli / kWholeMilli;
+  if (need.gpus > 0) need.milli = 0;
+  return need;
+}
+
+void resum(NodeFacts& facts) {
+  facts.total_free = 0;
+  facts.full = 0;
+  facts.max_free = 0;
+  for (int i = 0; i < facts.count; ++i) {
+    const int f = facts.free[static_cast<size_t>(i)];
+    facts.total_free += f;
+    facts.full += f == kWholeMilli ? 1 : 0;
+    facts.max_free = std::max(facts.max_free, f);
+  }
+}
+
+NodeFacts facts_of(const NodeView& node, ModelTable& models) {
+  NodeFacts facts;
+  facts.free_cpu = node.free_cpu_milli;
+  facts.free_mem = node.free_memory_mib;
+  facts.cap_cpu = node.cpu_milli;
+  facts.cap_mem = node.memory_mib;
+  facts.all_gpus = static_cast<int>(node.gpus.size());
+  bool same = true;
+  for (size_t pos = 0; pos < node.gpus.size() && facts.count < kMaxGpus; ++pos) {
+    const GpuSlot& gpu = node.gpus[pos];
+    if (!gpu.healthy) continue;
+    const auto i = static_cast<size_t>(facts.count++);
+    facts.slot[i] = static_cast<int16_t>(pos);
+    facts.free[i] = static_cast<int16_t>(std::clamp(gpu.free_milli, 0, kWholeMilli));
+    facts.model[i] = models.intern(gpu.model);
+    same = same && facts.model[i] == facts.model[0];
+  }
+  facts.common_model = facts.count > 0 && same ? facts.model[0] : -1;
+  resum(facts);
+  return facts;
+}
+
+std::vector<int> pick_indices(const NodeView& node, const NodeFacts& facts, Pick pick) {
+  std::vector<int> out;
+  for (int i = 0; i < facts.count; ++i) {
+    if ((pick >> i) & 1U) out.push_back(node.gpus[static_cast<size_t>(facts.slot[i])].index);
+  }
+  return out;
+}
+
+CompiledRequest compile(const Request& request, const ModelTable& models) {
+  CompiledRequest out{.request = &request, .need = need_of(request), .model_ok = {}};
+  out.model_ok.resize(models.size());
+  for (size_t id = 0; id < models.size(); ++id) {
+    out.model_ok[id] = models_allow(request.models, models.name(static_cast<int>(id))) ? 1 : 0;
+  }
+  return out;
+}
+
+ShapeTable compile_shapes(const CycleState& cycle, const ModelTable& models) {
+  ShapeTable t;
+  for (const auto& [request, weight] : cycle.typical) {
+    t.need.push_back(need_of(request));
+    t.weight.push_back(weight);
+    t.any_model.push_back(request.models.empty());
+    t.thresholds.push_back(t.need.back().threshold());
+  }
+  std::ranges::sort(t.thresholds);
+  t.thresholds.erase(std::unique(t.thresholds.begin(), t.thresholds.end()), t.thresholds.end());
+  for (const Need& need : t.need) {
+    const auto it = std::ranges::lower_bound(t.thresholds, need.threshold());
+    t.threshold_of.push_back(static_cast<int>(it - t.thresholds.begin()));
+  }
+  t.ok.resize(models.size());
+  for (size_t id = 0; id < models.size(); ++id) {
+    for (const auto& [request, weight] : cycle.typical) {
+      t.ok[id].push_back(models_allow(request.models, models.name(static_cast<int>(id))) ? 1 : 0);
+    }
+  }
+  t.constrained_demand.assign(models.size(), 0.0);
+  for (size_t id = 0; id < models.size(); ++id) {
+    for (size_t s = 0; s < t.need.size(); ++s) {
+      if (!t.any_model[s] && t.ok[id][s] != 0) t.constrained_demand[id] += t.weight[s];
+    }
+  }
+  return t;
+}
+
+}  // namespace internal
+
+namespace {
+
+// Applies `sign` (-1 take, +1 give back) of a choice to a node.
+void adjust(NodeView& node, const Request& request, const Choice& choice, int sign) {
+  const internal::Need need = internal::need_of(request);
+  node.free_cpu_milli -= sign * need.cpu;
+  node.free_memory_mib -= sign * need.mem;
+  const int per_gpu = need.milli > 0 ? need.milli : internal::kWholeMilli;
+  for (int index : choice.gpus) {
+    // GPU indices are positions in every node Allot builds; search only when they are not.
+    auto pos = static_cast<size_t>(index);
+    if (pos >= node.gpus.size() || node.gpus[pos].index != index) {
+      const auto it = std::ranges::find(node.gpus, index, &GpuSlot::index);
+      assert(it != node.gpus.end());
+      pos = static_cast<size_t>(it - node.gpus.begin());
+    }
+    node.gpus[pos].free_milli -= sign * per_gpu;
+    assert(node.gpus[pos].free_milli >= 0 && node.gpus[pos].free_milli <= internal::kWholeMilli);
+  }
+}
+
+}  // namespace
+
+void allocate(NodeView& node, const Request& request, const Choice& choice) {
+  adjust(node, request, choice, +1);
+}
+
+void release(NodeView& node, const Request& request, const Choice& choice) {
+  adjust(node, request, choice, -1);
+}
+
+CycleState typical_shapes(const std::vector<Request>& workload, double coverage) {
+  using Key = std::tuple<int, int, std::vector<std::string>, int64_t, int64_t>;
+  std::map<Key, std::pair<size_t, size_t>> counts;  // Shape -> (count, first position).
+  for (size_t i = 0; i < workload.size(); ++i) {
+    const Request& r = workload[i];
+    const internal::Need n = internal::need_of(r);
+    auto [it, added] = counts.try_emplace(Key{n.gpus, n.milli, r.models, n.cpu, n.mem}, 0, i);
+    ++it->second.first;
+  }
+  // Most frequent first; equal counts in order of first appearance, so the result is stable.
+  std::vector<std::pair<size_t, size_t>> order;
+  order.reserve(counts.size());
+  for (const auto& [key, value] : counts) order.push_back(value);
+  std::ranges::sort(order, [](const auto& a, const auto& b) {
+    return a.first != b.first ? a.first > b.first : a.second < b.second;
+  });
+  CycleState cycle;
+  const auto wanted = coverage * static_cast<double>(workload.size());
+  size_t covered = 0;
+  for (const auto& [count, first] : order) {
+    if (static_cast<double>(covered) >= wanted && !cycle.typical.empty()) break;
+    Request shape = workload[first];
+    shape.region.clear();
+    cycle.typical.emplace_back(std::move(shape), static_cast<double>(count));
+    covered += count;
+  }
+  for (auto& entry : cycle.typical) entry.second /= static_cast<double>(covered);
+  return cycle;
+}
+
+}  // namespace allot::sched

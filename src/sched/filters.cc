@@ -1,0 +1,123 @@
+#include <fmt/format.h>
+
+#include "sched/plugins.h"
+
+namespace allot::sched::internal {
+
+Env make_env(const CycleState& cycle, const std::vector<NodeView>& nodes,
+             std::vector<NodeFacts>& facts) {
+  Env env;
+  env.cycle = &cycle;
+  facts.clear();
+  facts.reserve(nodes.size());
+  for (const NodeView& node : nodes) facts.push_back(facts_of(node, env.models));
+  env.shapes = compile_shapes(cycle, env.models);
+  return env;
+}
+
+bool Filter::filter(const CycleState& cycle, const Request& request, const NodeView& node,
+                    std::string& why) const {
+  ModelTable models;
+  const NodeFacts facts = facts_of(node, models);
+  (void)cycle;
+  return check(compile(request, models), node, facts, &why);
+}
+
+namespace {
+
+std::string join(const std::vector<std::string>& items) {
+  std::string out;
+  for (const std::string& item : items) out += (out.empty() ? "" : "|") + item;
+  return out;
+}
+
+class RegionFilter final : public Filter {
+ public:
+  std::string_view name() const override { return "region"; }
+  bool check(const CompiledRequest& request, const NodeView& node, const NodeFacts& /*facts*/,
+             std::string* why) const override {
+    const std::string& wanted = request.request->region;
+    if (wanted.empty() || wanted == node.region) return true;
+    if (why != nullptr) *why = fmt::format("node is in region {}, not {}", node.region, wanted);
+    return false;
+  }
+};
+
+// A node whose GPUs are all unhealthy is out for GPU work; single bad GPUs are simply skipped by
+// the other plugins, which see healthy GPUs only.
+class HealthFilter final : public Filter {
+ public:
+  std::string_view name() const override { return "health"; }
+  bool check(const CompiledRequest& request, const NodeView& /*node*/, const NodeFacts& facts,
+             std::string* why) const override {
+    if (!request.need.gpu() || facts.all_gpus == 0 || facts.count > 0) return true;
+    if (why != nullptr) *why = fmt::format("all {} GPUs are unhealthy", facts.all_gpus);
+    return false;
+  }
+};
+
+class ModelFilter final : public Filter {
+ public:
+  std::string_view name() const override { return "model"; }
+  bool check(const CompiledRequest& request, const NodeView& node, const NodeFacts& facts,
+             std::string* why) const override {
+    if (!request.need.gpu() || request.request->models.empty()) return true;
+    for (int i = 0; i < facts.count; ++i) {
+      if (usable(facts, request, i)) return true;
+    }
+    if (why != nullptr) {
+      *why = fmt::format("no healthy GPU of model {} (node has {})", join(request.request->models),
+                         node.gpus.empty() ? std::string("no GPUs") : node.gpus.front().model);
+    }
+    return false;
+  }
+};
+
+class ResourcesFilter final : public Filter {
+ public:
+  std::string_view name() const override { return "resources"; }
+  bool check(const CompiledRequest& request, const NodeView& /*node*/, const NodeFacts& facts,
+             std::string* why) const override {
+    const Need& n = request.need;
+    if (n.cpu > facts.free_cpu) {
+      if (why != nullptr) *why = fmt::format("needs {} CPU milli, {} free", n.cpu, facts.free_cpu);
+      return false;
+    }
+    if (n.mem > facts.free_mem) {
+      if (why != nullptr) *why = fmt::format("needs {} MiB memory, {} free", n.mem, facts.free_mem);
+      return false;
+    }
+    if (n.gpu() && facts.all_gpus > kMaxGpus) {
+      if (why != nullptr) *why = fmt::format("node has over {} GPUs", kMaxGpus);
+      return false;
+    }
+    int full = 0;
+    int most = 0;
+    for (int i = 0; i < facts.count; ++i) {
+      if (!usable(facts, request, i)) continue;
+      const int f = facts.free[static_cast<size_t>(i)];
+      full += f == kWholeMilli ? 1 : 0;
+      most = std::max(most, f);
+    }
+    if (n.milli > 0 && most < n.milli) {
+      if (why != nullptr) {
+        *why = fmt::format("no GPU with {} milli free (most free: {})", n.milli, most);
+      }
+      return false;
+    }
+    if (n.gpus > full) {
+      if (why != nullptr) *why = fmt::format("needs {} whole free GPUs, {} free", n.gpus, full);
+      return false;
+    }
+    return true;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Filter> region_filter() { return std::make_unique<RegionFilter>(); }
+std::unique_ptr<Filter> health_filter() { return std::make_unique<HealthFilter>(); }
+std::unique_ptr<Filter> model_filter() { return std::make_unique<ModelFilter>(); }
+std::unique_ptr<Filter> resources_filter() { return std::make_unique<ResourcesFilter>(); }
+
+}  // namespace allot::sched::internal

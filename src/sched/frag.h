@@ -1,0 +1,35 @@
+// Fragmentation as the FGD paper (Weng et al., USENIX ATC '23) defines it, and the placement that
+// increases it least. Pure functions of a node's facts and the typical shapes.
+#pragma once
+
+#include "sched/internal.h"
+
+namespace allot::sched::internal {
+
+// The free GPU milli on a node that a typical shape could not use, weighted by the shapes'
+// frequencies: for a shape that cannot fit at all (CPU, memory, model, GPU count), or that needs no
+// GPU, all free milli; otherwise the free milli of GPUs below the shape's threshold (its share, or
+// 1000 for whole GPUs) plus that of GPUs whose model the shape does not accept.
+double node_frag(const ShapeTable& shapes, const NodeFacts& facts);
+
+// The same for one shape, for tests and explanations.
+double shape_frag(const ShapeTable& shapes, size_t shape, const NodeFacts& facts);
+
+struct FragOptions {
+  // Allot's additions; all zero is FGD exactly.
+  double pack_weight = 0;   // Prefers already used GPUs/nodes when deltas (nearly) tie.
+  double cpu_weight = 0;    // Charges placements that leave CPU or memory too short for GPUs.
+  double model_weight = 0;  // Keeps unconstrained work off models that constrained shapes need.
+};
+
+// Where on this node the request increases fragmentation least, with `before` the node's current
+// fragmentation. Returns the score (minus the increase, plus Allot's terms) and sets `pick`.
+// Candidates are tried in GPU order and only a strictly better one replaces the best, so ties go
+// to the lowest GPU.
+double frag_place(const ShapeTable& shapes, const CompiledRequest& request, const NodeFacts& facts,
+                  double before, const FragOptions& options, Pick& pick);
+
+// The node's facts after placing `need` on `pick`.
+NodeFacts after_pick(const NodeFacts& facts, const Need& need, Pick pick);
+
+}  // namespace allot::sched::internal

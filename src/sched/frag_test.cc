@@ -1,0 +1,76 @@
+#include <gtest/gtest.h>
+
+#include "sched/frag.h"
+#include "sched/test_util.h"
+
+namespace allot::sched {
+namespace {
+
+using testing::make_node;
+using testing::share;
+using testing::worked_cycle;
+
+// The worked example, by hand. One node, 4 GPUs free [1000, 1000, 600, 200] = 2800 milli, 32000
+// CPU milli free. Typical shapes: A = 500 milli share, 4000 CPU (weight 0.5); B = one whole GPU,
+// 8000 CPU (0.3); C = two whole GPUs, 40000 CPU (0.2).
+//   A fits (a GPU has >= 500 free); GPUs below 500 free: 200           -> 200
+//   B fits (two whole GPUs free); partly used GPUs: 600 + 200          -> 800
+//   C needs 40000 CPU, 32000 free: all free milli is fragment          -> 2800
+//   node: 0.5 x 200 + 0.3 x 800 + 0.2 x 2800 = 100 + 240 + 560         =  900
+// Placing a 500 milli share (1000 CPU):
+//   on GPU 0 (or 1): [500, 1000, 600, 200]  A 200, B 1300, C 2300 -> 100 + 390 + 460 = 950 (+50)
+//   on GPU 2:        [1000, 1000, 100, 200] A 300, B 300,  C 2300 -> 150 +  90 + 460 = 700 (-200)
+// so FGD puts it on GPU 2 and the node's fragmentation falls by 200.
+struct Worked : ::testing::Test {
+  CycleState cycle = worked_cycle();
+  internal::ModelTable models;
+  internal::NodeFacts facts =
+      internal::facts_of(make_node("n", {1000, 1000, 600, 200}, "A100-80GB", 32000), models);
+  internal::ShapeTable shapes = internal::compile_shapes(cycle, models);
+};
+
+TEST_F(Worked, EachShapeCountsTheFreeMilliItCannotUse) {
+  EXPECT_DOUBLE_EQ(internal::shape_frag(shapes, 0, facts), 200);
+  EXPECT_DOUBLE_EQ(internal::shape_frag(shapes, 1, facts), 800);
+  EXPECT_DOUBLE_EQ(internal::shape_frag(shapes, 2, facts), 2800);
+}
+
+TEST_F(Worked, NodeFragmentationIsTheFrequencyWeightedSum) {
+  EXPECT_DOUBLE_EQ(internal::node_frag(shapes, facts), 900);
+}
+
+TEST_F(Worked, ShareGoesWhereFragmentationFallsMost) {
+  const Request request = share(500);
+  const internal::CompiledRequest compiled = internal::compile(request, models);
+  internal::Pick pick = 0;
+  const double score = internal::frag_place(shapes, compiled, facts, 900, {}, pick);
+  EXPECT_EQ(pick, internal::Pick{1} << 2);
+  EXPECT_DOUBLE_EQ(score, 200);  // Minus the increase: fragmentation went from 900 to 700.
+  const internal::NodeFacts on_gpu0 = internal::after_pick(facts, compiled.need, 1);
+  EXPECT_DOUBLE_EQ(internal::node_frag(shapes, on_gpu0), 950);
+}
+
+TEST_F(Worked, MixedModelNodeCountsRefusedModelsAsFragment) {
+  CycleState cycle2;
+  Request h100_only = share(500);
+  h100_only.models = {"H100"};
+  cycle2.typical.emplace_back(h100_only, 1.0);
+  NodeView node = make_node("m", {1000, 300}, "H100-80GB");
+  node.gpus[1].model = "A100-80GB";
+  internal::ModelTable models2;
+  const internal::NodeFacts mixed = internal::facts_of(node, models2);
+  const internal::ShapeTable shapes2 = internal::compile_shapes(cycle2, models2);
+  EXPECT_EQ(mixed.common_model, -1);
+  // The H100 has room; the A100's 300 free milli is useless to an H100-only shape.
+  EXPECT_DOUBLE_EQ(internal::node_frag(shapes2, mixed), 300);
+}
+
+TEST(Frag, FullNodeHasNoFragmentation) {
+  internal::ModelTable models;
+  const CycleState cycle = worked_cycle();
+  const internal::NodeFacts full = internal::facts_of(make_node("f", {0, 0}), models);
+  EXPECT_DOUBLE_EQ(internal::node_frag(internal::compile_shapes(cycle, models), full), 0);
+}
+
+}  // namespace
+}  // namespace allot::sched

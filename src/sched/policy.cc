@@ -1,0 +1,131 @@
+#include "sched/policy.h"
+
+#include <fmt/format.h>
+#include <limits>
+
+namespace allot::sched {
+namespace internal {
+
+PluginPolicy::PluginPolicy(std::string name, std::vector<std::unique_ptr<Filter>> filters,
+                           std::vector<std::pair<std::unique_ptr<Score>, double>> scores)
+    : name_(std::move(name)), filters_(std::move(filters)), scores_(std::move(scores)) {}
+
+bool PluginPolicy::passes(const CompiledRequest& request, const NodeView& node,
+                          const NodeFacts& facts) const {
+  for (const auto& filter : filters_) {
+    if (!filter->check(request, node, facts, nullptr)) return false;
+  }
+  return true;
+}
+
+double PluginPolicy::evaluate(Env& env, const CompiledRequest& request, size_t index,
+                              const NodeFacts& facts, Pick& pick) const {
+  double total = 0;
+  for (size_t k = 0; k < scores_.size(); ++k) {
+    Pick p = 0;
+    total += scores_[k].second * scores_[k].first->eval(env, request, index, facts, p);
+    if (k == 0) pick = p;
+  }
+  return total;
+}
+
+std::string PluginPolicy::explain(const CompiledRequest& request,
+                                  const std::vector<NodeView>& nodes,
+                                  const std::vector<NodeFacts>& facts) const {
+  if (nodes.empty()) return "no nodes";
+  // Count without building strings (a full cluster turns away every node for every request),
+  // then word the reason of one node that the most common filter turned away.
+  std::vector<size_t> count(filters_.size(), 0);
+  std::vector<size_t> first(filters_.size(), 0);
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    for (size_t f = 0; f < filters_.size(); ++f) {
+      if (filters_[f]->check(request, nodes[i], facts[i], nullptr)) continue;
+      if (count[f]++ == 0) first[f] = i;
+      break;
+    }
+  }
+  size_t top = 0;
+  for (size_t f = 1; f < count.size(); ++f) top = count[f] > count[top] ? f : top;
+  if (count.empty() || count[top] == 0) return "no node fits";
+  std::string why;
+  (void)filters_[top]->check(request, nodes[first[top]], facts[first[top]], &why);
+  return fmt::format("no node fits: {} ({} of {} nodes)", why, count[top], nodes.size());
+}
+
+std::optional<Choice> PluginPolicy::place(const CycleState& cycle, const Request& request,
+                                          const std::vector<NodeView>& nodes,
+                                          std::string& why) const {
+  std::vector<NodeFacts> facts;
+  Env env = make_env(cycle, nodes, facts);
+  std::vector<double> frag(nodes.size(), std::numeric_limits<double>::quiet_NaN());
+  env.frag_cache = &frag;
+  const CompiledRequest compiled = compile(request, env.models);
+  std::optional<size_t> best;
+  double best_score = 0;
+  Pick best_pick = 0;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    if (!passes(compiled, nodes[i], facts[i])) continue;
+    Pick pick = 0;
+    const double score = evaluate(env, compiled, i, facts[i], pick);
+    // Strictly better only: equal scores keep the lowest node index, so results are repeatable.
+    if (!best || score > best_score) {
+      best = i;
+      best_score = score;
+      best_pick = pick;
+    }
+  }
+  if (!best) {
+    why = explain(compiled, nodes, facts);
+    return std::nullopt;
+  }
+  return Choice{.node = *best, .gpus = pick_indices(nodes[*best], facts[*best], best_pick)};
+}
+
+namespace {
+
+std::vector<std::unique_ptr<Filter>> all_filters() {
+  std::vector<std::unique_ptr<Filter>> filters;
+  filters.push_back(region_filter());
+  filters.push_back(health_filter());
+  filters.push_back(model_filter());
+  filters.push_back(resources_filter());
+  return filters;
+}
+
+std::unique_ptr<Policy> with_score(std::string_view name, std::unique_ptr<Score> score) {
+  std::vector<std::pair<std::unique_ptr<Score>, double>> scores;
+  scores.emplace_back(std::move(score), 1.0);
+  return std::make_unique<PluginPolicy>(std::string(name), all_filters(), std::move(scores));
+}
+
+// Allot's default: FGD's gradient plus a small packing preference (fewer free milli left on the
+// node and GPU) that decides near-ties. Measured on the openb traces: larger packing weights, the
+// CPU-starvation charge and the model-demand charge made gpuspec33 worse, so they stay off.
+FragOptions allot_options() {
+  return FragOptions{.pack_weight = 1e-3, .cpu_weight = 0, .model_weight = 0};
+}
+
+}  // namespace
+}  // namespace internal
+
+std::vector<std::string_view> policy_names() {
+  return {"first-fit", "best-fit", "spread", "gpu-packing", "dot-product", "fgd", "allot"};
+}
+
+Result<std::unique_ptr<Policy>> make_policy(std::string_view name) {
+  using namespace internal;  // NOLINT(google-build-using-namespace): the factories below.
+  if (name == "first-fit") return with_score(name, first_fit_score());
+  if (name == "best-fit") return with_score(name, best_fit_score());
+  if (name == "spread") return with_score(name, spread_score());
+  if (name == "gpu-packing") return with_score(name, packing_score());
+  if (name == "dot-product") return with_score(name, dot_product_score());
+  if (name == "fgd") return with_score(name, frag_score("fgd", FragOptions{}));
+  if (name == "allot") return with_score(name, frag_score("allot", allot_options()));
+  std::string known;
+  for (std::string_view n : policy_names())
+    known += std::string(known.empty() ? "" : ", ") + std::string(n);
+  return fail(ErrorCode::kInvalidArgument,
+              fmt::format("unknown scheduling policy \"{}\"; known: {}", name, known));
+}
+
+}  // namespace allot::sched

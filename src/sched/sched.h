@@ -1,0 +1,138 @@
+// The scheduling framework: where a request for GPUs goes, as the Kubernetes scheduler framework
+// shapes it. A policy is a list of filter plugins (can this node hold it at all?) and weighted
+// score plugins (how good is it here, and on which GPUs?). Plugins are stateless between cycles;
+// what one cycle computes once (e.g. the typical request shapes for FGD) lives in CycleState.
+//
+// The same code serves the controller (through an adapter from the core's state) and
+// `allot sim replay` (on the trace's nodes), so what is measured is what runs.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/error.h"
+
+namespace allot::sched {
+
+struct GpuSlot {
+  int index = 0;
+  std::string model;      // Catalog or trace model name, e.g. "H100-80GB", "V100M16".
+  int free_milli = 1000;  // 1000: the whole GPU is free.
+  bool healthy = true;
+};
+
+// A node as the scheduler sees it: what it has and what is free.
+struct NodeView {
+  std::string id;
+  std::string region;
+  std::map<std::string, std::string> labels;
+  int64_t cpu_milli = 0;  // Capacity.
+  int64_t memory_mib = 0;
+  int64_t free_cpu_milli = 0;
+  int64_t free_memory_mib = 0;
+  std::vector<GpuSlot> gpus;
+};
+
+// What is asked for. Exactly one of gpus (whole GPUs) or gpu_milli (a share of one GPU) is set;
+// both zero means a CPU-only request.
+struct Request {
+  int gpus = 0;
+  int gpu_milli = 0;
+  std::vector<std::string> models;  // Allowed models or families; empty: any.
+  int64_t cpu_milli = 0;
+  int64_t memory_mib = 0;
+  std::string region;  // Empty: any.
+};
+
+// Where a request goes: a node (index into the nodes given) and the exact GPUs.
+struct Choice {
+  size_t node = 0;
+  std::vector<int> gpus;
+};
+
+// Computed once per cycle (per batch of decisions over a fixed workload mix) and read by plugins.
+struct CycleState {
+  // Typical request shapes with their weights (frequencies summing to 1), for
+  // fragmentation-aware plugins. Empty when the policy needs none.
+  std::vector<std::pair<Request, double>> typical;
+};
+
+class FilterPlugin {
+ public:
+  virtual ~FilterPlugin() = default;
+  virtual std::string_view name() const = 0;
+  // Whether `node` can hold `request` at all; when not, `why` says so for an operator.
+  virtual bool filter(const CycleState& cycle, const Request& request, const NodeView& node,
+                      std::string& why) const = 0;
+};
+
+class ScorePlugin {
+ public:
+  virtual ~ScorePlugin() = default;
+  virtual std::string_view name() const = 0;
+  // How good `node` is for `request` (higher is better), having passed the filters. Sets `gpus`
+  // to the GPUs this plugin would use there (the policy's first score plugin picks the GPUs).
+  virtual double score(const CycleState& cycle, const Request& request, const NodeView& node,
+                       std::vector<int>& gpus) const = 0;
+};
+
+// A named set of plugins with weights.
+class Policy {
+ public:
+  virtual ~Policy() = default;
+  virtual std::string_view name() const = 0;
+  // The best placement over `nodes`, or nullopt with `why` set (the most common filter reason).
+  virtual std::optional<Choice> place(const CycleState& cycle, const Request& request,
+                                      const std::vector<NodeView>& nodes,
+                                      std::string& why) const = 0;
+};
+
+// The registry: "first-fit", "best-fit", "spread", "gpu-packing", "dot-product", "fgd", and
+// Allot's own default, "allot". Unknown names fail with kInvalidArgument listing the known ones.
+[[nodiscard]] Result<std::unique_ptr<Policy>> make_policy(std::string_view name);
+std::vector<std::string_view> policy_names();
+inline constexpr std::string_view kDefaultPolicy = "allot";
+
+// Takes what a choice uses from a node (CPU, memory, GPU milli), and gives it back.
+void allocate(NodeView& node, const Request& request, const Choice& choice);
+void release(NodeView& node, const Request& request, const Choice& choice);
+
+// The typical shapes of a workload: the most frequent request shapes covering `coverage` of
+// requests, weighted by frequency.
+CycleState typical_shapes(const std::vector<Request>& workload, double coverage = 0.95);
+
+// Incremental placement for many decisions over one set of nodes (the simulator; the controller's
+// batches). It owns the nodes, takes allocations, and keeps per node what the policy computed (the
+// node's fragmentation, and for each request shape the filters' verdict, the score and the GPUs)
+// until that node changes, so a decision costs one pass over cached numbers plus recomputing the
+// nodes changed since the same shape was last placed. Its answers are exactly those of
+// `policy.place(cycle, request, nodes(), why)`, which recomputes everything on every call; use
+// Placer wherever more than a handful of decisions are made over the same nodes.
+class Placer {
+ public:
+  // `policy` must outlive the Placer.
+  Placer(const Policy& policy, CycleState cycle, std::vector<NodeView> nodes);
+  ~Placer();
+  Placer(const Placer&) = delete;
+  Placer& operator=(const Placer&) = delete;
+
+  // The best placement, or nullopt with `why` set; changes nothing.
+  std::optional<Choice> place(const Request& request, std::string& why);
+  // Apply a choice to nodes()[choice.node] (see the free functions of the same names).
+  void allocate(const Request& request, const Choice& choice);
+  void release(const Request& request, const Choice& choice);
+  // Replaces node `index` (a GPU turned unhealthy, a node drained), dropping its caches.
+  void update(size_t index, NodeView node);
+  const std::vector<NodeView>& nodes() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace allot::sched

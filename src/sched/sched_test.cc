@@ -1,0 +1,210 @@
+#include "sched/sched.h"
+
+#include <gtest/gtest.h>
+
+#include "sched/test_util.h"
+
+namespace allot::sched {
+namespace {
+
+using testing::make_node;
+using testing::share;
+using testing::whole;
+using testing::worked_cycle;
+
+struct PolicyCase {
+  std::string name;
+  std::string policy;
+  std::vector<NodeView> nodes;
+  Request request;
+  size_t node;
+  std::vector<int> gpus;
+};
+
+class PolicyChoice : public ::testing::TestWithParam<PolicyCase> {};
+
+TEST_P(PolicyChoice, PicksNodeAndGpus) {
+  const PolicyCase& c = GetParam();
+  auto policy = make_policy(c.policy);
+  ASSERT_TRUE(policy.has_value());
+  EXPECT_EQ((*policy)->name(), c.policy);
+  std::string why;
+  const auto choice = (*policy)->place(worked_cycle(), c.request, c.nodes, why);
+  ASSERT_TRUE(choice.has_value()) << why;
+  EXPECT_EQ(choice->node, c.node);
+  EXPECT_EQ(choice->gpus, c.gpus);
+}
+
+// n0 full, n1 empty, n2 partly used: the usual three-node cluster below.
+std::vector<NodeView> three() {
+  return {make_node("n0", {0, 0}), make_node("n1", {1000, 1000}), make_node("n2", {1000, 600})};
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Sched, PolicyChoice,
+    ::testing::Values(
+        PolicyCase{"FirstFitTakesLowestNodeThatFits", "first-fit", three(), share(500), 1, {0}},
+        PolicyCase{"FirstFitWholeSkipsPartlyUsedGpu",
+                   "first-fit",
+                   {make_node("a", {600, 1000})},
+                   whole(1),
+                   0,
+                   {1}},
+        PolicyCase{
+            "BestFitLeavesLeastFreeAndTakesTightestGpu", "best-fit", three(), share(500), 2, {1}},
+        PolicyCase{"SpreadTakesMostFreeNode", "spread", three(), share(500), 1, {0}},
+        PolicyCase{"PackingSharesAPartlyUsedGpu", "gpu-packing", three(), share(500), 2, {1}},
+        PolicyCase{"PackingWholeGoesToNodeWithFewestFreeGpus",
+                   "gpu-packing",
+                   {make_node("a", {1000, 1000, 1000, 1000}), make_node("b", {1000, 0, 0, 0})},
+                   whole(1),
+                   1,
+                   {0}},
+        PolicyCase{"DotProductPrefersFreeCpuForCpuHeavyWork",
+                   "dot-product",
+                   {make_node("a", {1000, 1000}, "A100-80GB", 16000),
+                    make_node("b", {1000, 1000}, "A100-80GB", 64000)},
+                   share(500, 8000),
+                   1,
+                   {0}},
+        PolicyCase{"FgdPicksLeastFragmentationIncrease",
+                   "fgd",
+                   {make_node("empty", {1000, 1000, 1000, 1000}),
+                    make_node("worked", {1000, 1000, 600, 200}, "A100-80GB", 32000)},
+                   share(500),
+                   1,
+                   {2}},
+        PolicyCase{"FgdTiesGoToLowestNode",
+                   "fgd",
+                   {make_node("a", {1000, 1000}), make_node("b", {1000, 1000})},
+                   whole(1),
+                   0,
+                   {0}},
+        PolicyCase{"AllotAgreesWithFgdOnClearGradient",
+                   "allot",
+                   {make_node("empty", {1000, 1000, 1000, 1000}),
+                    make_node("worked", {1000, 1000, 600, 200}, "A100-80GB", 32000)},
+                   share(500),
+                   1,
+                   {2}}),
+    [](const auto& info) { return info.param.name; });
+
+struct FilterCase {
+  std::string name;
+  NodeView node;
+  Request request;
+  std::string why;  // Empty: the node fits.
+};
+
+class Filters : public ::testing::TestWithParam<FilterCase> {};
+
+TEST_P(Filters, SayWhyANodeIsTurnedAway) {
+  const FilterCase& c = GetParam();
+  auto policy = make_policy("first-fit");
+  ASSERT_TRUE(policy.has_value());
+  std::string why;
+  const auto choice = (*policy)->place({}, c.request, {c.node}, why);
+  if (c.why.empty()) {
+    EXPECT_TRUE(choice.has_value()) << why;
+  } else {
+    EXPECT_FALSE(choice.has_value());
+    EXPECT_EQ(why, "no node fits: " + c.why + " (1 of 1 nodes)");
+  }
+}
+
+Request with_models(Request r, std::vector<std::string> models) {
+  r.models = std::move(models);
+  return r;
+}
+Request in_region(Request r, std::string region) {
+  r.region = std::move(region);
+  return r;
+}
+NodeView unhealthy(NodeView node, const std::vector<size_t>& bad) {
+  for (size_t i : bad) node.gpus[i].healthy = false;
+  return node;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Sched, Filters,
+    ::testing::Values(
+        FilterCase{"ShareFitsOnAGpuWithEnoughFree", make_node("n", {400, 700}), share(700), ""},
+        FilterCase{"ShareNeedsOneGpuWithEnoughFree", make_node("n", {400, 600}), share(700),
+                   "no GPU with 700 milli free (most free: 600)"},
+        FilterCase{"WholeGpusMustBeWhollyFree", make_node("n", {1000, 999}), whole(2),
+                   "needs 2 whole free GPUs, 1 free"},
+        FilterCase{"CpuMustFit", make_node("n", {1000}, "A100-80GB", 500), share(100),
+                   "needs 1000 CPU milli, 500 free"},
+        FilterCase{"FamilyMatchesCatalogModel", make_node("n", {1000}, "H100-80GB"),
+                   with_models(whole(1), {"H100"}), ""},
+        FilterCase{"OtherModelIsRefused", make_node("n", {1000}, "A100-80GB"),
+                   with_models(whole(1), {"H100"}),
+                   "no healthy GPU of model H100 (node has A100-80GB)"},
+        FilterCase{"RegionMustMatchWhenSet", make_node("n", {1000}), in_region(whole(1), "us-2"),
+                   "node is in region eu-1, not us-2"},
+        FilterCase{"AllUnhealthyNodeIsOut", unhealthy(make_node("n", {1000, 1000}), {0, 1}),
+                   whole(1), "all 2 GPUs are unhealthy"},
+        FilterCase{"UnhealthyGpusAreNotCounted", unhealthy(make_node("n", {1000, 1000}), {0}),
+                   whole(2), "needs 2 whole free GPUs, 1 free"},
+        FilterCase{"CpuOnlyWorkIgnoresGpus", make_node("n", {0}), Request{.cpu_milli = 100}, ""}),
+    [](const auto& info) { return info.param.name; });
+
+TEST(Sched, UnhealthyGpuIsSkippedForPlacement) {
+  auto policy = make_policy("first-fit");
+  ASSERT_TRUE(policy.has_value());
+  std::string why;
+  const auto choice =
+      (*policy)->place({}, whole(1), {unhealthy(make_node("n", {1000, 1000}), {0})}, why);
+  ASSERT_TRUE(choice.has_value());
+  EXPECT_EQ(choice->gpus, std::vector<int>{1});
+}
+
+TEST(Sched, UnknownPolicyIsInvalidArgumentListingKnownOnes) {
+  auto policy = make_policy("random");
+  ASSERT_FALSE(policy.has_value());
+  EXPECT_EQ(policy.error().code, ErrorCode::kInvalidArgument);
+  EXPECT_NE(policy.error().message.find("fgd"), std::string::npos);
+}
+
+TEST(Sched, EveryListedPolicyIsMadeAndDefaultIsListed) {
+  for (std::string_view name : policy_names()) EXPECT_TRUE(make_policy(name).has_value()) << name;
+  EXPECT_TRUE(make_policy(kDefaultPolicy).has_value());
+}
+
+TEST(Sched, AllocateThenReleaseRestoresNode) {
+  const NodeView before = make_node("n", {1000, 1000, 300});
+  NodeView node = before;
+  const Request w = whole(2, 4000);
+  const Request s = share(250, 500);
+  allocate(node, w, Choice{.node = 0, .gpus = {0, 1}});
+  allocate(node, s, Choice{.node = 0, .gpus = {2}});
+  EXPECT_EQ(node.gpus[0].free_milli, 0);
+  EXPECT_EQ(node.gpus[1].free_milli, 0);
+  EXPECT_EQ(node.gpus[2].free_milli, 50);
+  EXPECT_EQ(node.free_cpu_milli, before.free_cpu_milli - 4500);
+  EXPECT_EQ(node.free_memory_mib, before.free_memory_mib - 2048);
+  release(node, s, Choice{.node = 0, .gpus = {2}});
+  release(node, w, Choice{.node = 0, .gpus = {0, 1}});
+  EXPECT_EQ(node.free_cpu_milli, before.free_cpu_milli);
+  EXPECT_EQ(node.free_memory_mib, before.free_memory_mib);
+  for (size_t i = 0; i < node.gpus.size(); ++i) {
+    EXPECT_EQ(node.gpus[i].free_milli, before.gpus[i].free_milli);
+  }
+}
+
+TEST(Sched, TypicalShapesAreTheMostFrequentCoveringShare) {
+  std::vector<Request> workload;
+  workload.reserve(10);
+  for (int i = 0; i < 6; ++i) workload.push_back(share(500));
+  for (int i = 0; i < 3; ++i) workload.push_back(whole(1));
+  workload.push_back(whole(8));
+  const CycleState cycle = typical_shapes(workload, 0.9);
+  ASSERT_EQ(cycle.typical.size(), 2U);
+  EXPECT_EQ(cycle.typical[0].first.gpu_milli, 500);
+  EXPECT_DOUBLE_EQ(cycle.typical[0].second, 6.0 / 9.0);
+  EXPECT_EQ(cycle.typical[1].first.gpus, 1);
+  EXPECT_DOUBLE_EQ(cycle.typical[1].second, 3.0 / 9.0);
+}
+
+}  // namespace
+}  // namespace allot::sched

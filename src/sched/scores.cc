@@ -1,0 +1,174 @@
+#include <cmath>
+
+#include "sched/plugins.h"
+
+namespace allot::sched::internal {
+
+double Score::score(const CycleState& cycle, const Request& request, const NodeView& node,
+                    std::vector<int>& gpus) const {
+  std::vector<NodeFacts> facts;
+  Env env = make_env(cycle, {node}, facts);
+  const CompiledRequest compiled = compile(request, env.models);
+  Pick pick = 0;
+  const double result = eval(env, compiled, 0, facts[0], pick);
+  gpus = pick_indices(node, facts[0], pick);
+  return result;
+}
+
+namespace {
+
+enum class Prefer { kLowest, kTightest, kLoosest };
+
+// The GPUs a request takes on a node that passed the filters: for a share one GPU chosen by
+// `prefer` (ties to the lowest index), for whole GPUs the lowest-index free ones.
+Pick pick_gpus(const CompiledRequest& request, const NodeFacts& facts, Prefer prefer) {
+  const Need& n = request.need;
+  Pick pick = 0;
+  if (n.milli > 0) {
+    int best = -1;
+    for (int i = 0; i < facts.count; ++i) {
+      const int f = facts.free[static_cast<size_t>(i)];
+      if (!usable(facts, request, i) || f < n.milli) continue;
+      const int cur = best < 0 ? 0 : facts.free[static_cast<size_t>(best)];
+      if (best < 0 || (prefer == Prefer::kTightest && f < cur) ||
+          (prefer == Prefer::kLoosest && f > cur)) {
+        best = i;
+      }
+    }
+    return best < 0 ? 0 : Pick{1} << best;
+  }
+  int taken = 0;
+  for (int i = 0; i < facts.count && taken < n.gpus; ++i) {
+    if (usable(facts, request, i) && facts.free[static_cast<size_t>(i)] == kWholeMilli) {
+      pick |= Pick{1} << i;
+      ++taken;
+    }
+  }
+  return pick;
+}
+
+int64_t gpu_milli_of(const Need& n) {
+  return n.milli > 0 ? n.milli : static_cast<int64_t>(n.gpus) * kWholeMilli;
+}
+
+double ratio(double part, double whole) { return whole > 0 ? part / whole : 0.0; }
+
+class FirstFit final : public Score {
+ public:
+  std::string_view name() const override { return "first-fit"; }
+  double eval(Env& /*env*/, const CompiledRequest& request, size_t index, const NodeFacts& facts,
+              Pick& pick) const override {
+    pick = pick_gpus(request, facts, Prefer::kLowest);
+    return -static_cast<double>(index);
+  }
+};
+
+class BestFit final : public Score {
+ public:
+  std::string_view name() const override { return "best-fit"; }
+  double eval(Env& /*env*/, const CompiledRequest& request, size_t /*index*/,
+              const NodeFacts& facts, Pick& pick) const override {
+    pick = pick_gpus(request, facts, Prefer::kTightest);
+    // GPU milli left decides; CPU left (a fraction below 1) only breaks ties between equal milli.
+    const auto gpu_left = static_cast<double>(facts.total_free - gpu_milli_of(request.need));
+    const double cpu_left = ratio(static_cast<double>(facts.free_cpu - request.need.cpu),
+                                  static_cast<double>(facts.cap_cpu) + 1.0);
+    return -(gpu_left + cpu_left);
+  }
+};
+
+class Spread final : public Score {
+ public:
+  std::string_view name() const override { return "spread"; }
+  double eval(Env& /*env*/, const CompiledRequest& request, size_t /*index*/,
+              const NodeFacts& facts, Pick& pick) const override {
+    pick = pick_gpus(request, facts, Prefer::kLoosest);
+    return facts.total_free;
+  }
+};
+
+// The FGD paper's GpuPacking baseline: a share goes first to a GPU already in use, then to an
+// idle GPU on a node in use, then to an idle node; whole GPUs go to the node with fewest free.
+class Packing final : public Score {
+ public:
+  std::string_view name() const override { return "gpu-packing"; }
+  double eval(Env& /*env*/, const CompiledRequest& request, size_t /*index*/,
+              const NodeFacts& facts, Pick& pick) const override {
+    const Need& n = request.need;
+    const double fewest_free = -static_cast<double>(facts.full);
+    if (n.milli <= 0) {
+      pick = pick_gpus(request, facts, Prefer::kLowest);
+      return fewest_free;
+    }
+    int partial = -1;
+    for (int i = 0; i < facts.count; ++i) {
+      const int f = facts.free[static_cast<size_t>(i)];
+      if (usable(facts, request, i) && f >= n.milli && f < kWholeMilli &&
+          (partial < 0 || f < facts.free[static_cast<size_t>(partial)])) {
+        partial = i;
+      }
+    }
+    if (partial >= 0) {
+      pick = Pick{1} << partial;
+      return 2 * kMaxGpus + fewest_free;
+    }
+    pick = pick_gpus(request, facts, Prefer::kLowest);
+    const bool node_in_use = facts.full < facts.count;
+    return (node_in_use ? kMaxGpus : 0) + fewest_free;
+  }
+};
+
+// Tetris: the dot product of the request and the node's free resources, each normalised by the
+// node's capacity, so a node whose free shape matches the request's shape wins.
+class DotProduct final : public Score {
+ public:
+  std::string_view name() const override { return "dot-product"; }
+  double eval(Env& /*env*/, const CompiledRequest& request, size_t /*index*/,
+              const NodeFacts& facts, Pick& pick) const override {
+    pick = pick_gpus(request, facts, Prefer::kLowest);
+    const Need& n = request.need;
+    const double cpu = static_cast<double>(facts.cap_cpu);
+    const double mem = static_cast<double>(facts.cap_mem);
+    const double gpu = kWholeMilli * static_cast<double>(facts.count);
+    return ratio(static_cast<double>(n.cpu), cpu) *
+               ratio(static_cast<double>(facts.free_cpu), cpu) +
+           ratio(static_cast<double>(n.mem), mem) *
+               ratio(static_cast<double>(facts.free_mem), mem) +
+           ratio(static_cast<double>(gpu_milli_of(n)), gpu) * ratio(facts.total_free, gpu);
+  }
+};
+
+class Frag final : public Score {
+ public:
+  Frag(std::string name, FragOptions options) : name_(std::move(name)), options_(options) {}
+  std::string_view name() const override { return name_; }
+  double eval(Env& env, const CompiledRequest& request, size_t index, const NodeFacts& facts,
+              Pick& pick) const override {
+    double before = 0;
+    if (env.frag_cache != nullptr && index < env.frag_cache->size()) {
+      double& cached = (*env.frag_cache)[index];
+      if (std::isnan(cached)) cached = node_frag(env.shapes, facts);
+      before = cached;
+    } else {
+      before = node_frag(env.shapes, facts);
+    }
+    return frag_place(env.shapes, request, facts, before, options_, pick);
+  }
+
+ private:
+  std::string name_;
+  FragOptions options_;
+};
+
+}  // namespace
+
+std::unique_ptr<Score> first_fit_score() { return std::make_unique<FirstFit>(); }
+std::unique_ptr<Score> best_fit_score() { return std::make_unique<BestFit>(); }
+std::unique_ptr<Score> spread_score() { return std::make_unique<Spread>(); }
+std::unique_ptr<Score> packing_score() { return std::make_unique<Packing>(); }
+std::unique_ptr<Score> dot_product_score() { return std::make_unique<DotProduct>(); }
+std::unique_ptr<Score> frag_score(std::string name, FragOptions options) {
+  return std::make_unique<Frag>(std::move(name), options);
+}
+
+}  // namespace allot::sched::internal
