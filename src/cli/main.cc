@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "sim/sim_command.h"
 
 int main(int argc, char** argv) {
   using namespace allot::cli;
@@ -17,6 +18,7 @@ int main(int argc, char** argv) {
   Action action;
   add_identity_commands(app, action);
   add_cluster_commands(app, action);
+  add_sim_commands(app, action);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

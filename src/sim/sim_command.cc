@@ -1,0 +1,96 @@
+#include "sim/sim_command.h"
+
+#include <chrono>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "sim/replay.h"
+#include "sim/trace.h"
+
+namespace allot::sim {
+namespace {
+
+struct ReplayFlags {
+  std::string nodes_path;
+  std::string pods_path;
+  std::string policy{sched::kDefaultPolicy};
+  std::string seeds = "42-51";
+  double tune = 1.3;
+};
+
+int usage(const Error& error) {
+  std::cerr << "error: " << error.message << "\n";
+  return cli::kUsage;
+}
+
+// "pod_list_gpushare40.csv" -> "gpushare40": the label the paper's tables use.
+std::string trace_label(const std::string& pods_path) {
+  std::string stem = std::filesystem::path(pods_path).stem().string();
+  constexpr std::string_view kPrefix = "pod_list_";
+  if (stem.starts_with(kPrefix)) stem.erase(0, kPrefix.size());
+  return stem;
+}
+
+int run_replay(const ReplayFlags& flags, const std::string& output) {
+  const auto start = std::chrono::steady_clock::now();
+  const Result<SeedRange> seeds = parse_seeds(flags.seeds);
+  if (!seeds) return usage(seeds.error());
+  Result<std::unique_ptr<sched::Policy>> policy = sched::make_policy(flags.policy);
+  if (!policy) return usage(policy.error());
+  const Result<std::vector<sched::NodeView>> nodes = read_nodes(flags.nodes_path);
+  if (!nodes) return usage(nodes.error());
+  const Result<std::vector<sched::Request>> pods = read_pods(flags.pods_path, models_of(*nodes));
+  if (!pods) return usage(pods.error());
+  Result<Report> report = replay(**policy, *nodes, *pods, *seeds, flags.tune);
+  if (!report) return usage(report.error());
+  report->policy = flags.policy;
+  report->trace = trace_label(flags.pods_path);
+  report->seeds = flags.seeds;
+  report->wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (output == "json") {
+    std::cout << to_json(*report).dump() << "\n";
+  } else {
+    std::cout << to_table(*report);
+  }
+  return cli::kOk;
+}
+
+}  // namespace
+}  // namespace allot::sim
+
+namespace allot::cli {
+
+void add_sim_commands(CLI::App& app, allot::cli::Action& action) {
+  CLI::App* sim = app.add_subcommand("sim", "offline experiments on trace data (no server)");
+  sim->require_subcommand(1);
+  CLI::App* replay = sim->add_subcommand(
+      "replay", "fill the cluster with a trace's pods (the FGD paper's experiment)");
+  auto flags = std::make_shared<sim::ReplayFlags>();
+  replay->add_option("--nodes", flags->nodes_path, "node list CSV (sn,cpu_milli,...)")->required();
+  replay->add_option("--pods", flags->pods_path, "pod list CSV (name,cpu_milli,...)")->required();
+  replay->add_option("--policy", flags->policy, "placement policy")->capture_default_str();
+  replay->add_option("--seeds", flags->seeds, "N or A-B")->capture_default_str();
+  replay->add_option("--tune", flags->tune, "workload GPU milli as a multiple of capacity")
+      ->capture_default_str();
+  // -o belongs to the top-level app (every command takes it); read it when the action runs.
+  const CLI::Option* output = app.get_option_no_throw("--output");
+  CLI::App* policies = sim->add_subcommand("policies", "the placement policies --policy takes");
+  policies->callback([&action] {
+    action = [](cli::Session&) {
+      for (std::string_view name : sched::policy_names()) std::cout << name << "\n";
+      return cli::kOk;
+    };
+  });
+  replay->callback([flags, output, &action] {
+    action = [flags, output](cli::Session&) {
+      const std::string mode =
+          output != nullptr && output->count() > 0 ? output->as<std::string>() : "table";
+      return sim::run_replay(*flags, mode);
+    };
+  });
+}
+
+}  // namespace allot::cli

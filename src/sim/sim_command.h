@@ -1,0 +1,16 @@
+// `allot sim`: offline experiments that drive the scheduler on trace data, with no server.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include "cli/commands.h"
+
+// In allot::cli beside the other add_*_commands, so that main registers it the same way.
+namespace allot::cli {
+
+// Registers `allot sim policies` (the registry's names) and `allot sim replay`, the
+// fill-the-cluster experiment of the FGD paper on the Alibaba openb trace (see sim/replay.h). Bad
+// input exits 2 with the file, line and field.
+void add_sim_commands(CLI::App& app, Action& action);
+
+}  // namespace allot::cli
