@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <fstream>
 #include <set>
+#include <thread>
 
 #include "support/cluster.h"
 
@@ -255,6 +256,25 @@ TEST_F(ClusterTest, TheCliLaunchesFollowsAndStopsWork) {
   EXPECT_EQ(allot({"node", "cordon", node_id}, daemon_.admin_key()).exit_code, 0);
   EXPECT_EQ(node_named(nodes(), node_id)["state"], "cordoned");
   EXPECT_EQ(allot({"node", "uncordon", node_id}, daemon_.admin_key()).exit_code, 0);
+}
+
+TEST_F(ClusterTest, ARestartedAgentReadoptsItsRunningWork) {
+  const std::string id =
+      launch({{"gpus", 1}, {"interactive", true}, {"command", {"sleep", "600"}}});
+  ASSERT_TRUE(instance_reaches(id, "running"));
+  const std::string node_name = node_named(nodes(), instance(id)["node_id"])["name"];
+  size_t index = 0;
+  while (agents_[index].name != node_name) ++index;
+  ::kill(agents_[index].pid, SIGTERM);
+  EXPECT_EQ(wait_for_exit(agents_[index].pid, std::chrono::seconds(30)), 0);
+  agents_[index].pid = -1;
+  start_agent(index);  // Back within the heartbeat deadline.
+  // The workload was never stopped: the new agent reports it running, and it stays so.
+  std::this_thread::sleep_for(std::chrono::milliseconds(kHeartbeatTimeoutMs + 500));
+  EXPECT_EQ(instance(id)["state"], "running") << instance(id).dump();
+  call("POST", "/v1/instances/" + id + "/stop", nullptr, 200);
+  ASSERT_TRUE(instance_reaches(id, "stopped"));
+  EXPECT_NE(instance(id).value("reason", "").find("signal 15"), std::string::npos);
 }
 
 }  // namespace

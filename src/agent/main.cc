@@ -86,5 +86,10 @@ int main(int argc, char** argv) {
     agent.stop();
   });
   signals.detach();
-  return agent.run();
+  const int code = agent.run();
+  // The long-poll thread may still sit in a request: end the process without running static
+  // destructors under its feet. Workloads are not children of this process; they live on.
+  spdlog::default_logger()->flush();
+  std::fflush(nullptr);
+  _exit(code);
 }
