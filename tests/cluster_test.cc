@@ -277,5 +277,66 @@ TEST_F(ClusterTest, ARestartedAgentReadoptsItsRunningWork) {
   EXPECT_NE(instance(id).value("reason", "").find("signal 15"), std::string::npos);
 }
 
+TEST_F(ClusterTest, AGangStartsOnThreeNodesAtOnceAndStopsTogether) {
+  const json created = call("POST", "/v1/instances",
+                            {{"gpus", 8},
+                             {"nodes", 3},
+                             {"interactive", true},
+                             {"command",
+                              {"sh", "-c",
+                               "echo \"$ALLOT_GANG_RANK/$ALLOT_GANG_SIZE $ALLOT_GANG_HOSTS "
+                               "$CUDA_VISIBLE_DEVICES\"; sleep 60"}}},
+                            201);
+  ASSERT_EQ(created["members"].size(), 3u) << created.dump();
+  std::set<std::string> nodes;
+  std::string hosts;
+  for (size_t rank = 0; rank < 3; ++rank) {
+    const std::string id = created["members"][rank];
+    ASSERT_TRUE(instance_reaches(id, "running")) << instance(id).dump();
+    ASSERT_TRUE(eventually([&] { return !logs(id).empty(); }));
+    const json got = instance(id);
+    EXPECT_EQ(got["gang_rank"], rank);
+    nodes.insert(got["node_id"].get<std::string>());
+    const std::string line = logs(id);
+    EXPECT_EQ(line.substr(0, 4), std::to_string(rank) + "/3 ") << line;
+    EXPECT_NE(line.find(joined(got["gpu_uuids"])), std::string::npos) << line;
+    const std::string these_hosts = line.substr(4, line.find(' ', 4) - 4);
+    if (hosts.empty()) hosts = these_hosts;
+    EXPECT_EQ(these_hosts, hosts);  // Every member is told the same hosts, in rank order.
+  }
+  EXPECT_EQ(nodes.size(), 3u);
+  // The cluster is full; a second gang waits whole, and says why.
+  const json waiting =
+      call("POST", "/v1/instances", {{"gpus", 1}, {"nodes", 2}, {"command", {"true"}}}, 201);
+  EXPECT_EQ(instance(waiting["id"])["state"], "queued");
+  EXPECT_NE(instance(waiting["id"])["reason"].get<std::string>().find("2 nodes at once"),
+            std::string::npos);
+  // Stopping one member stops the gang; then the waiting gang starts.
+  call("POST", "/v1/instances/" + created["members"][1].get<std::string>() + "/stop", nullptr, 200);
+  for (const json& id : created["members"]) {
+    EXPECT_TRUE(instance_reaches(id.get<std::string>(), "stopped")) << id;
+  }
+  for (const json& id : waiting["members"]) {
+    EXPECT_TRUE(instance_reaches(id.get<std::string>(), "succeeded")) << id;
+  }
+}
+
+TEST_F(ClusterTest, AQuotaHoldsWorkBackAndSaysSo) {
+  const std::string tenant =
+      call("GET", "/v1/whoami", nullptr, 200)["tenant"]["id"].get<std::string>();
+  daemon_.request("PUT", "/v1/quotas", json{{"tenant_id", tenant}, {"gpus", 8}}.dump(),
+                  daemon_.admin_key());
+  const std::string first =
+      launch({{"gpus", 6}, {"interactive", true}, {"command", {"sleep", "60"}}});
+  const std::string second = launch({{"gpus", 4}, {"command", {"true"}}});
+  ASSERT_TRUE(instance_reaches(first, "running"));
+  EXPECT_EQ(instance(second)["state"], "queued");
+  EXPECT_NE(instance(second)["reason"].get<std::string>().find("holds 6 of its 8 GPUs"),
+            std::string::npos)
+      << instance(second).dump();
+  call("POST", "/v1/instances/" + first + "/stop", nullptr, 200);
+  EXPECT_TRUE(instance_reaches(second, "succeeded")) << instance(second).dump();
+}
+
 }  // namespace
 }  // namespace allot::testing

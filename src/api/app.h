@@ -57,6 +57,7 @@ std::span<const Route> identity_routes();
 std::span<const Route> node_routes();
 std::span<const Route> agent_routes();
 std::span<const Route> instance_routes();
+std::span<const Route> rules_routes();
 
 class App {
  public:

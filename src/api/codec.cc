@@ -15,6 +15,7 @@ nlohmann::json to_json(const Tenant& t) {
   return {{"id", t.id},
           {"name", t.name},
           {"is_operator", t.is_operator},
+          {"weight", t.weight},
           {"created_at", format_time(t.created_at_ms)}};
 }
 
@@ -83,6 +84,22 @@ nlohmann::json to_json(const Instance& i) {
   out["started_at"] = time_or_null(i.started_at_ms);
   out["ended_at"] = time_or_null(i.ended_at_ms);
   for (auto& event : out["events"]) event["at"] = format_time(event["at_ms"].get<TimeMs>());
+  return out;
+}
+
+nlohmann::json to_json(const Quota& q) {
+  nlohmann::json out = quota_document(q);
+  out["created_at"] = format_time(q.created_at_ms);
+  out["deleted_at"] = time_or_null(q.deleted_at_ms);
+  return out;
+}
+
+nlohmann::json to_json(const Reservation& r) {
+  nlohmann::json out = reservation_document(r);
+  out["starts_at"] = format_time(r.starts_at_ms);
+  out["ends_at"] = format_time(r.ends_at_ms);
+  out["created_at"] = format_time(r.created_at_ms);
+  out["cancelled_at"] = time_or_null(r.cancelled_at_ms);
   return out;
 }
 

@@ -5,6 +5,7 @@
 
 #include "core/cluster.h"
 #include "core/model.h"
+#include "core/rules.h"
 #include "store/store.h"
 
 namespace allot {
@@ -19,5 +20,7 @@ nlohmann::json to_json(const JoinToken& token);
 // A node as the operator sees it: with its state, never its credential's hash.
 nlohmann::json to_json(const Node& node);
 nlohmann::json to_json(const Instance& instance);
+nlohmann::json to_json(const Quota& quota);
+nlohmann::json to_json(const Reservation& reservation);
 
 }  // namespace allot

@@ -11,9 +11,6 @@
 #include "core/validate.h"
 
 namespace allot {
-namespace {
-
-using nlohmann::json;
 
 // The tenant a new object goes in: the one named, if the caller may see it, else the caller's.
 Result<std::string> tenant_for(const Call& call, const std::optional<std::string>& tenant_id) {
@@ -36,6 +33,10 @@ Result<std::optional<std::string>> tenant_filter(const Call& call) {
   if (!tenant) return std::unexpected(tenant.error());
   return std::optional<std::string>{*tenant};
 }
+
+namespace {
+
+using nlohmann::json;
 
 // Looks up the object a path names, answering kNotFound for what the caller may not see.
 template <typename T>
@@ -81,6 +82,21 @@ Result<HttpResponse> get_tenant(Call& call) {
     return fail(ErrorCode::kNotFound, fmt::format("no tenant {}", id));
   }
   return json_reply(200, to_json(*tenant));
+}
+
+// The operator sets a tenant's fair-share weight.
+Result<HttpResponse> update_tenant(Call& call) {
+  JsonBody body(call.request.body);
+  auto weight = body.optional_int("weight", INT64_MIN, INT64_MAX);
+  ALLOT_TRY(body.finish());
+  ALLOT_TRY(require_operator_admin(call.caller));
+  const std::string& id = call.params.front();
+  ALLOT_TRY(check_id("tenant id", id, "ten"));
+  if (call.ctx.state().tenant(id) == nullptr) {
+    return fail(ErrorCode::kNotFound, fmt::format("no tenant {}", id));
+  }
+  if (weight) ALLOT_TRY(call.ctx.apply(SetTenantWeight{.tenant_id = id, .weight = *weight}));
+  return json_reply(200, to_json(*call.ctx.state().tenant(id)));
 }
 
 // --- projects ---
@@ -305,6 +321,7 @@ constexpr Route kRoutes[] = {
     {"POST", "/v1/tenants", create_tenant},
     {"GET", "/v1/tenants", list_tenants},
     {"GET", "/v1/tenants/{id}", get_tenant},
+    {"PATCH", "/v1/tenants/{id}", update_tenant},
     {"POST", "/v1/projects", create_project},
     {"GET", "/v1/projects", list_projects},
     {"GET", "/v1/projects/{id}", get_project},

@@ -62,6 +62,7 @@ Result<HttpResponse> create_instance(Call& call) {
   auto max_run_s = body.optional_int("max_run_s", 0, INT64_MAX / 1000);
   auto interactive = body.optional_bool("interactive");
   auto requeue = body.optional_bool("requeue");
+  auto nodes = body.optional_int("nodes", INT32_MIN, INT32_MAX);
   ALLOT_TRY(body.finish());
   if (!command) return fail(ErrorCode::kMissingField, "'command' is required");
   ALLOT_TRY(require_launcher(call.caller));
@@ -78,7 +79,8 @@ Result<HttpResponse> create_instance(Call& call) {
                     .labels = labels.value_or(std::map<std::string, std::string>{}),
                     .max_run_s = max_run_s.value_or(0),
                     .interactive = interactive.value_or(false),
-                    .requeue = requeue.value_or(false)};
+                    .requeue = requeue.value_or(false),
+                    .nodes = static_cast<int>(nodes.value_or(1))};
   if (price_class) {
     auto parsed = parse_price_class(*price_class);
     if (!parsed) {
@@ -87,13 +89,23 @@ Result<HttpResponse> create_instance(Call& call) {
     spec.price_class = *parsed;
   }
   const std::string id = call.ctx.ids().new_id("ins");
+  std::vector<std::string> member_ids;
+  for (int rank = 1; rank < spec.nodes && rank < limits::kMaxGangNodes; ++rank) {
+    member_ids.push_back(call.ctx.ids().new_id("ins"));
+  }
   ALLOT_TRY(call.ctx.apply(CreateInstance{.id = id,
                                           .tenant_id = (*project)->tenant_id,
                                           .project_id = (*project)->id,
                                           .user_id = call.caller.user_id,
-                                          .spec = spec}));
+                                          .spec = spec,
+                                          .member_ids = member_ids}));
   call.target_id = id;
-  return json_reply(201, to_json(*call.ctx.state().instance(id)));
+  json out = to_json(*call.ctx.state().instance(id));
+  if (!member_ids.empty()) {
+    member_ids.insert(member_ids.begin(), id);
+    out["members"] = member_ids;  // The gang, rank 0 first.
+  }
+  return json_reply(201, out);
 }
 
 Result<HttpResponse> list_instances(Call& call) {

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -11,6 +12,16 @@
 #include "api/request.h"
 
 namespace allot {
+
+struct Call;
+
+// The tenant a new object goes in: the one named (checked: an id the caller may see), else the
+// caller's.
+[[nodiscard]] Result<std::string> tenant_for(const Call& call,
+                                             const std::optional<std::string>& tenant_id);
+// An optional ?tenant_id= filter on a listing, checked like tenant_for. Operator admins see every
+// tenant without it; others see their own.
+[[nodiscard]] Result<std::optional<std::string>> tenant_filter(const Call& call);
 
 // One page of a map ordered by id, holding only what `visible` admits.
 template <typename T, typename Visible>

@@ -75,6 +75,7 @@ struct RunOptions {
   int64_t cpu_milli = 0, memory_mib = 0, max_run_s = 0;
   bool interactive = false;
   bool requeue = false;
+  int nodes = 1;
 };
 
 // KEY=VALUE pairs into an object; false (with a message) on a malformed one.
@@ -104,6 +105,7 @@ int run_instance(Session& session, const RunOptions& o) {
   if (o.max_run_s > 0) body["max_run_s"] = o.max_run_s;
   if (o.interactive) body["interactive"] = true;
   if (o.requeue) body["requeue"] = true;
+  if (o.nodes != 1) body["nodes"] = o.nodes;
   json env, labels;
   if (!pairs(o.env, "--env", env) || !pairs(o.labels, "--label", labels)) return kUsage;
   if (!env.empty()) body["env"] = env;
@@ -199,6 +201,8 @@ void add_cluster_commands(CLI::App& app, Action& action) {
   run_cmd->add_option("--max-run", run.max_run_s, "stop after this many seconds");
   run_cmd->add_flag("--interactive", run.interactive, "runs until stopped");
   run_cmd->add_flag("--requeue", run.requeue, "spot: go back to the queue when preempted");
+  run_cmd->add_option("--nodes", run.nodes,
+                      "a gang: this many nodes, each with --gpus, all started at once");
   run_cmd->add_option("command", run.command, "the command and its arguments")->required();
   run_cmd->callback(
       [&action] { action = [](Session& session) { return run_instance(session, run); }; });

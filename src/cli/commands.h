@@ -23,6 +23,16 @@ Action show_call(
     std::string method, std::function<std::string()> target,
     std::function<nlohmann::json()> body = [] { return nlohmann::json(nullptr); });
 
+// Lists `target()` (every page, up to `limit` items) as a table of `columns`, or as JSON.
+Action show_list(std::function<std::string()> target, const int& limit,
+                 const std::vector<Column>& columns);
+
+// A query string from the options that are set, e.g. "?tenant_id=ten_...".
+std::string query(std::initializer_list<std::pair<const char*, const std::string*>> params);
+
+// quotas, reservations.
+void add_rules_commands(CLI::App& app, Action& action);
+
 // Adds --limit to a listing command; 0 means every item.
 CLI::Option* add_limit(CLI::App& command, int& limit);
 

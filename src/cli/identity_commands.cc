@@ -7,8 +7,11 @@ namespace {
 
 using nlohmann::json;
 
-const std::vector<Column> kTenantColumns = {
-    {"id", "id"}, {"name", "name"}, {"operator", "is_operator"}, {"created", "created_at"}};
+const std::vector<Column> kTenantColumns = {{"id", "id"},
+                                            {"name", "name"},
+                                            {"operator", "is_operator"},
+                                            {"weight", "weight"},
+                                            {"created", "created_at"}};
 const std::vector<Column> kProjectColumns = {
     {"id", "id"}, {"tenant", "tenant_id"}, {"name", "name"}, {"created", "created_at"}};
 const std::vector<Column> kUserColumns = {{"id", "id"},     {"tenant", "tenant_id"},
@@ -22,30 +25,11 @@ const std::vector<Column> kAuditColumns = {{"seq", "seq"},       {"at", "at"},
                                            {"path", "path"},     {"target", "target_id"},
                                            {"status", "status"}, {"error", "error_code"}};
 
-Action show_list(std::function<std::string()> target, const int& limit,
-                 const std::vector<Column>& columns) {
-  return [target = std::move(target), &limit, &columns](Session& session) {
-    json items;
-    const int code = session.list(target(), limit, items);
-    if (code == kOk) session.show_list(items, columns);
-    return code;
-  };
-}
-
-// A query string from the options that are set, e.g. "?tenant_id=ten_...".
-std::string query(std::initializer_list<std::pair<const char*, const std::string*>> params) {
-  std::string out;
-  for (const auto& [name, value] : params) {
-    if (value->empty()) continue;
-    out += (out.empty() ? "?" : "&") + std::string(name) + "=" + *value;
-  }
-  return out;
-}
-
 // The state each command's options write into; it outlives parsing, so actions may read it.
 struct Options {
   std::string id, name, email, role, tenant, user;
   int limit = 0;
+  int64_t weight = 0;
   bool disable = false, enable = false;
 };
 
@@ -69,6 +53,26 @@ void add_resource(CLI::App& app, Action& action, Options& o, const std::string& 
 }
 
 }  // namespace
+
+Action show_list(std::function<std::string()> target, const int& limit,
+                 const std::vector<Column>& columns) {
+  return [target = std::move(target), &limit, &columns](Session& session) {
+    json items;
+    const int code = session.list(target(), limit, items);
+    if (code == kOk) session.show_list(items, columns);
+    return code;
+  };
+}
+
+// A query string from the options that are set, e.g. "?tenant_id=ten_...".
+std::string query(std::initializer_list<std::pair<const char*, const std::string*>> params) {
+  std::string out;
+  for (const auto& [name, value] : params) {
+    if (value->empty()) continue;
+    out += (out.empty() ? "?" : "&") + std::string(name) + "=" + *value;
+  }
+  return out;
+}
 
 Action show_call(std::string method, std::function<std::string()> target,
                  std::function<json()> body) {
@@ -102,6 +106,14 @@ void add_identity_commands(CLI::App& app, Action& action) {
     create->callback([&action] {
       action = show_call(
           "POST", [] { return std::string("/v1/tenants"); }, [] { return json{{"name", o.name}}; });
+    });
+    CLI::App* set = group.add_subcommand("set", "change a tenant's fair-share weight");
+    set->add_option("id", o.id, "its id")->required();
+    set->add_option("--weight", o.weight, "1 to 1000: its share of a contended cluster")
+        ->required();
+    set->callback([&action] {
+      action = show_call(
+          "PATCH", [] { return "/v1/tenants/" + o.id; }, [] { return json{{"weight", o.weight}}; });
     });
   });
 

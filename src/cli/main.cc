@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
   Action action;
   add_identity_commands(app, action);
   add_cluster_commands(app, action);
+  add_rules_commands(app, action);
   add_sim_commands(app, action);
   try {
     app.parse(argc, argv);

@@ -4,7 +4,9 @@
 
 #include <atomic>
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 
 namespace allot {
 
@@ -36,5 +38,8 @@ class ManualClock final : public Clock {
 
 // RFC 3339 text in UTC with milliseconds, e.g. "2026-11-30T23:43:38.123Z".
 std::string format_time(TimeMs at_ms);
+// Reads RFC 3339 text in UTC ("2026-12-01T10:00:00Z", seconds' fraction optional, "Z" or
+// "+00:00"); nullopt for anything else.
+std::optional<TimeMs> parse_time(std::string_view text);
 
 }  // namespace allot

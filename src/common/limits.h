@@ -33,10 +33,16 @@ inline constexpr size_t kMaxKeysPerUser = 50;
 inline constexpr size_t kMinKeyBytes = 24;
 inline constexpr size_t kMaxKeyBytes = 256;
 
-// The largest GPU servers hold 8 GPUs; an instance spans one node.
+// The largest GPU servers hold 8 GPUs; an instance (or each member of a gang) spans one node.
 inline constexpr int kMaxGpusPerInstance = 8;
 // A node agent reports at most this many GPUs.
 inline constexpr size_t kMaxGpusPerNode = 16;
+// Members of one gang (a multi-node instance), one per node.
+inline constexpr int kMaxGangNodes = 64;
+// Quotas and reservations per tenant, and a tenant's fair-share weight.
+inline constexpr size_t kMaxQuotasPerTenant = 256;
+inline constexpr size_t kMaxReservationsPerTenant = 256;
+inline constexpr int64_t kMaxTenantWeight = 1'000;
 // Instances a tenant may have queued or running at once.
 inline constexpr size_t kMaxActiveInstancesPerTenant = 10'000;
 // A command line of 1,024 arguments is far beyond any real launcher.

@@ -118,6 +118,7 @@ struct InstanceSpec {
   int64_t max_run_s = 0;     // 0: no limit.
   bool interactive = false;  // Runs until stopped; a job runs to completion.
   bool requeue = false;      // When preempted, go back to the queue instead of ending.
+  int nodes = 1;             // A gang: this many members, one per node, started all at once.
 
   bool operator==(const InstanceSpec&) const = default;
 };
@@ -147,6 +148,9 @@ struct Instance {
   TimeMs started_at_ms = 0;  // Entered running.
   TimeMs ended_at_ms = 0;    // Entered a final state: the last moment it was known to run.
   std::vector<InstanceEvent> events;
+  // A member of a gang (spec.nodes > 1): the gang is named by its rank-0 member's id.
+  std::string gang_id;
+  int gang_rank = 0;
 
   bool operator==(const Instance&) const = default;
   // GPU milli this instance holds on each of its GPUs.

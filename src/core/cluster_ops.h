@@ -41,6 +41,13 @@ using Rows = std::vector<Row>;
                                            TimeMs now_ms, const Placing& placing);
 [[nodiscard]] Result<Rows> stop_instance(const State& state, const StopInstance& c, TimeMs now_ms,
                                          const Placing& placing);
+[[nodiscard]] Result<Rows> set_quota(const State& state, const SetQuota& c, TimeMs now_ms);
+[[nodiscard]] Result<Rows> delete_quota(const State& state, const DeleteQuota& c, TimeMs now_ms);
+[[nodiscard]] Result<Rows> create_reservation(const State& state, const CreateReservation& c,
+                                              TimeMs now_ms);
+[[nodiscard]] Result<Rows> cancel_reservation(const State& state, const CancelReservation& c,
+                                              TimeMs now_ms);
+[[nodiscard]] Result<Rows> set_tenant_weight(const State& state, const SetTenantWeight& c);
 [[nodiscard]] Result<Rows> tick(const State& state, TimeMs now_ms, const Placing& placing);
 
 // Shared by the functions above (instances.cc).
@@ -50,9 +57,25 @@ void transition(Instance& instance, InstanceState to, TimeMs at_ms, std::string 
 // Ends a bound or queued instance in a final state and gives back what it held.
 void end_instance(Draft& draft, const std::string& id, InstanceState to, TimeMs at_ms,
                   std::string message);
+// Asks an instance to stop: one that has not started ends now (stopped, with `message`); a running
+// one is told to stop and ends when its agent reports it gone.
+void stop_member(Draft& draft, const std::string& id, TimeMs at_ms, const std::string& message);
+// Binds an instance to its placement: the node's GPUs, CPU and memory are taken; it is scheduled.
+void bind(Draft& draft, Instance& instance, const Placement& placement, TimeMs now_ms);
 // Tries to place queued instances: on-demand and reserved before spot, then the tenant with the
 // smallest dominant share, then the oldest; bounded backfill past a blocked head; on-demand work
-// that fits nowhere may preempt spot work (see instances.cc).
+// that fits nowhere may preempt spot work; quotas and reservations admit first (see queue.cc).
 void schedule_queue(Draft& draft, TimeMs now_ms, const Placing& placing);
+
+enum class Outcome { kPlaced, kNoRoom, kNotAdmitted };
+// Places one queued instance (or, given rank 0, its whole gang) if the rules admit it and it
+// fits, preempting spot work for on-demand and reserved work where that is the only way; else
+// records why it waits.
+Outcome try_place(Draft& draft, const std::string& id, TimeMs now_ms, const Placing& placing);
+// All members of a gang, in rank order, as the draft sees them.
+std::vector<std::string> gang_members(const Draft& draft, const std::string& gang_id);
+// Places every member of a gang on its own node, all at once or none (gang.cc).
+Outcome place_gang(Draft& draft, const std::vector<std::string>& members, TimeMs now_ms,
+                   const Placing& placing);
 
 }  // namespace allot

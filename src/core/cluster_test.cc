@@ -3,6 +3,7 @@
 
 #include "common/random.h"
 #include "core/core.h"
+#include "core/test_nodes.h"
 
 namespace allot {
 namespace {
@@ -26,18 +27,7 @@ class ClusterCoreTest : public ::testing::Test {
   }
 
   void join(const std::string& id, const std::string& name, const std::string& region) {
-    JoinNode join{.node_id = id,
-                  .join_token_hash = kToken,
-                  .credential_hash = sha256_hex(id),
-                  .name = name,
-                  .region = region,
-                  .cpu_milli = 64'000,
-                  .memory_mib = 512'000};
-    for (int i = 0; i < 8; ++i) {
-      join.gpus.push_back(
-          GpuReport{.index = i, .uuid = name + "-gpu-" + std::to_string(i), .model = "H100-80GB"});
-    }
-    ok(join);
+    ok(eight_gpu_join(id, name, region, "H100-80GB", kToken));
     beat(id, {});
   }
 
@@ -234,7 +224,7 @@ TEST_F(ClusterCoreTest, OnDemandWorkIsPlacedBeforeSpotWorkThatCameEarlier) {
   const std::string a = launch({.gpus = 8});
   launch({.gpus = 8, .price_class = PriceClass::kOnDemand});
   const std::string spot = launch({.gpus = 8, .price_class = PriceClass::kSpot}, kT0 + 1);
-  const std::string on_demand = launch({.gpus = 4, .price_class = PriceClass::kReserved}, kT0 + 2);
+  const std::string on_demand = launch({.gpus = 4, .price_class = PriceClass::kOnDemand}, kT0 + 2);
   EXPECT_EQ(instance(spot).state, InstanceState::kQueued);
   // The reserved instance could preempt only spot work, and there is none running.
   EXPECT_EQ(instance(on_demand).state, InstanceState::kQueued);

@@ -133,10 +133,45 @@ struct CreateInstance {
   std::string project_id;
   std::string user_id;
   InstanceSpec spec;
+  // For a gang (spec.nodes > 1): the ids of ranks 1..nodes-1; `id` is rank 0 and names the gang.
+  std::vector<std::string> member_ids;
 };
 
+// Stopping a gang's member stops the whole gang.
 struct StopInstance {
   std::string id;
+};
+
+// Sets the tenant's quota for (project, model), replacing the one there is; `id` is used when
+// there is none.
+struct SetQuota {
+  std::string id;
+  std::string tenant_id;
+  std::string project_id;
+  std::string gpu_model;
+  int64_t gpu_milli = 0;
+};
+
+struct DeleteQuota {
+  std::string id;
+};
+
+struct CreateReservation {
+  std::string id;
+  std::string tenant_id;
+  std::string gpu_model;
+  int gpus = 0;
+  TimeMs starts_at_ms = 0;
+  TimeMs ends_at_ms = 0;
+};
+
+struct CancelReservation {
+  std::string id;
+};
+
+struct SetTenantWeight {
+  std::string tenant_id;
+  int64_t weight = 1;
 };
 
 // The timer: heartbeat deadlines, maximum run times, and a scheduling pass.
@@ -145,6 +180,7 @@ struct Tick {};
 using Command =
     std::variant<CreateTenant, CreateProject, DeleteProject, CreateUser, UpdateUser, CreateKey,
                  RevokeKey, CreateJoinToken, RevokeJoinToken, JoinNode, NodeHeartbeat, SetNodeAdmin,
-                 RevokeNodeCredential, CreateInstance, StopInstance, Tick>;
+                 RevokeNodeCredential, CreateInstance, StopInstance, SetQuota, DeleteQuota,
+                 CreateReservation, CancelReservation, SetTenantWeight, Tick>;
 
 }  // namespace allot

@@ -202,6 +202,15 @@ Result<std::vector<Row>> Core::apply(const Command& command, TimeMs now_ms) {
         }
         if constexpr (std::is_same_v<T, StopInstance>)
           return stop_instance(state_, c, now_ms, Placing{*scheduler_, options_});
+        if constexpr (std::is_same_v<T, SetQuota>) return set_quota(state_, c, now_ms);
+        if constexpr (std::is_same_v<T, DeleteQuota>) return delete_quota(state_, c, now_ms);
+        if constexpr (std::is_same_v<T, CreateReservation>) {
+          return create_reservation(state_, c, now_ms);
+        }
+        if constexpr (std::is_same_v<T, CancelReservation>) {
+          return cancel_reservation(state_, c, now_ms);
+        }
+        if constexpr (std::is_same_v<T, SetTenantWeight>) return set_tenant_weight(state_, c);
         if constexpr (std::is_same_v<T, Tick>)
           return tick(state_, now_ms, Placing{*scheduler_, options_});
       },

@@ -6,24 +6,24 @@ namespace allot {
 
 const Node* Draft::node(const std::string& id) const {
   if (auto it = nodes_.find(id); it != nodes_.end()) return &it->second;
-  return base_.node(id);
+  return base_->node(id);
 }
 
 const Instance* Draft::instance(const std::string& id) const {
   if (auto it = instances_.find(id); it != instances_.end()) return &it->second;
-  return base_.instance(id);
+  return base_->instance(id);
 }
 
 Node& Draft::edit_node(const std::string& id) {
   if (auto it = nodes_.find(id); it != nodes_.end()) return it->second;
-  const Node* original = base_.node(id);
+  const Node* original = base_->node(id);
   assert(original != nullptr);
   return nodes_.emplace(id, *original).first->second;
 }
 
 Instance& Draft::edit_instance(const std::string& id) {
   if (auto it = instances_.find(id); it != instances_.end()) return it->second;
-  const Instance* original = base_.instance(id);
+  const Instance* original = base_->instance(id);
   assert(original != nullptr);
   return instances_.emplace(id, *original).first->second;
 }
@@ -46,11 +46,11 @@ std::vector<std::string> Draft::instances_on(const std::string& node_id) const {
       out.push_back(instance.id);
     }
   };
-  for (const auto& [id, instance] : base_.instances) {
+  for (const auto& [id, instance] : base_->instances) {
     consider(instances_.contains(id) ? instances_.at(id) : instance);
   }
   for (const auto& [id, instance] : instances_) {
-    if (!base_.instances.contains(id)) consider(instance);
+    if (!base_->instances.contains(id)) consider(instance);
   }
   return out;
 }

@@ -12,9 +12,9 @@ namespace allot {
 
 class Draft {
  public:
-  explicit Draft(const State& base) : base_(base) {}
+  explicit Draft(const State& base) : base_(&base) {}
 
-  const State& base() const { return base_; }
+  const State& base() const { return *base_; }
 
   const Node* node(const std::string& id) const;
   const Instance* instance(const std::string& id) const;
@@ -28,9 +28,21 @@ class Draft {
   // Every node as the draft sees it, in id order, calling fn(const Node&).
   template <typename Fn>
   void for_each_node(Fn&& fn) const {
-    for (const auto& [id, node] : base_.nodes) fn(nodes_.contains(id) ? nodes_.at(id) : node);
+    for (const auto& [id, node] : base_->nodes) fn(nodes_.contains(id) ? nodes_.at(id) : node);
     for (const auto& [id, node] : nodes_) {
-      if (!base_.nodes.contains(id)) fn(node);
+      if (!base_->nodes.contains(id)) fn(node);
+    }
+  }
+
+  // Every instance as the draft sees it, added ones too, calling fn(const Instance&).
+  template <typename Fn>
+  void for_each_instance(Fn&& fn) const {
+    for (const auto& [id, instance] : base_->instances) {
+      auto it = instances_.find(id);
+      fn(it != instances_.end() ? it->second : instance);
+    }
+    for (const auto& [id, instance] : instances_) {
+      if (!base_->instances.contains(id)) fn(instance);
     }
   }
 
@@ -41,7 +53,7 @@ class Draft {
   std::vector<Row> rows() const;
 
  private:
-  const State& base_;
+  const State* base_;  // A pointer, so that a trial copy of a draft can replace it.
   std::map<std::string, Node> nodes_;
   std::map<std::string, Instance> instances_;
 };

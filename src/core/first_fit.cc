@@ -15,11 +15,11 @@ bool model_allowed(const InstanceSpec& spec, const Gpu& gpu) {
 class FirstFit final : public Scheduler {
  public:
   std::optional<Placement> place(const Draft& draft, const Instance& instance,
-                                 std::string& why) const override {
+                                 const NodeFilter& only, std::string& why) const override {
     std::optional<Placement> found;
     bool any_node = false;
     draft.for_each_node([&](const Node& node) {
-      if (found || !node_takes_work(node)) return;
+      if (found || !node_takes_work(node) || (only && !only(node))) return;
       any_node = true;
       std::vector<int> gpus = fitting_gpus(node, instance.spec);
       const size_t wanted = instance.spec.gpus > 0 ? static_cast<size_t>(instance.spec.gpus) : 1;

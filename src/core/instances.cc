@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "common/limits.h"
+#include "core/admission.h"
 #include "core/cluster_ops.h"
 #include "core/gpu_models.h"
 #include "core/validate.h"
@@ -46,11 +47,25 @@ Status check_spec(const InstanceSpec& spec) {
   for (const auto& [name, value] : spec.labels) {
     if (auto ok = check_name("label name", name); !ok) return ok;
   }
+  if (spec.nodes < 1 || spec.nodes > limits::kMaxGangNodes) {
+    return fail(ErrorCode::kInvalidArgument,
+                fmt::format("nodes must be 1 to {}", limits::kMaxGangNodes));
+  }
+  if (spec.nodes > 1 && spec.gpus == 0) {
+    return fail(ErrorCode::kInvalidArgument,
+                "a multi-node instance takes whole GPUs on each node, not a fraction");
+  }
+  if (spec.nodes > 1 && spec.requeue) {
+    return fail(ErrorCode::kInvalidArgument,
+                "a multi-node instance cannot requeue: its members start together or not at all");
+  }
   if (spec.cpu_milli < 0 || spec.memory_mib < 0 || spec.max_run_s < 0) {
     return fail(ErrorCode::kInvalidArgument, "cpu_milli, memory_mib and max_run_s must be >= 0");
   }
   return {};
 }
+
+}  // namespace
 
 void bind(Draft& draft, Instance& instance, const Placement& placement, TimeMs now_ms) {
   Node& node = draft.edit_node(placement.node_id);
@@ -69,8 +84,6 @@ void bind(Draft& draft, Instance& instance, const Placement& placement, TimeMs n
              fmt::format("placed on {} GPUs {}", node.name, fmt::join(placement.gpu_indices, ",")));
 }
 
-}  // namespace
-
 void transition(Instance& instance, InstanceState to, TimeMs at_ms, std::string message) {
   instance.state = to;
   instance.reason = message;
@@ -86,168 +99,38 @@ void end_instance(Draft& draft, const std::string& id, InstanceState to, TimeMs 
   if (is_final(instance.state)) return;
   const bool held = instance.state != InstanceState::kQueued && !instance.node_id.empty();
   transition(instance, to, at_ms, std::move(message));
-  if (!held) return;
-  Node& node = draft.edit_node(instance.node_id);
-  for (int index : instance.gpu_indices) {
-    node.gpus.at(static_cast<size_t>(index)).used_milli -= instance.milli_per_gpu();
+  const std::string gang_id = instance.gang_id;
+  if (held) {
+    Node& node = draft.edit_node(instance.node_id);
+    for (int index : instance.gpu_indices) {
+      node.gpus.at(static_cast<size_t>(index)).used_milli -= instance.milli_per_gpu();
+    }
+    node.used_cpu_milli -= instance.spec.cpu_milli;
+    node.used_memory_mib -= instance.spec.memory_mib;
+    ++node.generation;
   }
-  node.used_cpu_milli -= instance.spec.cpu_milli;
-  node.used_memory_mib -= instance.spec.memory_mib;
-  ++node.generation;
-}
-
-// The GPU-seconds a running instance would lose if it were stopped now.
-int64_t loss_if_stopped(const Instance& instance, TimeMs now_ms) {
-  if (instance.state != InstanceState::kRunning) return 0;
-  const int64_t milli =
-      instance.milli_per_gpu() * static_cast<int64_t>(instance.gpu_indices.size());
-  return milli * std::max<int64_t>(0, now_ms - instance.started_at_ms) / 1000;
-}
-
-struct Victims {
-  std::string node_id;
-  std::vector<std::string> ids;
-  int64_t loss = 0;
-};
-
-// The cheapest set of spot instances on one node whose removal lets `spec` fit there: the node's
-// spot work taken in order of least loss until it fits. Over all nodes, the set losing the fewest
-// GPU-seconds wins (then fewer victims, then the node's id).
-std::optional<Victims> cheapest_victims(const Draft& draft, const InstanceSpec& spec,
-                                        TimeMs now_ms) {
-  std::optional<Victims> best;
-  const size_t wanted = spec.gpus > 0 ? static_cast<size_t>(spec.gpus) : 1;
-  draft.for_each_node([&](const Node& node) {
-    if (!node_takes_work(node)) return;
-    std::vector<const Instance*> spot;
-    for (const std::string& id : draft.instances_on(node.id)) {
-      const Instance* instance = draft.instance(id);
-      if (instance->spec.price_class == PriceClass::kSpot && !instance->stop_requested) {
-        spot.push_back(instance);
-      }
+  // A gang lives and dies together: a member that ends other than by succeeding ends the rest.
+  if (gang_id.empty() || to == InstanceState::kSucceeded) return;
+  for (const std::string& other : gang_members(draft, gang_id)) {
+    if (other != id) {
+      stop_member(draft, other, at_ms,
+                  fmt::format("gang member {} ended ({})", id, instance_state_name(to)));
     }
-    std::sort(spot.begin(), spot.end(), [&](const Instance* a, const Instance* b) {
-      return std::pair(loss_if_stopped(*a, now_ms), a->id) <
-             std::pair(loss_if_stopped(*b, now_ms), b->id);
-    });
-    Node freed = node;
-    Victims victims{.node_id = node.id};
-    for (const Instance* victim : spot) {
-      if (fitting_gpus(freed, spec).size() >= wanted) break;
-      for (int index : victim->gpu_indices) {
-        freed.gpus.at(static_cast<size_t>(index)).used_milli -= victim->milli_per_gpu();
-      }
-      freed.used_cpu_milli -= victim->spec.cpu_milli;
-      freed.used_memory_mib -= victim->spec.memory_mib;
-      victims.ids.push_back(victim->id);
-      victims.loss += loss_if_stopped(*victim, now_ms);
-    }
-    if (victims.ids.empty() || fitting_gpus(freed, spec).size() < wanted) return;
-    if (!best || std::tuple(victims.loss, victims.ids.size(), victims.node_id) <
-                     std::tuple(best->loss, best->ids.size(), best->node_id)) {
-      best = std::move(victims);
-    }
-  });
-  return best;
-}
-
-// Preempts the victims: their billing ends now; those that asked go back to the queue.
-void preempt(Draft& draft, const Victims& victims, const std::string& for_id, TimeMs now_ms) {
-  for (const std::string& id : victims.ids) {
-    end_instance(draft, id, InstanceState::kPreempted, now_ms,
-                 fmt::format("preempted for on-demand instance {}", for_id));
-    Instance& victim = draft.edit_instance(id);
-    if (!victim.spec.requeue) continue;
-    victim.node_id.clear();
-    victim.gpu_indices.clear();
-    victim.gpu_uuids.clear();
-    victim.stop_requested = false;
-    victim.ended_at_ms = 0;
-    victim.created_at_ms = now_ms;  // Back of its class in the queue.
-    transition(victim, InstanceState::kQueued, now_ms, "requeued after preemption");
   }
 }
 
-// Places one queued instance if it fits (preempting spot work for on-demand and reserved work if
-// that is the only way), or records why it waits. Returns whether it was placed.
-bool try_place(Draft& draft, const std::string& id, TimeMs now_ms, const Placing& placing) {
-  const Instance* current = draft.instance(id);
-  if (current == nullptr || current->state != InstanceState::kQueued) return false;
-  std::string why;
-  auto placement = placing.scheduler.place(draft, *current, why);
-  if (!placement && current->spec.price_class != PriceClass::kSpot) {
-    if (auto victims = cheapest_victims(draft, current->spec, now_ms)) {
-      preempt(draft, *victims, id, now_ms);
-      placement = placing.scheduler.place(draft, *draft.instance(id), why);
-    }
+void stop_member(Draft& draft, const std::string& id, TimeMs at_ms, const std::string& message) {
+  const Instance& instance = *draft.instance(id);
+  if (is_final(instance.state) || instance.stop_requested) return;
+  if (instance.state == InstanceState::kQueued || instance.state == InstanceState::kScheduled) {
+    // Nothing runs yet: it ends now, and none of its time is billed.
+    end_instance(draft, id, InstanceState::kStopped, at_ms, message + " before it started");
+    return;
   }
-  if (placement) {
-    bind(draft, draft.edit_instance(id), *placement, now_ms);
-    return true;
-  }
-  if (current->reason != why) draft.edit_instance(id).reason = why;
-  return false;
-}
-
-// Each tenant's dominant share: the largest of its shares of the cluster's GPUs, CPU and memory
-// held by its running work. Used only to order the queue, so doubles are fine here.
-std::map<std::string, double> dominant_shares(const Draft& draft) {
-  double gpu_total = 0, cpu_total = 0, memory_total = 0;
-  draft.for_each_node([&](const Node& node) {
-    gpu_total += 1000.0 * static_cast<double>(node.gpus.size());
-    cpu_total += static_cast<double>(node.cpu_milli);
-    memory_total += static_cast<double>(node.memory_mib);
-  });
-  std::map<std::string, std::array<double, 3>> used;
-  for (const auto& [id, base] : draft.base().instances) {
-    const Instance& instance = *draft.instance(id);
-    if (is_final(instance.state) || instance.state == InstanceState::kQueued) continue;
-    auto& u = used[instance.tenant_id];
-    u[0] += instance.milli_per_gpu() * static_cast<double>(instance.gpu_indices.size());
-    u[1] += static_cast<double>(instance.spec.cpu_milli);
-    u[2] += static_cast<double>(instance.spec.memory_mib);
-  }
-  std::map<std::string, double> shares;
-  auto ratio = [](double part, double whole) { return whole > 0 ? part / whole : 0.0; };
-  for (const auto& [tenant, u] : used) {
-    shares[tenant] =
-        std::max({ratio(u[0], gpu_total), ratio(u[1], cpu_total), ratio(u[2], memory_total)});
-  }
-  return shares;
-}
-
-void schedule_queue(Draft& draft, TimeMs now_ms, const Placing& placing) {
-  std::vector<std::string> queue = draft.base().queue;
-  for (const Row& row : draft.rows()) {
-    if (const auto* added = std::get_if<Instance>(&row);
-        added != nullptr && added->state == InstanceState::kQueued &&
-        draft.base().instance(added->id) == nullptr) {
-      queue.push_back(added->id);
-    }
-  }
-  const auto shares = dominant_shares(draft);
-  auto key = [&](const std::string& id) {
-    const Instance& i = *draft.instance(id);
-    auto share = shares.find(i.tenant_id);
-    return std::tuple(i.spec.price_class == PriceClass::kSpot ? 1 : 0,
-                      share == shares.end() ? 0.0 : share->second, i.created_at_ms, id);
-  };
-  std::sort(queue.begin(), queue.end(),
-            [&](const std::string& a, const std::string& b) { return key(a) < key(b); });
-  bool head_blocked = false;
-  bool head_starving = false;
-  size_t backfilled = 0;
-  for (const std::string& id : queue) {
-    if (head_blocked && (head_starving || backfilled >= placing.options.max_backfill)) break;
-    const TimeMs waited_ms = now_ms - draft.instance(id)->created_at_ms;
-    const bool placed = try_place(draft, id, now_ms, placing);
-    if (head_blocked) {
-      ++backfilled;
-    } else if (!placed) {
-      head_blocked = true;
-      head_starving = waited_ms >= placing.options.starvation_ms;
-    }
-  }
+  Instance& stopping = draft.edit_instance(id);
+  stopping.stop_requested = true;
+  stopping.events.push_back(InstanceEvent{at_ms, "", message});
+  ++draft.edit_node(stopping.node_id).generation;
 }
 
 Result<Rows> create_instance(const State& state, const CreateInstance& c, TimeMs now_ms,
@@ -258,21 +141,38 @@ Result<Rows> create_instance(const State& state, const CreateInstance& c, TimeMs
     return fail(ErrorCode::kNotFound, fmt::format("no project {}", c.project_id));
   }
   if (auto ok = check_spec(c.spec); !ok) return std::unexpected(ok.error());
-  if (state.instance(c.id) != nullptr) return fail(ErrorCode::kAlreadyExists, "instance id taken");
+  if (c.member_ids.size() + 1 != static_cast<size_t>(c.spec.nodes)) {
+    return fail(ErrorCode::kInvalidArgument, "a gang needs one member id per node after the first");
+  }
+  std::vector<std::string> ids{c.id};
+  ids.insert(ids.end(), c.member_ids.begin(), c.member_ids.end());
+  for (const std::string& id : ids) {
+    if (auto ok = check_id("id", id, "ins"); !ok) return std::unexpected(ok.error());
+    if (state.instance(id) != nullptr || std::count(ids.begin(), ids.end(), id) > 1) {
+      return fail(ErrorCode::kAlreadyExists, "instance id taken");
+    }
+  }
   auto active = state.active_by_tenant.find(c.tenant_id);
   if (active != state.active_by_tenant.end() &&
-      active->second >= limits::kMaxActiveInstancesPerTenant) {
+      active->second + ids.size() > limits::kMaxActiveInstancesPerTenant) {
     return fail(ErrorCode::kLimitExceeded, "the tenant runs or queues the most instances it may");
   }
+  if (auto ok = check_admissible(state, c.tenant_id, c.project_id, c.spec, now_ms); !ok) {
+    return std::unexpected(ok.error());
+  }
   Draft draft(state);
-  Instance instance{.id = c.id,
-                    .tenant_id = c.tenant_id,
-                    .project_id = c.project_id,
-                    .user_id = c.user_id,
-                    .spec = c.spec,
-                    .created_at_ms = now_ms};
-  transition(instance, InstanceState::kQueued, now_ms, "waiting for a placement");
-  draft.add_instance(std::move(instance));
+  for (size_t rank = 0; rank < ids.size(); ++rank) {
+    Instance instance{.id = ids[rank],
+                      .tenant_id = c.tenant_id,
+                      .project_id = c.project_id,
+                      .user_id = c.user_id,
+                      .spec = c.spec,
+                      .created_at_ms = now_ms,
+                      .gang_id = ids.size() > 1 ? c.id : "",
+                      .gang_rank = static_cast<int>(rank)};
+    transition(instance, InstanceState::kQueued, now_ms, "waiting for a placement");
+    draft.add_instance(std::move(instance));
+  }
   // With nothing waiting, only the newcomer needs trying; otherwise it takes its place in the
   // queue's order (it must not pass a starving head).
   if (state.queue.empty()) {
@@ -289,16 +189,15 @@ Result<Rows> stop_instance(const State& state, const StopInstance& c, TimeMs now
   if (instance == nullptr) return fail(ErrorCode::kNotFound, fmt::format("no instance {}", c.id));
   if (is_final(instance->state) || instance->stop_requested) return Rows{};
   Draft draft(state);
-  if (instance->state == InstanceState::kQueued || instance->state == InstanceState::kScheduled) {
-    // Nothing runs yet: it ends now, and none of its time is billed.
-    end_instance(draft, c.id, InstanceState::kStopped, now_ms, "stopped before it started");
-    schedule_queue(draft, now_ms, placing);  // What it held is free again.
-    return draft.rows();
+  // Stopping one member of a gang stops the gang.
+  const std::vector<std::string> ids = instance->gang_id.empty()
+                                           ? std::vector<std::string>{c.id}
+                                           : gang_members(draft, instance->gang_id);
+  for (const std::string& id : ids) {
+    stop_member(draft, id, now_ms,
+                id == c.id ? std::string("stop requested") : "gang member " + c.id + " stopped");
   }
-  Instance& stopping = draft.edit_instance(c.id);
-  stopping.stop_requested = true;
-  stopping.events.push_back(InstanceEvent{now_ms, "", "stop requested"});
-  ++draft.edit_node(stopping.node_id).generation;
+  schedule_queue(draft, now_ms, placing);  // What ended at once is free again.
   return draft.rows();
 }
 

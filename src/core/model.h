@@ -22,6 +22,8 @@ struct Tenant {
   // The operator's own tenant holds the operator admins; there is exactly one.
   bool is_operator = false;
   TimeMs created_at_ms = 0;
+  // Fair-share weight: the queue orders tenants by dominant share divided by this (1..1000).
+  int64_t weight = 1;
 
   bool operator==(const Tenant&) const = default;
 };

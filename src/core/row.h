@@ -5,9 +5,11 @@
 
 #include "core/cluster.h"
 #include "core/model.h"
+#include "core/rules.h"
 
 namespace allot {
 
-using Row = std::variant<Tenant, Project, User, ApiKey, JoinToken, Node, Instance>;
+using Row =
+    std::variant<Tenant, Project, User, ApiKey, JoinToken, Node, Instance, Quota, Reservation>;
 
 }  // namespace allot

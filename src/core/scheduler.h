@@ -2,6 +2,7 @@
 // first-fit below is the default until the scheduling framework replaces it.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -15,13 +16,17 @@ struct Placement {
   std::vector<int> gpu_indices;
 };
 
+// Which nodes a placement may use (a gang's scope, minus the nodes its other members took); an
+// empty function admits every node.
+using NodeFilter = std::function<bool(const Node&)>;
+
 class Scheduler {
  public:
   virtual ~Scheduler() = default;
-  // A placement for `instance` on the nodes as `draft` sees them, or nullopt with `why` set to a
-  // reason an operator can read.
+  // A placement for `instance` on the nodes as `draft` sees them that `only` admits, or nullopt
+  // with `why` set to a reason an operator can read.
   virtual std::optional<Placement> place(const Draft& draft, const Instance& instance,
-                                         std::string& why) const = 0;
+                                         const NodeFilter& only, std::string& why) const = 0;
 };
 
 // Whether a node takes new work at all: joined, heard from, not lost, cordoned or draining.

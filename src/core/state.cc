@@ -36,6 +36,10 @@ void State::put(const Row& row) {
           if (!object.credential_hash.empty())
             node_by_credential[object.credential_hash] = object.id;
           node_by_name[object.name] = object.id;
+        } else if constexpr (std::is_same_v<T, Quota>) {
+          quotas[object.id] = object;
+        } else if constexpr (std::is_same_v<T, Reservation>) {
+          reservations[object.id] = object;
         } else {
           auto old = instances.find(object.id);
           const bool was_queued =
@@ -60,6 +64,10 @@ const User* State::user(const std::string& id) const { return find(users, id); }
 const ApiKey* State::key(const std::string& id) const { return find(keys, id); }
 const Node* State::node(const std::string& id) const { return find(nodes, id); }
 const Instance* State::instance(const std::string& id) const { return find(instances, id); }
+const Quota* State::quota(const std::string& id) const { return find(quotas, id); }
+const Reservation* State::reservation(const std::string& id) const {
+  return find(reservations, id);
+}
 
 const ApiKey* State::key_for_hash(const std::string& token_hash) const {
   auto it = key_by_hash.find(token_hash);

@@ -18,6 +18,8 @@ struct State {
   std::map<std::string, JoinToken> join_tokens;
   std::map<std::string, Node> nodes;
   std::map<std::string, Instance> instances;
+  std::map<std::string, Quota> quotas;
+  std::map<std::string, Reservation> reservations;
 
   // Derived indexes, kept true by put().
   std::unordered_map<std::string, std::string> key_by_hash;         // key hash -> key id
@@ -40,6 +42,8 @@ struct State {
   const Node* node(const std::string& id) const;
   const Node* node_for_credential(const std::string& credential_hash) const;
   const Instance* instance(const std::string& id) const;
+  const Quota* quota(const std::string& id) const;
+  const Reservation* reservation(const std::string& id) const;
 };
 
 }  // namespace allot

@@ -30,11 +30,11 @@ Request request_of(const InstanceSpec& spec) {
 }
 
 std::optional<Placement> PolicyScheduler::place(const Draft& draft, const Instance& instance,
-                                                std::string& why) const {
+                                                const NodeFilter& only, std::string& why) const {
   std::vector<NodeView> views;
   std::vector<Request> workload;
   draft.for_each_node([&](const Node& node) {
-    if (node_takes_work(node)) views.push_back(view_of(node));
+    if (node_takes_work(node) && (!only || only(node))) views.push_back(view_of(node));
   });
   if (views.empty()) {
     why = "no node is ready to take work";

@@ -14,7 +14,7 @@ class PolicyScheduler final : public allot::Scheduler {
   explicit PolicyScheduler(std::unique_ptr<Policy> policy) : policy_(std::move(policy)) {}
 
   std::optional<Placement> place(const Draft& draft, const Instance& instance,
-                                 std::string& why) const override;
+                                 const NodeFilter& only, std::string& why) const override;
 
   std::string_view policy_name() const { return policy_->name(); }
 

@@ -59,6 +59,7 @@ InstanceSpec spec_from(const json& d) {
       .max_run_s = d.at("max_run_s"),
       .interactive = d.at("interactive"),
       .requeue = d.value("requeue", false),
+      .nodes = d.value("nodes", 1),
   };
 }
 
@@ -86,7 +87,8 @@ json spec_document(const InstanceSpec& s) {
           {"labels", s.labels},
           {"max_run_s", s.max_run_s},
           {"interactive", s.interactive},
-          {"requeue", s.requeue}};
+          {"requeue", s.requeue},
+          {"nodes", s.nodes}};
 }
 
 json node_document(const Node& n) {
@@ -131,7 +133,9 @@ json instance_document(const Instance& i) {
           {"created_at_ms", i.created_at_ms},
           {"started_at_ms", i.started_at_ms},
           {"ended_at_ms", i.ended_at_ms},
-          {"events", events}};
+          {"events", events},
+          {"gang_id", i.gang_id},
+          {"gang_rank", i.gang_rank}};
 }
 
 Result<Node> node_from_document(const json& d) {
@@ -175,13 +179,66 @@ Result<Instance> instance_from_document(const json& d) {
                .exit_code = d.at("exit_code"),
                .created_at_ms = d.at("created_at_ms"),
                .started_at_ms = d.at("started_at_ms"),
-               .ended_at_ms = d.at("ended_at_ms")};
+               .ended_at_ms = d.at("ended_at_ms"),
+               .gang_id = d.value("gang_id", std::string()),
+               .gang_rank = d.value("gang_rank", 0)};
     for (const json& e : d.at("events")) {
       i.events.push_back(InstanceEvent{e.at("at_ms"), e.at("state"), e.at("message")});
     }
     return i;
   } catch (const json::exception& e) {
     return fail(ErrorCode::kInternal, std::string("a stored instance is malformed: ") + e.what());
+  }
+}
+
+json quota_document(const Quota& q) {
+  return {{"id", q.id},
+          {"tenant_id", q.tenant_id},
+          {"project_id", q.project_id},
+          {"gpu_model", q.gpu_model},
+          {"gpu_milli", q.gpu_milli},
+          {"created_at_ms", q.created_at_ms},
+          {"deleted_at_ms", q.deleted_at_ms}};
+}
+
+json reservation_document(const Reservation& r) {
+  return {{"id", r.id},
+          {"tenant_id", r.tenant_id},
+          {"gpu_model", r.gpu_model},
+          {"gpus", r.gpus},
+          {"starts_at_ms", r.starts_at_ms},
+          {"ends_at_ms", r.ends_at_ms},
+          {"created_at_ms", r.created_at_ms},
+          {"cancelled_at_ms", r.cancelled_at_ms}};
+}
+
+Result<Quota> quota_from_document(const json& d) {
+  try {
+    return Quota{.id = d.at("id"),
+                 .tenant_id = d.at("tenant_id"),
+                 .project_id = d.at("project_id"),
+                 .gpu_model = d.at("gpu_model"),
+                 .gpu_milli = d.at("gpu_milli"),
+                 .created_at_ms = d.at("created_at_ms"),
+                 .deleted_at_ms = d.at("deleted_at_ms")};
+  } catch (const json::exception& e) {
+    return fail(ErrorCode::kInternal, std::string("a stored quota is malformed: ") + e.what());
+  }
+}
+
+Result<Reservation> reservation_from_document(const json& d) {
+  try {
+    return Reservation{.id = d.at("id"),
+                       .tenant_id = d.at("tenant_id"),
+                       .gpu_model = d.at("gpu_model"),
+                       .gpus = d.at("gpus"),
+                       .starts_at_ms = d.at("starts_at_ms"),
+                       .ends_at_ms = d.at("ends_at_ms"),
+                       .created_at_ms = d.at("created_at_ms"),
+                       .cancelled_at_ms = d.at("cancelled_at_ms")};
+  } catch (const json::exception& e) {
+    return fail(ErrorCode::kInternal,
+                std::string("a stored reservation is malformed: ") + e.what());
   }
 }
 

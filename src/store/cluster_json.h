@@ -1,11 +1,12 @@
-// Nodes, instances and join tokens as JSON documents: how the store keeps them (one document per
-// row) and the base of what the API shows.
+// Nodes, instances, quotas and reservations as JSON documents: how the store keeps them (one
+// document per row) and the base of what the API shows.
 #pragma once
 
 #include <nlohmann/json.hpp>
 
 #include "common/error.h"
 #include "core/cluster.h"
+#include "core/rules.h"
 
 namespace allot {
 
@@ -15,5 +16,10 @@ nlohmann::json spec_document(const InstanceSpec& spec);
 
 [[nodiscard]] Result<Node> node_from_document(const nlohmann::json& doc);
 [[nodiscard]] Result<Instance> instance_from_document(const nlohmann::json& doc);
+
+nlohmann::json quota_document(const Quota& quota);
+nlohmann::json reservation_document(const Reservation& reservation);
+[[nodiscard]] Result<Quota> quota_from_document(const nlohmann::json& doc);
+[[nodiscard]] Result<Reservation> reservation_from_document(const nlohmann::json& doc);
 
 }  // namespace allot

@@ -72,9 +72,23 @@ constexpr std::array<std::string_view, 4> kCluster = {
     "CREATE INDEX instances_by_created ON instances (created_at_ms, id)",
 };
 
-constexpr std::array<Migration, 2> kMigrations = {
+// The operator's rules on who may hold which GPUs, and tenants' fair-share weights.
+constexpr std::array<std::string_view, 3> kRules = {
+    R"(CREATE TABLE quotas (
+         id TEXT PRIMARY KEY,
+         tenant_id TEXT NOT NULL REFERENCES tenants (id),
+         doc TEXT NOT NULL))",
+    R"(CREATE TABLE reservations (
+         id TEXT PRIMARY KEY,
+         tenant_id TEXT NOT NULL REFERENCES tenants (id),
+         doc TEXT NOT NULL))",
+    "ALTER TABLE tenants ADD COLUMN weight BIGINT NOT NULL DEFAULT 1",
+};
+
+constexpr std::array<Migration, 3> kMigrations = {
     Migration{1, "identity: tenants, projects, users, API keys, audit log", kIdentity},
     Migration{2, "cluster: join tokens, nodes, instances", kCluster},
+    Migration{3, "rules: quotas, reservations, tenant weights", kRules},
 };
 
 }  // namespace

@@ -11,8 +11,9 @@ namespace allot {
 namespace {
 
 constexpr std::string_view kUpsertTenant =
-    "INSERT INTO tenants (id, name, is_operator, created_at_ms) VALUES ($1, $2, $3, $4) "
-    "ON CONFLICT (id) DO UPDATE SET name = excluded.name";
+    "INSERT INTO tenants (id, name, is_operator, created_at_ms, weight) "
+    "VALUES ($1, $2, $3, $4, $5) "
+    "ON CONFLICT (id) DO UPDATE SET name = excluded.name, weight = excluded.weight";
 constexpr std::string_view kUpsertProject =
     "INSERT INTO projects (id, tenant_id, name, created_at_ms, deleted_at_ms) "
     "VALUES ($1, $2, $3, $4, $5) "
@@ -37,6 +38,12 @@ constexpr std::string_view kUpsertInstance =
     "INSERT INTO instances (id, tenant_id, project_id, state, created_at_ms, doc) "
     "VALUES ($1, $2, $3, $4, $5, $6) "
     "ON CONFLICT (id) DO UPDATE SET state = excluded.state, doc = excluded.doc";
+constexpr std::string_view kUpsertQuota =
+    "INSERT INTO quotas (id, tenant_id, doc) VALUES ($1, $2, $3) "
+    "ON CONFLICT (id) DO UPDATE SET doc = excluded.doc";
+constexpr std::string_view kUpsertReservation =
+    "INSERT INTO reservations (id, tenant_id, doc) VALUES ($1, $2, $3) "
+    "ON CONFLICT (id) DO UPDATE SET doc = excluded.doc";
 constexpr std::string_view kInsertAudit =
     "INSERT INTO audit_log (seq, at_ms, tenant_id, user_id, key_id, method, path, target_id, "
     "status, error_code) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)";
@@ -46,7 +53,7 @@ Status write_row(Db& db, const Row& row) {
       [&db](const auto& o) -> Status {
         using T = std::decay_t<decltype(o)>;
         if constexpr (std::is_same_v<T, Tenant>) {
-          const DbValue p[] = {o.id, o.name, int64_t{o.is_operator}, o.created_at_ms};
+          const DbValue p[] = {o.id, o.name, int64_t{o.is_operator}, o.created_at_ms, o.weight};
           return db.exec(kUpsertTenant, p);
         } else if constexpr (std::is_same_v<T, Project>) {
           const DbValue p[] = {o.id, o.tenant_id, o.name, o.created_at_ms, o.deleted_at_ms};
@@ -71,6 +78,12 @@ Status write_row(Db& db, const Row& row) {
         } else if constexpr (std::is_same_v<T, Node>) {
           const DbValue p[] = {o.id, o.name, node_document(o).dump()};
           return db.exec(kUpsertNode, p);
+        } else if constexpr (std::is_same_v<T, Quota>) {
+          const DbValue p[] = {o.id, o.tenant_id, quota_document(o).dump()};
+          return db.exec(kUpsertQuota, p);
+        } else if constexpr (std::is_same_v<T, Reservation>) {
+          const DbValue p[] = {o.id, o.tenant_id, reservation_document(o).dump()};
+          return db.exec(kUpsertReservation, p);
         } else {
           const DbValue p[] = {o.id,
                                o.tenant_id,
@@ -154,14 +167,15 @@ class SqlStore final : public Store {
 
   Result<std::vector<Row>> load() override {
     std::vector<Row> out;
-    auto tenants =
-        db_->query("SELECT id, name, is_operator, created_at_ms FROM tenants ORDER BY id", {});
+    auto tenants = db_->query(
+        "SELECT id, name, is_operator, created_at_ms, weight FROM tenants ORDER BY id", {});
     if (!tenants) return std::unexpected(tenants.error());
     for (const DbRow& r : *tenants) {
       out.emplace_back(Tenant{.id = db_text(r[0]),
                               .name = db_text(r[1]),
                               .is_operator = db_int(r[2]) != 0,
-                              .created_at_ms = db_int(r[3])});
+                              .created_at_ms = db_int(r[3]),
+                              .weight = db_int(r[4])});
     }
     auto users = db_->query(
         "SELECT id, tenant_id, name, email, role, disabled, created_at_ms FROM users ORDER BY id",
@@ -205,6 +219,20 @@ class SqlStore final : public Store {
     return out;
   }
 
+  // Every row of a table of JSON documents, in the order given.
+  template <typename Parse>
+  Status load_documents(std::string_view table, Parse parse, std::vector<Row>& out,
+                        std::string_view order = "id") {
+    auto rows = db_->query(fmt::format("SELECT doc FROM {} ORDER BY {}", table, order), {});
+    if (!rows) return std::unexpected(rows.error());
+    for (const DbRow& r : *rows) {
+      auto object = parse(nlohmann::json::parse(db_text(r[0]), nullptr, false));
+      if (!object) return std::unexpected(object.error());
+      out.emplace_back(std::move(*object));
+    }
+    return {};
+  }
+
   Status load_cluster(std::vector<Row>& out) {
     auto tokens = db_->query(
         "SELECT id, name, token_hash, created_at_ms, expires_at_ms, revoked_at_ms "
@@ -219,22 +247,11 @@ class SqlStore final : public Store {
                                  .expires_at_ms = db_int(r[4]),
                                  .revoked_at_ms = db_int(r[5])});
     }
-    auto nodes = db_->query("SELECT doc FROM nodes ORDER BY id", {});
-    if (!nodes) return std::unexpected(nodes.error());
-    for (const DbRow& r : *nodes) {
-      auto node = node_from_document(nlohmann::json::parse(db_text(r[0]), nullptr, false));
-      if (!node) return std::unexpected(node.error());
-      out.emplace_back(std::move(*node));
-    }
+    if (auto ok = load_documents("nodes", node_from_document, out); !ok) return ok;
+    if (auto ok = load_documents("quotas", quota_from_document, out); !ok) return ok;
+    if (auto ok = load_documents("reservations", reservation_from_document, out); !ok) return ok;
     // Oldest first, so that the queue is rebuilt in arrival order.
-    auto instances = db_->query("SELECT doc FROM instances ORDER BY created_at_ms, id", {});
-    if (!instances) return std::unexpected(instances.error());
-    for (const DbRow& r : *instances) {
-      auto instance = instance_from_document(nlohmann::json::parse(db_text(r[0]), nullptr, false));
-      if (!instance) return std::unexpected(instance.error());
-      out.emplace_back(std::move(*instance));
-    }
-    return {};
+    return load_documents("instances", instance_from_document, out, "created_at_ms, id");
   }
 
   Result<std::vector<AuditEntry>> list_audit(const AuditQuery& query) override {

@@ -66,12 +66,12 @@ AuditEntry audit(int64_t seq, std::string tenant) {
 }
 
 TEST_P(StoreTest, MigrationsRunOnceAndReachTheLatestVersion) {
-  EXPECT_EQ(store_->schema_version(), 2);
+  EXPECT_EQ(store_->schema_version(), 3);
   EXPECT_EQ(store_->backend(), GetParam());
   store_.reset();
   auto again = open();
   ASSERT_NE(again, nullptr);
-  EXPECT_EQ(again->schema_version(), 2);
+  EXPECT_EQ(again->schema_version(), 3);
 }
 
 TEST_P(StoreTest, WhatIsCommittedLoadsBackAfterReopening) {
@@ -89,6 +89,35 @@ TEST_P(StoreTest, WhatIsCommittedLoadsBackAfterReopening) {
   auto rows = reopened->load();
   ASSERT_TRUE(rows) << rows.error().message;
   const std::vector<Row> expected = {kTenant, disabled, deleted, revoked};
+  EXPECT_EQ(*rows, expected);
+}
+
+TEST_P(StoreTest, RulesAndWeightsLoadBackAfterReopening) {
+  Tenant weighted = kTenant;
+  weighted.weight = 7;
+  const Quota quota{.id = "quo_0000000000000001",
+                    .tenant_id = kTenant.id,
+                    .project_id = kProject.id,
+                    .gpu_model = "H100",
+                    .gpu_milli = 2'500,
+                    .created_at_ms = 20};
+  const Reservation reservation{.id = "rsv_0000000000000001",
+                                .tenant_id = kTenant.id,
+                                .gpu_model = "H100-80GB",
+                                .gpus = 16,
+                                .starts_at_ms = 1'000,
+                                .ends_at_ms = 2'000,
+                                .created_at_ms = 21};
+  ASSERT_TRUE(store_->commit(Batch{.rows = {kTenant, kProject, quota, reservation}}));
+  Quota deleted = quota;
+  deleted.deleted_at_ms = 30;
+  Reservation cancelled = reservation;
+  cancelled.cancelled_at_ms = 31;
+  ASSERT_TRUE(store_->commit(Batch{.rows = {weighted, deleted, cancelled}}));
+  store_.reset();
+  auto rows = open()->load();
+  ASSERT_TRUE(rows) << rows.error().message;
+  const std::vector<Row> expected = {weighted, kProject, deleted, cancelled};
   EXPECT_EQ(*rows, expected);
 }
 

@@ -45,8 +45,10 @@ TenantKit ApiTest::make_tenant(const std::string& name) {
 
 std::string ApiTest::snapshot() {
   std::string out;
-  for (const char* path : {"/v1/tenants?limit=1000", "/v1/projects?include_deleted&limit=1000",
-                           "/v1/users?limit=1000", "/v1/keys?limit=1000"}) {
+  for (const char* path :
+       {"/v1/tenants?limit=1000", "/v1/projects?include_deleted&limit=1000", "/v1/users?limit=1000",
+        "/v1/keys?limit=1000", "/v1/quotas?include_ended=true&limit=1000",
+        "/v1/reservations?include_ended=true&limit=1000", "/v1/instances?limit=1000"}) {
     out += daemon_.request("GET", path, "", op_key_).body;
   }
   return out;

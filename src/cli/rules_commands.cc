@@ -1,0 +1,109 @@
+// quotas and reservations: the operator's rules on who may hold which GPUs.
+#include "cli/commands.h"
+
+namespace allot::cli {
+namespace {
+
+using nlohmann::json;
+
+const std::vector<Column> kQuotaColumns = {
+    {"id", "id"},           {"tenant", "tenant_id"}, {"project", "project_id"},
+    {"model", "gpu_model"}, {"limit", "gpu_milli"},  {"used", "used_milli"}};
+const std::vector<Column> kReservationColumns = {{"id", "id"},
+                                                 {"tenant", "tenant_id"},
+                                                 {"model", "gpu_model"},
+                                                 {"gpus", "gpus"},
+                                                 {"starts", "starts_at"},
+                                                 {"ends", "ends_at"},
+                                                 {"in force", "in_force"},
+                                                 {"used", "used_milli"}};
+
+struct Options {
+  std::string id, tenant, project, model, starts_at, ends_at;
+  int64_t gpus = -1;
+  int limit = 0;
+  bool all = false;
+};
+
+}  // namespace
+
+void add_rules_commands(CLI::App& app, Action& action) {
+  static Options o;  // Lives as long as the program: the actions read it after parsing.
+  static const std::string kTrue = "true";
+  static const std::string kNone;
+
+  CLI::App* quotas =
+      app.add_subcommand("quotas", "hard GPU limits per tenant or project")->require_subcommand(1);
+  CLI::App* quota_list = quotas->add_subcommand("list", "list quotas with what they count now");
+  add_limit(*quota_list, o.limit);
+  quota_list->add_option("--tenant", o.tenant, "only this tenant's");
+  quota_list->add_flag("--all", o.all, "deleted ones too");
+  quota_list->callback([&action] {
+    action = show_list(
+        [] {
+          return "/v1/quotas" +
+                 query({{"tenant_id", &o.tenant}, {"include_ended", o.all ? &kTrue : &kNone}});
+        },
+        o.limit, kQuotaColumns);
+  });
+  CLI::App* quota_set = quotas->add_subcommand("set", "set a limit (operator admins)");
+  quota_set->add_option("--tenant", o.tenant, "the tenant")->required();
+  quota_set->add_option("--project", o.project, "only this project of it");
+  quota_set->add_option("--model", o.model, "only GPUs of this model or family");
+  quota_set->add_option("--gpus", o.gpus, "at most this many GPUs at once")
+      ->required()
+      ->check(CLI::NonNegativeNumber);
+  quota_set->callback([&action] {
+    action = show_call(
+        "PUT", [] { return std::string("/v1/quotas"); },
+        [] {
+          json body{{"tenant_id", o.tenant}, {"gpus", o.gpus}};
+          if (!o.project.empty()) body["project_id"] = o.project;
+          if (!o.model.empty()) body["gpu_model"] = o.model;
+          return body;
+        });
+  });
+  CLI::App* quota_delete = quotas->add_subcommand("delete", "remove a limit (operator admins)");
+  quota_delete->add_option("id", o.id, "its id")->required();
+  quota_delete->callback(
+      [&action] { action = show_call("DELETE", [] { return "/v1/quotas/" + o.id; }); });
+
+  CLI::App* reservations =
+      app.add_subcommand("reservations", "GPUs held for a tenant over a time window")
+          ->require_subcommand(1);
+  CLI::App* res_list = reservations->add_subcommand("list", "list reservations not yet over");
+  add_limit(*res_list, o.limit);
+  res_list->add_option("--tenant", o.tenant, "only this tenant's");
+  res_list->add_flag("--all", o.all, "cancelled and past ones too");
+  res_list->callback([&action] {
+    action = show_list(
+        [] {
+          return "/v1/reservations" +
+                 query({{"tenant_id", &o.tenant}, {"include_ended", o.all ? &kTrue : &kNone}});
+        },
+        o.limit, kReservationColumns);
+  });
+  CLI::App* res_create = reservations->add_subcommand("create", "reserve (operator admins)");
+  res_create->add_option("--tenant", o.tenant, "for this tenant")->required();
+  res_create->add_option("--model", o.model, "GPU model, e.g. H100-80GB")->required();
+  res_create->add_option("--gpus", o.gpus, "how many")->required()->check(CLI::PositiveNumber);
+  res_create->add_option("--from", o.starts_at, "start, e.g. 2026-12-01T09:00:00Z")->required();
+  res_create->add_option("--until", o.ends_at, "end, e.g. 2026-12-02T09:00:00Z")->required();
+  res_create->callback([&action] {
+    action = show_call(
+        "POST", [] { return std::string("/v1/reservations"); },
+        [] {
+          return json{{"tenant_id", o.tenant},
+                      {"gpu_model", o.model},
+                      {"gpus", o.gpus},
+                      {"starts_at", o.starts_at},
+                      {"ends_at", o.ends_at}};
+        });
+  });
+  CLI::App* res_cancel = reservations->add_subcommand("cancel", "cancel one (operator admins)");
+  res_cancel->add_option("id", o.id, "its id")->required();
+  res_cancel->callback(
+      [&action] { action = show_call("DELETE", [] { return "/v1/reservations/" + o.id; }); });
+}
+
+}  // namespace allot::cli

@@ -1,0 +1,121 @@
+// Gangs: N members, one per node, placed all at once or not at all, in one rack if they fit there,
+// else in one region, else anywhere.
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "core/admission.h"
+#include "core/cluster_ops.h"
+
+namespace allot {
+namespace {
+
+// The sets of nodes a gang may be confined to, most preferred first: each rack (by the node
+// label "rack" within a region), each region, then every node. Repeats are dropped.
+std::vector<std::set<std::string>> scopes(const Draft& draft, size_t members) {
+  std::map<std::pair<std::string, std::string>, std::set<std::string>> racks;
+  std::map<std::string, std::set<std::string>> regions;
+  std::set<std::string> all;
+  draft.for_each_node([&](const Node& node) {
+    if (!node_takes_work(node)) return;
+    auto rack = node.labels.find("rack");
+    if (rack != node.labels.end()) racks[{node.region, rack->second}].insert(node.id);
+    regions[node.region].insert(node.id);
+    all.insert(node.id);
+  });
+  std::vector<std::set<std::string>> out;
+  auto add = [&](std::set<std::string> scope) {
+    if (scope.size() >= members && std::find(out.begin(), out.end(), scope) == out.end()) {
+      out.push_back(std::move(scope));
+    }
+  };
+  for (auto& [key, nodes] : racks) add(std::move(nodes));
+  for (auto& [key, nodes] : regions) add(std::move(nodes));
+  add(std::move(all));
+  return out;
+}
+
+// Tells each member where the others run: ranks, and the nodes in rank order.
+void introduce(Draft& draft, const std::vector<std::string>& members) {
+  std::vector<std::string> hosts;
+  hosts.reserve(members.size());
+  for (const std::string& id : members)
+    hosts.push_back(draft.node(draft.instance(id)->node_id)->name);
+  for (const std::string& id : members) {
+    Instance& member = draft.edit_instance(id);
+    auto& env = member.spec.env;
+    env["ALLOT_GANG_ID"] = member.gang_id;
+    env["ALLOT_GANG_RANK"] = std::to_string(member.gang_rank);
+    env["ALLOT_GANG_SIZE"] = std::to_string(members.size());
+    env["ALLOT_GANG_HOSTS"] = fmt::format("{}", fmt::join(hosts, ","));
+    env["ALLOT_GANG_LEADER"] = hosts.front();
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> gang_members(const Draft& draft, const std::string& gang_id) {
+  std::vector<std::pair<int, std::string>> ranked;
+  draft.for_each_instance([&](const Instance& instance) {
+    if (instance.gang_id == gang_id) ranked.emplace_back(instance.gang_rank, instance.id);
+  });
+  std::sort(ranked.begin(), ranked.end());
+  std::vector<std::string> out;
+  out.reserve(ranked.size());
+  for (auto& [rank, id] : ranked) out.push_back(std::move(id));
+  return out;
+}
+
+Outcome place_gang(Draft& draft, const std::vector<std::string>& members, TimeMs now_ms,
+                   const Placing& placing) {
+  for (const std::string& id : members) {
+    if (draft.instance(id)->state != InstanceState::kQueued) return Outcome::kNoRoom;
+  }
+  std::string why = "no nodes are ready to take work";
+  for (const std::set<std::string>& scope : scopes(draft, members.size())) {
+    Draft trial = draft;
+    std::set<std::string> taken;
+    bool placed_all = true;
+    for (const std::string& id : members) {
+      const Instance& member = *trial.instance(id);
+      const Admission admission = admit(trial, member, now_ms);
+      if (!admission.ok) {
+        for (const std::string& m : members) {
+          if (draft.instance(m)->reason != "waits: " + admission.why) {
+            draft.edit_instance(m).reason = "waits: " + admission.why;
+          }
+        }
+        return Outcome::kNotAdmitted;
+      }
+      Instance probe = member;
+      if (!admission.models.empty()) probe.spec.gpu_models = admission.models;
+      auto only = [&](const Node& node) {
+        return scope.contains(node.id) && !taken.contains(node.id);
+      };
+      std::string member_why;
+      auto placement = placing.scheduler.place(trial, probe, only, member_why);
+      if (!placement) {
+        why = fmt::format("rank {} fits on none of the {} other nodes left: {}", member.gang_rank,
+                          scope.size() - taken.size(), member_why);
+        placed_all = false;
+        break;
+      }
+      taken.insert(placement->node_id);
+      bind(trial, trial.edit_instance(id), *placement, now_ms);
+    }
+    if (placed_all) {
+      introduce(trial, members);
+      draft = std::move(trial);
+      return Outcome::kPlaced;
+    }
+  }
+  const std::string reason = fmt::format("waits for {} nodes at once: {}", members.size(), why);
+  for (const std::string& id : members) {
+    if (draft.instance(id)->reason != reason) draft.edit_instance(id).reason = reason;
+  }
+  return Outcome::kNoRoom;
+}
+
+}  // namespace allot
