@@ -96,6 +96,40 @@ TEST_F(CliTest, ExitCodesTellScriptsWhatHappened) {
   EXPECT_EQ(unreachable.exit_code, 6);
 }
 
+TEST_F(CliTest, TheOperatorSetsQuotasReservationsAndWeights) {
+  const std::string op = daemon_.admin_key();
+  const std::string tenant = allot_json({"tenants", "create", "acme"}, op).value("id", "");
+  const json quota =
+      allot_json({"quotas", "set", "--tenant", tenant, "--model", "H100", "--gpus", "16"}, op);
+  EXPECT_EQ(quota["gpu_milli"], 16000);
+  EXPECT_EQ(quota["gpu_model"], "H100");
+  const json quotas = allot_json({"quotas", "list", "--tenant", tenant}, op);
+  ASSERT_EQ(quotas.size(), 1u);
+  EXPECT_EQ(quotas[0]["used_milli"], 0);
+  EXPECT_EQ(
+      allot({"quotas", "set", "--tenant", tenant, "--model", "Z80", "--gpus", "1"}, op).exit_code,
+      5);
+  EXPECT_EQ(allot_json({"tenants", "set", tenant, "--weight", "3"}, op)["weight"], 3);
+  EXPECT_EQ(allot({"tenants", "set", tenant, "--weight", "0"}, op).exit_code, 5);
+  // No H100s have joined, so a reservation of them does not fit; a bad time is bad input.
+  const RunResult no_gpus =
+      allot({"reservations", "create", "--tenant", tenant, "--model", "H100-80GB", "--gpus", "8",
+             "--from", "2030-01-01T00:00:00Z", "--until", "2030-01-02T00:00:00Z"},
+            op);
+  EXPECT_EQ(no_gpus.exit_code, 5) << no_gpus.out << no_gpus.err;
+  EXPECT_NE(no_gpus.err.find("already reserved"), std::string::npos) << no_gpus.err;
+  EXPECT_EQ(allot({"reservations", "create", "--tenant", tenant, "--model", "H100-80GB", "--gpus",
+                   "8", "--from", "soon", "--until", "2030-01-02T00:00:00Z"},
+                  op)
+                .exit_code,
+            5);
+  EXPECT_EQ(allot_json({"reservations", "list"}, op).size(), 0u);
+  const std::string id = quota["id"];
+  EXPECT_FALSE(allot_json({"quotas", "delete", id}, op)["deleted_at"].is_null());
+  EXPECT_EQ(allot_json({"quotas", "list", "--all"}, op).size(), 1u);
+  EXPECT_EQ(allot_json({"quotas", "list"}, op).size(), 0u);
+}
+
 TEST_F(CliTest, SettingsComeFromAConfigFileWhenNotGiven) {
   TempDir dir;
   const auto path = dir.path() / "config.toml";

@@ -2,6 +2,8 @@
 // Draft, and returns the changed objects or a rejection (changing nothing).
 #pragma once
 
+#include <map>
+#include <tuple>
 #include <vector>
 
 #include "common/error.h"
@@ -68,10 +70,22 @@ void bind(Draft& draft, Instance& instance, const Placement& placement, TimeMs n
 void schedule_queue(Draft& draft, TimeMs now_ms, const Placing& placing);
 
 enum class Outcome { kPlaced, kNoRoom, kNotAdmitted };
+
+// The request shapes that found no room in one scheduling pass, with the reason.
+struct FailedShapes {
+  using Key =
+      std::tuple<int, int, std::vector<std::string>, int64_t, int64_t, std::string, PriceClass>;
+  static Key key_of(const InstanceSpec& s) {
+    return {s.gpus, s.gpu_milli, s.gpu_models, s.cpu_milli, s.memory_mib, s.region, s.price_class};
+  }
+  std::map<Key, std::string> why;
+};
+
 // Places one queued instance (or, given rank 0, its whole gang) if the rules admit it and it
 // fits, preempting spot work for on-demand and reserved work where that is the only way; else
 // records why it waits.
-Outcome try_place(Draft& draft, const std::string& id, TimeMs now_ms, const Placing& placing);
+Outcome try_place(Draft& draft, const std::string& id, TimeMs now_ms, const Placing& placing,
+                  FailedShapes* failed = nullptr);
 // All members of a gang, in rank order, as the draft sees them.
 std::vector<std::string> gang_members(const Draft& draft, const std::string& gang_id);
 // Places every member of a gang on its own node, all at once or none (gang.cc).

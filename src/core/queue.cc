@@ -120,7 +120,8 @@ void set_reason(Draft& draft, const std::string& id, const std::string& why) {
 
 }  // namespace
 
-Outcome try_place(Draft& draft, const std::string& id, TimeMs now_ms, const Placing& placing) {
+Outcome try_place(Draft& draft, const std::string& id, TimeMs now_ms, const Placing& placing,
+                  FailedShapes* failed) {
   const Instance* current = draft.instance(id);
   if (current == nullptr || current->state != InstanceState::kQueued) return Outcome::kNoRoom;
   if (!current->gang_id.empty()) {
@@ -134,11 +135,19 @@ Outcome try_place(Draft& draft, const std::string& id, TimeMs now_ms, const Plac
   // The scheduler and the preemption search see the request narrowed to the admitted models.
   Instance probe = *current;
   if (!admission.models.empty()) probe.spec.gpu_models = admission.models;
+  const FailedShapes::Key key = FailedShapes::key_of(probe.spec);
+  if (failed != nullptr) {
+    if (auto seen = failed->why.find(key); seen != failed->why.end()) {
+      set_reason(draft, id, seen->second);  // The same request found no room moments ago.
+      return Outcome::kNoRoom;
+    }
+  }
   std::string why;
   auto placement = placing.scheduler.place(draft, probe, {}, why);
   if (!placement && probe.spec.price_class != PriceClass::kSpot) {
     if (auto victims = cheapest_victims(draft, probe.spec, now_ms)) {
       preempt(draft, *victims, id, now_ms);
+      if (failed != nullptr) failed->why.clear();  // Room was freed: what failed may fit now.
       placement = placing.scheduler.place(draft, probe, {}, why);
     }
   }
@@ -146,6 +155,7 @@ Outcome try_place(Draft& draft, const std::string& id, TimeMs now_ms, const Plac
     bind(draft, draft.edit_instance(id), *placement, now_ms);
     return Outcome::kPlaced;
   }
+  if (failed != nullptr) failed->why.emplace(key, why);
   set_reason(draft, id, why);
   return Outcome::kNoRoom;
 }
@@ -173,12 +183,15 @@ void schedule_queue(Draft& draft, TimeMs now_ms, const Placing& placing) {
   bool head_blocked = false;
   bool head_starving = false;
   size_t backfilled = 0;
+  // Placements only take room, so within one pass a request shape that found none finds none
+  // again (until a preemption frees some): a long queue of alike requests costs one try.
+  FailedShapes failed;
   for (const std::string& id : queue) {
     const Instance* instance = draft.instance(id);
     if (instance->state != InstanceState::kQueued || instance->gang_rank != 0) continue;
     if (head_blocked && (head_starving || backfilled >= placing.options.max_backfill)) break;
     const TimeMs waited_ms = now_ms - instance->created_at_ms;
-    const Outcome outcome = try_place(draft, id, now_ms, placing);
+    const Outcome outcome = try_place(draft, id, now_ms, placing, &failed);
     // Work that the rules hold back blocks nobody: it waits for its own tenant's usage to fall.
     if (outcome == Outcome::kNotAdmitted) continue;
     if (head_blocked) {
