@@ -1,5 +1,7 @@
 #include "sched/policy.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 #include <limits>
 
@@ -34,7 +36,7 @@ std::string PluginPolicy::explain(const CompiledRequest& request,
                                   const std::vector<NodeFacts>& facts) const {
   if (nodes.empty()) return "no nodes";
   // Count without building strings (a full cluster turns away every node for every request),
-  // then word the reason of one node that the most common filter turned away.
+  // then word, for each filter that turned nodes away, one such node's reason, most common first.
   std::vector<size_t> count(filters_.size(), 0);
   std::vector<size_t> first(filters_.size(), 0);
   for (size_t i = 0; i < nodes.size(); ++i) {
@@ -44,12 +46,19 @@ std::string PluginPolicy::explain(const CompiledRequest& request,
       break;
     }
   }
-  size_t top = 0;
-  for (size_t f = 1; f < count.size(); ++f) top = count[f] > count[top] ? f : top;
-  if (count.empty() || count[top] == 0) return "no node fits";
-  std::string why;
-  (void)filters_[top]->check(request, nodes[first[top]], facts[first[top]], &why);
-  return fmt::format("no node fits: {} ({} of {} nodes)", why, count[top], nodes.size());
+  std::vector<size_t> order(filters_.size());
+  for (size_t f = 0; f < order.size(); ++f) order[f] = f;
+  std::sort(order.begin(), order.end(),
+            [&](size_t a, size_t b) { return count[a] != count[b] ? count[a] > count[b] : a < b; });
+  std::string out;
+  for (size_t f : order) {
+    if (count[f] == 0) continue;
+    std::string why;
+    (void)filters_[f]->check(request, nodes[first[f]], facts[first[f]], &why);
+    out += fmt::format("{}{} of {} nodes: {} ({}{})", out.empty() ? "" : "; ", count[f],
+                       nodes.size(), why, nodes[first[f]].id, count[f] > 1 ? ", ..." : "");
+  }
+  return out.empty() ? "no node fits" : "no node fits: " + out;
 }
 
 std::optional<Choice> PluginPolicy::place(const CycleState& cycle, const Request& request,

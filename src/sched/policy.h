@@ -22,7 +22,8 @@ class PluginPolicy final : public Policy {
   bool passes(const CompiledRequest& request, const NodeView& node, const NodeFacts& facts) const;
   double evaluate(Env& env, const CompiledRequest& request, size_t index, const NodeFacts& facts,
                   Pick& pick) const;
-  // Why no node fits: the reason of the filter that turned away most nodes, with the count.
+  // Why no node fits: for each filter that turned nodes away, how many and one node's reason,
+  // most common first.
   std::string explain(const CompiledRequest& request, const std::vector<NodeView>& nodes,
                       const std::vector<NodeFacts>& facts) const;
 

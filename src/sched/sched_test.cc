@@ -108,8 +108,25 @@ TEST_P(Filters, SayWhyANodeIsTurnedAway) {
     EXPECT_TRUE(choice.has_value()) << why;
   } else {
     EXPECT_FALSE(choice.has_value());
-    EXPECT_EQ(why, "no node fits: " + c.why + " (1 of 1 nodes)");
+    EXPECT_EQ(why, "no node fits: 1 of 1 nodes: " + c.why + " (" + c.node.id + ")");
   }
+}
+
+TEST(Explain, EveryReasonIsCountedMostCommonFirst) {
+  auto policy = make_policy("allot");
+  ASSERT_TRUE(policy.has_value());
+  NodeView elsewhere = make_node("far", {1000, 1000});
+  elsewhere.region = "us";
+  const std::vector<NodeView> nodes = {make_node("full-1", {0, 0}), elsewhere,
+                                       make_node("full-2", {0, 200})};
+  Request request{.gpus = 1, .region = ""};
+  std::string why;
+  EXPECT_TRUE((*policy)->place({}, request, nodes, why).has_value());
+  request.region = "eu-1";
+  EXPECT_FALSE((*policy)->place({}, request, nodes, why).has_value());
+  EXPECT_EQ(why,
+            "no node fits: 2 of 3 nodes: needs 1 whole free GPUs, 0 free (full-1, ...); "
+            "1 of 3 nodes: node is in region us, not eu-1 (far)");
 }
 
 Request with_models(Request r, std::vector<std::string> models) {
