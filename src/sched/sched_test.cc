@@ -206,5 +206,32 @@ TEST(Sched, TypicalShapesAreTheMostFrequentCoveringShare) {
   EXPECT_DOUBLE_EQ(cycle.typical[1].second, 3.0 / 9.0);
 }
 
+TEST(Sched, TypicalShapesIgnoreMemoryAndRegionButKeepCpuAndModels) {
+  // Six shares of 500 milli in three memory sizes and two regions are one shape; a share on a
+  // named model and one with more CPU are shapes of their own; a CPU-only request is a shape too.
+  std::vector<Request> workload;
+  for (int i = 0; i < 6; ++i) {
+    Request r = share(500);
+    r.memory_mib = 1024 * (1 + i % 3);
+    r.region = i % 2 == 0 ? "eu-1" : "us-1";
+    workload.push_back(r);
+  }
+  Request t4 = share(500);
+  t4.models = {"T4"};
+  workload.push_back(t4);
+  workload.push_back(t4);
+  workload.push_back(share(500, 8000));
+  workload.push_back(Request{.cpu_milli = 4000, .memory_mib = 8192});
+  const CycleState cycle = typical_shapes(workload, 1.0);
+  ASSERT_EQ(cycle.typical.size(), 4U);
+  EXPECT_DOUBLE_EQ(cycle.typical[0].second, 0.6);
+  EXPECT_EQ(cycle.typical[0].first.memory_mib, 0);
+  EXPECT_TRUE(cycle.typical[0].first.region.empty());
+  EXPECT_EQ(cycle.typical[1].first.models, std::vector<std::string>{"T4"});
+  EXPECT_DOUBLE_EQ(cycle.typical[1].second, 0.2);
+  EXPECT_EQ(cycle.typical[2].first.cpu_milli, 8000);
+  EXPECT_EQ(cycle.typical[3].first.gpu_milli + cycle.typical[3].first.gpus, 0);
+}
+
 }  // namespace
 }  // namespace allot::sched
