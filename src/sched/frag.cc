@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <limits>
 
 namespace allot::sched::internal {
@@ -118,6 +119,10 @@ double extras(const ShapeTable& t, const CompiledRequest& request, const NodeFac
 
 }  // namespace
 
+double paper_score(double fall_milli) {
+  return std::floor(100.0 / (1.0 + std::exp(-fall_milli / 1000.0)));
+}
+
 double frag_place(const ShapeTable& shapes, const CompiledRequest& request, const NodeFacts& facts,
                   double before, const FragOptions& options, Pick& pick) {
   const Need& need = request.need;
@@ -125,8 +130,9 @@ double frag_place(const ShapeTable& shapes, const CompiledRequest& request, cons
   Pick best_pick = 0;
   auto consider = [&](Pick p, int gpu_left) {
     const NodeFacts after = after_pick(facts, need, p);
-    const double score =
-        before - node_frag(shapes, after) + extras(shapes, request, after, gpu_left, options);
+    const double fall = before - node_frag(shapes, after);
+    const double score = (options.paper_score ? paper_score(fall) : fall) +
+                         extras(shapes, request, after, gpu_left, options);
     if (score > best) {
       best = score;
       best_pick = p;

@@ -15,7 +15,17 @@ double node_frag(const ShapeTable& shapes, const NodeFacts& facts);
 // The same for one shape, for tests and explanations.
 double shape_frag(const ShapeTable& shapes, size_t shape, const NodeFacts& facts);
 
+// FGD's score as the paper's simulator computes it from the fall in fragmentation (before minus
+// after, in GPU milli): 100 x sigmoid(fall / 1000), truncated to a whole number from 0 to 100.
+// One step is about 40 milli near no change and grows with the change; every increase past about
+// 4.6 GPUs scores 0. Equal scores tie, and the tie goes to the earlier node.
+double paper_score(double fall_milli);
+
 struct FragOptions {
+  // The paper's whole-number score (paper_score) for the node and for the GPU within it, instead
+  // of the exact fall. It is what made the published numbers: ties between near-equal nodes go to
+  // the earlier node, which packs work into fewer nodes than the exact fall does.
+  bool paper_score = false;
   // Allot's additions; all zero is FGD exactly.
   double pack_weight = 0;   // Prefers already used GPUs/nodes when deltas (nearly) tie.
   double cpu_weight = 0;    // Charges placements that leave CPU or memory too short for GPUs.

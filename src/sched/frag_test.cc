@@ -8,6 +8,7 @@ namespace {
 
 using testing::make_node;
 using testing::share;
+using testing::whole;
 using testing::worked_cycle;
 
 // The worked example, by hand. One node, 4 GPUs free [1000, 1000, 600, 200] = 2800 milli, 32000
@@ -63,6 +64,43 @@ TEST_F(Worked, MixedModelNodeCountsRefusedModelsAsFragment) {
   EXPECT_EQ(mixed.common_model, -1);
   // The H100 has room; the A100's 300 free milli is useless to an H100-only shape.
   EXPECT_DOUBLE_EQ(internal::node_frag(shapes2, mixed), 300);
+}
+
+// The paper's score is 100 x sigmoid(fall / 1000), truncated: 50 for no change, one step per about
+// 40 milli near there, 0 for any increase past about 4.6 GPUs.
+TEST(Frag, PaperScoreIsTheTruncatedSigmoidOfTheFall) {
+  EXPECT_DOUBLE_EQ(internal::paper_score(0), 50);
+  EXPECT_DOUBLE_EQ(internal::paper_score(200), 54);    // 54.98
+  EXPECT_DOUBLE_EQ(internal::paper_score(-50), 48);    // 48.75
+  EXPECT_DOUBLE_EQ(internal::paper_score(-1000), 26);  // 26.89
+  EXPECT_DOUBLE_EQ(internal::paper_score(-4500), 1);   // 1.10
+  EXPECT_DOUBLE_EQ(internal::paper_score(-5000), 0);   // 0.67
+  EXPECT_DOUBLE_EQ(internal::paper_score(9000), 99);   // 99.99
+}
+
+// Two shapes: a 500 milli share with 1000 CPU (weight 0.99) and a whole GPU with 30000 CPU (0.01).
+// A whole GPU with 4000 CPU leaves node a (4 GPUs, 33000 CPU) with 29000 CPU, too little for the
+// big shape, so its 3000 free milli become fragment to it: +30. On node b (5 GPUs, 31000 CPU) the
+// same happens to 4000 milli: +40. The exact falls differ, the paper's scores do not (49 both).
+TEST(Frag, PaperScoreTiesNearEqualFalls) {
+  CycleState cycle;
+  cycle.typical.emplace_back(share(500, 1000), 0.99);
+  cycle.typical.emplace_back(whole(1, 30000), 0.01);
+  internal::ModelTable models;
+  const internal::NodeFacts a =
+      internal::facts_of(make_node("a", {1000, 1000, 1000, 1000}, "A100-80GB", 33000), models);
+  const internal::NodeFacts b = internal::facts_of(
+      make_node("b", {1000, 1000, 1000, 1000, 1000}, "A100-80GB", 31000), models);
+  const internal::ShapeTable shapes = internal::compile_shapes(cycle, models);
+  const Request request = whole(1, 4000);
+  const internal::CompiledRequest compiled = internal::compile(request, models);
+  internal::Pick pick = 0;
+  EXPECT_DOUBLE_EQ(internal::frag_place(shapes, compiled, a, 0, {}, pick), -30);
+  EXPECT_DOUBLE_EQ(internal::frag_place(shapes, compiled, b, 0, {}, pick), -40);
+  const internal::FragOptions paper{.paper_score = true};
+  EXPECT_DOUBLE_EQ(internal::frag_place(shapes, compiled, a, 0, paper, pick), 49);
+  EXPECT_DOUBLE_EQ(internal::frag_place(shapes, compiled, b, 0, paper, pick), 49);
+  EXPECT_EQ(pick, internal::Pick{1});  // The lowest whole GPU.
 }
 
 TEST(Frag, FullNodeHasNoFragmentation) {

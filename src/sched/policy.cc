@@ -119,7 +119,7 @@ Result<std::unique_ptr<Policy>> make_policy(std::string_view name) {
   if (name == "spread") return with_score(name, spread_score());
   if (name == "gpu-packing") return with_score(name, packing_score());
   if (name == "dot-product") return with_score(name, dot_product_score());
-  if (name == "fgd") return with_score(name, frag_score("fgd", FragOptions{}));
+  if (name == "fgd") return with_score(name, frag_score("fgd", FragOptions{.paper_score = true}));
   if (name == "allot") return with_score(name, frag_score("allot", allot_options()));
   std::string known;
   for (std::string_view n : policy_names())

@@ -206,6 +206,24 @@ TEST(Sched, TypicalShapesAreTheMostFrequentCoveringShare) {
   EXPECT_DOUBLE_EQ(cycle.typical[1].second, 3.0 / 9.0);
 }
 
+// The FGD paper's score ties near-equal nodes and the earlier node wins: node b (listed first)
+// gains 40 milli of fragment, node a 30 (see frag_test.cc), both score 49, so fgd takes b.
+TEST(Sched, FgdBreaksTiesOfThePaperScoreByNodeOrder) {
+  CycleState cycle;
+  cycle.typical.emplace_back(share(500, 1000), 0.99);
+  cycle.typical.emplace_back(whole(1, 30000), 0.01);
+  const std::vector<NodeView> nodes = {
+      make_node("b", {1000, 1000, 1000, 1000, 1000}, "A100-80GB", 31000),
+      make_node("a", {1000, 1000, 1000, 1000}, "A100-80GB", 33000)};
+  auto fgd = make_policy("fgd");
+  ASSERT_TRUE(fgd.has_value());
+  std::string why;
+  const auto choice = (*fgd)->place(cycle, whole(1, 4000), nodes, why);
+  ASSERT_TRUE(choice.has_value()) << why;
+  EXPECT_EQ(choice->node, 0U);
+  EXPECT_EQ(choice->gpus, std::vector<int>{0});
+}
+
 TEST(Sched, TypicalShapesIgnoreMemoryAndRegionButKeepCpuAndModels) {
   // Six shares of 500 milli in three memory sizes and two regions are one shape; a share on a
   // named model and one with more CPU are shapes of their own; a CPU-only request is a shape too.
