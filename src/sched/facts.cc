@@ -106,12 +106,14 @@ ShapeTable compile_shapes(const CycleState& cycle, const ModelTable& models) {
       t.ok[id].push_back(models_allow(request.models, models.name(static_cast<int>(id))) ? 1 : 0);
     }
   }
-  t.constrained_demand.assign(models.size(), 0.0);
-  for (size_t id = 0; id < models.size(); ++id) {
-    for (size_t s = 0; s < t.need.size(); ++s) {
-      if (!t.any_model[s] && t.ok[id][s] != 0) t.constrained_demand[id] += t.weight[s];
-    }
+  double cpu = 0;
+  double milli = 0;
+  for (size_t s = 0; s < t.need.size(); ++s) {
+    if (!t.need[s].gpu()) continue;
+    cpu += t.weight[s] * static_cast<double>(t.need[s].cpu);
+    milli += t.weight[s] * static_cast<double>(gpu_milli(t.need[s]));
   }
+  t.cpu_per_milli = milli > 0 ? cpu / milli : 0;
   return t;
 }
 

@@ -98,11 +98,12 @@ std::unique_ptr<Policy> with_score(std::string_view name, std::unique_ptr<Score>
   return std::make_unique<PluginPolicy>(std::string(name), all_filters(), std::move(scores));
 }
 
-// Allot's default: FGD's gradient plus a small packing preference (fewer free milli left on the
-// node and GPU) that decides near-ties. Measured on the openb traces: larger packing weights, the
-// CPU-starvation charge and the model-demand charge made gpuspec33 worse, so they stay off.
+// Allot's default: FGD with the paper's score, plus two charges in the same unit (GPU milli of
+// fragment): GPU milli that a node's CPU can no longer feed, and GPU milli taken from models that
+// model-constrained work presses on. Both at weight 1, a milli of either counting as a milli of
+// FGD's fragment; measured on the openb traces and resamples in docs/benchmarks.md.
 FragOptions allot_options() {
-  return FragOptions{.pack_weight = 1e-3, .cpu_weight = 0, .model_weight = 0};
+  return FragOptions{.paper_score = true, .cpu_strand_weight = 1.0, .model_pressure_weight = 1.0};
 }
 
 }  // namespace
