@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <utility>
+
 #include "sched/frag.h"
 #include "sched/test_util.h"
 
@@ -118,8 +120,8 @@ TEST(Frag, CpuStrandedIsFreeGpuMilliTheFreeCpuCannotFeed) {
   const internal::ShapeTable shapes = internal::compile_shapes(cpu_cycle(), models);
   EXPECT_DOUBLE_EQ(shapes.cpu_per_milli, 4);
   const auto stranded = [&](std::vector<int> free, int64_t cpu) {
-    return internal::cpu_stranded(shapes,
-                                  internal::facts_of(make_node("n", free, "T4", cpu), models));
+    return internal::cpu_stranded(
+        shapes, internal::facts_of(make_node("n", std::move(free), "T4", cpu), models));
   };
   EXPECT_DOUBLE_EQ(stranded({1000, 1000, 600, 200}, 8000), 800);
   EXPECT_DOUBLE_EQ(stranded({1000, 1000, 600, 200}, 64000), 0);

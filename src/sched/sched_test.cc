@@ -228,9 +228,10 @@ TEST(Sched, TypicalShapesIgnoreMemoryAndRegionButKeepCpuAndModels) {
   // Six shares of 500 milli in three memory sizes and two regions are one shape; a share on a
   // named model and one with more CPU are shapes of their own; a CPU-only request is a shape too.
   std::vector<Request> workload;
+  workload.reserve(10);
   for (int i = 0; i < 6; ++i) {
     Request r = share(500);
-    r.memory_mib = 1024 * (1 + i % 3);
+    r.memory_mib = int64_t{1024} * (1 + i % 3);
     r.region = i % 2 == 0 ? "eu-1" : "us-1";
     workload.push_back(r);
   }

@@ -161,9 +161,11 @@ TEST(ShuffleArrivals, IsAPermutationThatIsTheSameForTheSameSeedOnly) {
 
 TEST(ShuffleNodes, IsAPermutationThatIsTheSameForTheSameSeedOnly) {
   std::vector<sched::NodeView> nodes;
+  nodes.reserve(30);
   for (int i = 0; i < 30; ++i) nodes.push_back(node(fmt::format("n{}", i), 1 + i % 8));
   const auto ids = [](const std::vector<sched::NodeView>& list) {
     std::vector<std::string> out;
+    out.reserve(list.size());
     for (const sched::NodeView& n : list) out.push_back(n.id);
     return out;
   };
