@@ -99,11 +99,12 @@ std::unique_ptr<Policy> with_score(std::string_view name, std::unique_ptr<Score>
 }
 
 // Allot's default: FGD with the paper's score, plus two charges in the same unit (GPU milli of
-// fragment): GPU milli that a node's CPU can no longer feed, and GPU milli taken from models that
-// model-constrained work presses on. Both at weight 1, a milli of either counting as a milli of
-// FGD's fragment; measured on the openb traces and resamples in docs/benchmarks.md.
+// fragment): GPU milli that a node's CPU can no longer feed, at weight 1 (a stranded milli is a
+// fragment milli; 0.5 to 4 measured the same), and GPU milli taken from models that constrained
+// work presses on, at weight 2 (1 left more constrained work unplaced on gpuspec33 and the spec50
+// resample, 3 more on all three constrained traces). See docs/benchmarks.md.
 FragOptions allot_options() {
-  return FragOptions{.paper_score = true, .cpu_strand_weight = 1.0, .model_pressure_weight = 1.0};
+  return FragOptions{.paper_score = true, .cpu_strand_weight = 1.0, .model_pressure_weight = 2.0};
 }
 
 }  // namespace
