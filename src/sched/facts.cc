@@ -106,12 +106,14 @@ ShapeTable compile_shapes(const CycleState& cycle, const ModelTable& models) {
       t.ok[id].push_back(models_allow(request.models, models.name(static_cast<int>(id))) ? 1 : 0);
     }
   }
-  t.constrained_demand.assign(models.size(), 0.0);
-  for (size_t id = 0; id < models.size(); ++id) {
-    for (size_t s = 0; s < t.need.size(); ++s) {
-      if (!t.any_model[s] && t.ok[id][s] != 0) t.constrained_demand[id] += t.weight[s];
-    }
+  double cpu = 0;
+  double milli = 0;
+  for (size_t s = 0; s < t.need.size(); ++s) {
+    if (!t.need[s].gpu()) continue;
+    cpu += t.weight[s] * static_cast<double>(t.need[s].cpu);
+    milli += t.weight[s] * static_cast<double>(gpu_milli(t.need[s]));
   }
+  t.cpu_per_milli = milli > 0 ? cpu / milli : 0;
   return t;
 }
 
@@ -149,12 +151,15 @@ void release(NodeView& node, const Request& request, const Choice& choice) {
 }
 
 CycleState typical_shapes(const std::vector<Request>& workload, double coverage) {
-  using Key = std::tuple<int, int, std::vector<std::string>, int64_t, int64_t>;
+  // Memory is not part of a shape: the paper's fragmentation measure looks at GPUs and CPU only,
+  // and keying by memory too splits one GPU shape into dozens, pushing the 95 % line far down the
+  // tail of rare shapes.
+  using Key = std::tuple<int, int, std::vector<std::string>, int64_t>;
   std::map<Key, std::pair<size_t, size_t>> counts;  // Shape -> (count, first position).
   for (size_t i = 0; i < workload.size(); ++i) {
     const Request& r = workload[i];
     const internal::Need n = internal::need_of(r);
-    auto [it, added] = counts.try_emplace(Key{n.gpus, n.milli, r.models, n.cpu, n.mem}, 0, i);
+    auto [it, added] = counts.try_emplace(Key{n.gpus, n.milli, r.models, n.cpu}, 0, i);
     ++it->second.first;
   }
   // Most frequent first; equal counts in order of first appearance, so the result is stable.
@@ -171,6 +176,7 @@ CycleState typical_shapes(const std::vector<Request>& workload, double coverage)
     if (static_cast<double>(covered) >= wanted && !cycle.typical.empty()) break;
     Request shape = workload[first];
     shape.region.clear();
+    shape.memory_mib = 0;
     cycle.typical.emplace_back(std::move(shape), static_cast<double>(count));
     covered += count;
   }

@@ -12,6 +12,7 @@ Env make_env(const CycleState& cycle, const std::vector<NodeView>& nodes,
   facts.reserve(nodes.size());
   for (const NodeView& node : nodes) facts.push_back(facts_of(node, env.models));
   env.shapes = compile_shapes(cycle, env.models);
+  env.shapes.pressure = model_pressure(env.shapes, facts, env.models.size());
   return env;
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <limits>
 
 namespace allot::sched::internal {
@@ -84,49 +85,77 @@ NodeFacts after_pick(const NodeFacts& facts, const Need& need, Pick pick) {
   return after;
 }
 
+double cpu_stranded(const ShapeTable& shapes, const NodeFacts& facts) {
+  if (shapes.cpu_per_milli <= 0) return 0;
+  const double fed =
+      static_cast<double>(std::max<int64_t>(0, facts.free_cpu)) / shapes.cpu_per_milli;
+  return std::max(0.0, facts.total_free - fed);
+}
+
+std::vector<double> model_pressure(const ShapeTable& shapes, const std::vector<NodeFacts>& facts,
+                                   size_t model_count) {
+  std::vector<double> capacity(model_count, 0.0);
+  double total = 0;
+  for (const NodeFacts& f : facts) {
+    for (int i = 0; i < f.count; ++i)
+      capacity[static_cast<size_t>(f.model[static_cast<size_t>(i)])] += kWholeMilli;
+    total += kWholeMilli * static_cast<double>(f.count);
+  }
+  std::vector<double> pressure(model_count, 0.0);
+  double demand = 0;
+  for (size_t s = 0; s < shapes.need.size(); ++s) {
+    const double d = shapes.weight[s] * static_cast<double>(gpu_milli(shapes.need[s]));
+    demand += d;
+    if (shapes.any_model[s] || d <= 0) continue;
+    double accepted = 0;
+    for (size_t m = 0; m < model_count; ++m) accepted += shapes.ok[m][s] != 0 ? capacity[m] : 0;
+    if (accepted <= 0) continue;
+    for (size_t m = 0; m < model_count; ++m) {
+      if (shapes.ok[m][s] != 0) pressure[m] += d / accepted;
+    }
+  }
+  const double average = total > 0 ? demand / total : 0;
+  for (double& p : pressure) p = average > 0 ? p / average : 0;
+  return pressure;
+}
+
 namespace {
 
-// Allot's terms beyond the fragmentation delta, for a candidate whose result is `after` and
-// whose share went to a GPU left with `gpu_left` milli (-1 for whole GPUs).
-double extras(const ShapeTable& t, const CompiledRequest& request, const NodeFacts& after,
-              int gpu_left, const FragOptions& o) {
-  double bonus = 0;
-  if (o.pack_weight > 0) {
-    // Fewer free milli left on the node (and on the chosen GPU) is better: it keeps empty GPUs and
-    // empty nodes whole for the work that needs them.
-    bonus -= o.pack_weight * (after.total_free + (gpu_left > 0 ? gpu_left : 0));
+// GPU milli the picked GPUs take, each times its model's pressure.
+double pressure_charge(const ShapeTable& shapes, const Need& need, const NodeFacts& facts,
+                       Pick pick) {
+  if (shapes.pressure.empty()) return 0;
+  const int per_gpu = need.milli > 0 ? need.milli : kWholeMilli;
+  double charge = 0;
+  for (int i = 0; i < facts.count; ++i) {
+    if (((pick >> i) & 1U) == 0) continue;
+    charge += per_gpu * shapes.pressure[static_cast<size_t>(facts.model[static_cast<size_t>(i)])];
   }
-  if (o.cpu_weight > 0 && after.count > 0) {
-    // GPUs left free on a node whose CPU or memory is nearly gone are stranded; charge the share
-    // of free GPU milli that the remaining CPU and memory can no longer feed.
-    const double cpu_left = static_cast<double>(after.free_cpu) /
-                            static_cast<double>(std::max<int64_t>(1, after.cap_cpu));
-    const double mem_left = static_cast<double>(after.free_mem) /
-                            static_cast<double>(std::max<int64_t>(1, after.cap_mem));
-    const double gpu_left_ratio =
-        after.total_free / (kWholeMilli * static_cast<double>(after.count));
-    const double starved = std::max(0.0, gpu_left_ratio - std::min(cpu_left, mem_left));
-    bonus -= o.cpu_weight * starved * after.total_free;
-  }
-  if (o.model_weight > 0 && request.request->models.empty() && after.common_model >= 0 &&
-      !t.constrained_demand.empty()) {
-    bonus -= o.model_weight * t.constrained_demand[static_cast<size_t>(after.common_model)] *
-             kWholeMilli;
-  }
-  return bonus;
+  return charge;
 }
 
 }  // namespace
+
+double paper_score(double fall_milli) {
+  return std::floor(100.0 / (1.0 + std::exp(-fall_milli / 1000.0)));
+}
 
 double frag_place(const ShapeTable& shapes, const CompiledRequest& request, const NodeFacts& facts,
                   double before, const FragOptions& options, Pick& pick) {
   const Need& need = request.need;
   double best = -std::numeric_limits<double>::infinity();
   Pick best_pick = 0;
-  auto consider = [&](Pick p, int gpu_left) {
+  const double stranded_before = options.cpu_strand_weight > 0 ? cpu_stranded(shapes, facts) : 0.0;
+  auto consider = [&](Pick p) {
     const NodeFacts after = after_pick(facts, need, p);
-    const double score =
-        before - node_frag(shapes, after) + extras(shapes, request, after, gpu_left, options);
+    double fall = before - node_frag(shapes, after);
+    if (options.cpu_strand_weight > 0) {
+      fall -= options.cpu_strand_weight * (cpu_stranded(shapes, after) - stranded_before);
+    }
+    if (options.model_pressure_weight > 0) {
+      fall -= options.model_pressure_weight * pressure_charge(shapes, need, facts, p);
+    }
+    const double score = options.paper_score ? paper_score(fall) : fall;
     if (score > best) {
       best = score;
       best_pick = p;
@@ -143,7 +172,7 @@ double frag_place(const ShapeTable& shapes, const CompiledRequest& request, cons
         seen = facts.free[q] == facts.free[pos] && facts.model[q] == facts.model[pos] &&
                usable(facts, request, j);
       }
-      if (!seen) consider(Pick{1} << i, facts.free[pos] - need.milli);
+      if (!seen) consider(Pick{1} << i);
     }
   } else if (need.gpus > 0) {
     Pick p = 0;
@@ -154,9 +183,9 @@ double frag_place(const ShapeTable& shapes, const CompiledRequest& request, cons
         ++taken;
       }
     }
-    if (taken == need.gpus) consider(p, -1);
+    if (taken == need.gpus) consider(p);
   } else {
-    consider(0, -1);
+    consider(0);
   }
   pick = best_pick;
   return best;

@@ -2,6 +2,8 @@
 // increases it least. Pure functions of a node's facts and the typical shapes.
 #pragma once
 
+#include <vector>
+
 #include "sched/internal.h"
 
 namespace allot::sched::internal {
@@ -15,15 +17,45 @@ double node_frag(const ShapeTable& shapes, const NodeFacts& facts);
 // The same for one shape, for tests and explanations.
 double shape_frag(const ShapeTable& shapes, size_t shape, const NodeFacts& facts);
 
+// FGD's score as the paper's simulator computes it from the fall in fragmentation (before minus
+// after, in GPU milli): 100 x sigmoid(fall / 1000), truncated to a whole number from 0 to 100.
+// One step is about 40 milli near no change and grows with the change; every increase past about
+// 4.6 GPUs scores 0. Equal scores tie, and the tie goes to the earlier node.
+double paper_score(double fall_milli);
+
 struct FragOptions {
-  // Allot's additions; all zero is FGD exactly.
-  double pack_weight = 0;   // Prefers already used GPUs/nodes when deltas (nearly) tie.
-  double cpu_weight = 0;    // Charges placements that leave CPU or memory too short for GPUs.
-  double model_weight = 0;  // Keeps unconstrained work off models that constrained shapes need.
+  // The paper's whole-number score (paper_score) for the node and for the GPU within it, instead
+  // of the exact fall. It is what made the published numbers: ties between near-equal nodes go to
+  // the earlier node, which packs work into fewer nodes than the exact fall does.
+  bool paper_score = false;
+  // Allot's additions, each a fragment amount in GPU milli subtracted from the fall before it is
+  // scored; both zero is FGD.
+  //
+  // GPU milli that the node's free CPU can no longer feed (cpu_stranded) counts as fragment with
+  // this weight. FGD sees CPU only through whole typical shapes, so it notices a node's CPU running
+  // out only when the last shape stops fitting; this charges every CPU milli that brings it closer.
+  double cpu_strand_weight = 0;
+  // GPU milli taken from a model counts as fragment times the model's pressure (model_pressure)
+  // and this weight: work that could run anywhere is kept off the models that constrained work
+  // needs, and constrained work goes to the least pressed of the models it accepts.
+  double model_pressure_weight = 0;
 };
 
+// GPU milli on a node that its free CPU cannot feed at the shapes' CPU per GPU milli:
+// max(0, free GPU milli - free CPU milli / cpu_per_milli). 0 when the shapes need no GPU.
+double cpu_stranded(const ShapeTable& shapes, const NodeFacts& facts);
+
+// Per model id, the load that shapes naming models put on the model, relative to the average load:
+// a constrained shape's demand (frequency x GPU milli) is spread over the capacity of the models it
+// accepts, and the sum on a model is divided by the demand of all GPU shapes over all capacity. 1
+// means constrained work alone would load the model as much as all work loads the cluster. The
+// capacity is each node's healthy GPUs in `facts`; models no shape names have pressure 0.
+std::vector<double> model_pressure(const ShapeTable& shapes, const std::vector<NodeFacts>& facts,
+                                   size_t model_count);
+
 // Where on this node the request increases fragmentation least, with `before` the node's current
-// fragmentation. Returns the score (minus the increase, plus Allot's terms) and sets `pick`.
+// fragmentation. Returns the score (the fall less Allot's charges, as paper_score when asked) and
+// sets `pick`.
 // Candidates are tried in GPU order and only a strictly better one replaces the best, so ties go
 // to the lowest GPU.
 double frag_place(const ShapeTable& shapes, const CompiledRequest& request, const NodeFacts& facts,

@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <utility>
+
 #include "sched/frag.h"
 #include "sched/test_util.h"
 
@@ -8,6 +10,7 @@ namespace {
 
 using testing::make_node;
 using testing::share;
+using testing::whole;
 using testing::worked_cycle;
 
 // The worked example, by hand. One node, 4 GPUs free [1000, 1000, 600, 200] = 2800 milli, 32000
@@ -63,6 +66,131 @@ TEST_F(Worked, MixedModelNodeCountsRefusedModelsAsFragment) {
   EXPECT_EQ(mixed.common_model, -1);
   // The H100 has room; the A100's 300 free milli is useless to an H100-only shape.
   EXPECT_DOUBLE_EQ(internal::node_frag(shapes2, mixed), 300);
+}
+
+// The paper's score is 100 x sigmoid(fall / 1000), truncated: 50 for no change, one step per about
+// 40 milli near there, 0 for any increase past about 4.6 GPUs.
+TEST(Frag, PaperScoreIsTheTruncatedSigmoidOfTheFall) {
+  EXPECT_DOUBLE_EQ(internal::paper_score(0), 50);
+  EXPECT_DOUBLE_EQ(internal::paper_score(200), 54);    // 54.98
+  EXPECT_DOUBLE_EQ(internal::paper_score(-50), 48);    // 48.75
+  EXPECT_DOUBLE_EQ(internal::paper_score(-1000), 26);  // 26.89
+  EXPECT_DOUBLE_EQ(internal::paper_score(-4500), 1);   // 1.10
+  EXPECT_DOUBLE_EQ(internal::paper_score(-5000), 0);   // 0.67
+  EXPECT_DOUBLE_EQ(internal::paper_score(9000), 99);   // 99.99
+}
+
+// Two shapes: a 500 milli share with 1000 CPU (weight 0.99) and a whole GPU with 30000 CPU (0.01).
+// A whole GPU with 4000 CPU leaves node a (4 GPUs, 33000 CPU) with 29000 CPU, too little for the
+// big shape, so its 3000 free milli become fragment to it: +30. On node b (5 GPUs, 31000 CPU) the
+// same happens to 4000 milli: +40. The exact falls differ, the paper's scores do not (49 both).
+TEST(Frag, PaperScoreTiesNearEqualFalls) {
+  CycleState cycle;
+  cycle.typical.emplace_back(share(500, 1000), 0.99);
+  cycle.typical.emplace_back(whole(1, 30000), 0.01);
+  internal::ModelTable models;
+  const internal::NodeFacts a =
+      internal::facts_of(make_node("a", {1000, 1000, 1000, 1000}, "A100-80GB", 33000), models);
+  const internal::NodeFacts b = internal::facts_of(
+      make_node("b", {1000, 1000, 1000, 1000, 1000}, "A100-80GB", 31000), models);
+  const internal::ShapeTable shapes = internal::compile_shapes(cycle, models);
+  const Request request = whole(1, 4000);
+  const internal::CompiledRequest compiled = internal::compile(request, models);
+  internal::Pick pick = 0;
+  EXPECT_DOUBLE_EQ(internal::frag_place(shapes, compiled, a, 0, {}, pick), -30);
+  EXPECT_DOUBLE_EQ(internal::frag_place(shapes, compiled, b, 0, {}, pick), -40);
+  const internal::FragOptions paper{.paper_score = true};
+  EXPECT_DOUBLE_EQ(internal::frag_place(shapes, compiled, a, 0, paper, pick), 49);
+  EXPECT_DOUBLE_EQ(internal::frag_place(shapes, compiled, b, 0, paper, pick), 49);
+  EXPECT_EQ(pick, internal::Pick{1});  // The lowest whole GPU.
+}
+
+// Allot's CPU charge. Shapes: a whole GPU with 4000 CPU (0.8) and a CPU-only 2000 (0.2, no GPU, so
+// not in the ratio): 0.8 x 4000 / (0.8 x 1000) = 4 CPU milli per GPU milli. A node with 2800 GPU
+// milli free and 8000 CPU can feed 2000 of them: 800 are stranded.
+CycleState cpu_cycle() {
+  CycleState cycle;
+  cycle.typical.emplace_back(whole(1, 4000), 0.8);
+  cycle.typical.emplace_back(Request{.cpu_milli = 2000}, 0.2);
+  return cycle;
+}
+
+TEST(Frag, CpuStrandedIsFreeGpuMilliTheFreeCpuCannotFeed) {
+  internal::ModelTable models;
+  const internal::ShapeTable shapes = internal::compile_shapes(cpu_cycle(), models);
+  EXPECT_DOUBLE_EQ(shapes.cpu_per_milli, 4);
+  const auto stranded = [&](std::vector<int> free, int64_t cpu) {
+    return internal::cpu_stranded(
+        shapes, internal::facts_of(make_node("n", std::move(free), "T4", cpu), models));
+  };
+  EXPECT_DOUBLE_EQ(stranded({1000, 1000, 600, 200}, 8000), 800);
+  EXPECT_DOUBLE_EQ(stranded({1000, 1000, 600, 200}, 64000), 0);
+  EXPECT_DOUBLE_EQ(stranded({1000, 1000}, 0), 2000);
+}
+
+// A CPU-only pod of 12000 on two nodes of four free GPUs: a has 20000 CPU, b 64000. FGD sees no
+// change on either (a whole GPU with 4000 CPU still fits both) and takes the first; Allot charges
+// a the 2000 milli its 8000 CPU left can no longer feed (4000 - 8000 / 4) and takes b.
+TEST(Frag, CpuChargeKeepsCpuWorkOffNodesWhoseGpusNeedIt) {
+  internal::ModelTable models;
+  const internal::NodeFacts a =
+      internal::facts_of(make_node("a", {1000, 1000, 1000, 1000}, "T4", 20000), models);
+  const internal::NodeFacts b =
+      internal::facts_of(make_node("b", {1000, 1000, 1000, 1000}, "T4", 64000), models);
+  const internal::ShapeTable shapes = internal::compile_shapes(cpu_cycle(), models);
+  const Request cpu_pod{.cpu_milli = 12000};
+  const internal::CompiledRequest compiled = internal::compile(cpu_pod, models);
+  const internal::FragOptions charge{.cpu_strand_weight = 1};
+  internal::Pick pick = 0;
+  const double before_a = internal::node_frag(shapes, a);
+  const double before_b = internal::node_frag(shapes, b);
+  EXPECT_DOUBLE_EQ(internal::frag_place(shapes, compiled, a, before_a, {}, pick), 0);
+  EXPECT_DOUBLE_EQ(internal::frag_place(shapes, compiled, b, before_b, {}, pick), 0);
+  EXPECT_DOUBLE_EQ(internal::frag_place(shapes, compiled, a, before_a, charge, pick), -2000);
+  EXPECT_DOUBLE_EQ(internal::frag_place(shapes, compiled, b, before_b, charge, pick), 0);
+}
+
+// Allot's model charge. Capacity: two T4 nodes of 2 GPUs (4000 milli) and a G2 node of 8 (8000).
+// Shapes: any-model whole GPU (0.5, demand 500) and a T4-only 500 share (0.5, demand 250). Average
+// load 750 / 12000; the T4-only demand on T4 is 250 / 4000, the same: pressure 1 on T4, 0 on G2.
+struct Pressure : ::testing::Test {
+  CycleState cycle;
+  internal::ModelTable models;
+  std::vector<internal::NodeFacts> facts;
+  internal::ShapeTable shapes;
+
+  Pressure() {
+    cycle.typical.emplace_back(whole(1), 0.5);
+    Request t4 = share(500);
+    t4.models = {"T4"};
+    cycle.typical.emplace_back(t4, 0.5);
+    facts.push_back(internal::facts_of(make_node("t4a", {1000, 1000}, "T4"), models));
+    facts.push_back(internal::facts_of(make_node("t4b", {1000, 1000}, "T4"), models));
+    facts.push_back(internal::facts_of(make_node("g2", std::vector<int>(8, 1000), "G2"), models));
+    shapes = internal::compile_shapes(cycle, models);
+    shapes.pressure = internal::model_pressure(shapes, facts, models.size());
+  }
+};
+
+TEST_F(Pressure, IsConstrainedLoadOverAverageLoad) {
+  EXPECT_DOUBLE_EQ(shapes.pressure[static_cast<size_t>(models.intern("T4"))], 1.0);
+  EXPECT_DOUBLE_EQ(shapes.pressure[static_cast<size_t>(models.intern("G2"))], 0.0);
+}
+
+// A whole GPU: on a T4 node FGD sees no change and Allot charges 1000 x 1; on the G2 node both see
+// the T4-only shape's fragment there (all 8000 free, weight 0.5) fall by 500.
+TEST_F(Pressure, ChargesGpuMilliTakenFromPressedModels) {
+  const Request request = whole(1);
+  const internal::CompiledRequest compiled = internal::compile(request, models);
+  const internal::FragOptions charge{.model_pressure_weight = 1};
+  internal::Pick pick = 0;
+  const double t4_before = internal::node_frag(shapes, facts[0]);
+  const double g2_before = internal::node_frag(shapes, facts[2]);
+  EXPECT_DOUBLE_EQ(g2_before, 4000);
+  EXPECT_DOUBLE_EQ(internal::frag_place(shapes, compiled, facts[0], t4_before, {}, pick), 0);
+  EXPECT_DOUBLE_EQ(internal::frag_place(shapes, compiled, facts[0], t4_before, charge, pick),
+                   -1000);
+  EXPECT_DOUBLE_EQ(internal::frag_place(shapes, compiled, facts[2], g2_before, charge, pick), 500);
 }
 
 TEST(Frag, FullNodeHasNoFragmentation) {

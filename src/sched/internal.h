@@ -44,6 +44,10 @@ struct Need {
   // The largest free milli a GPU may have and still be useless to this need.
   int threshold() const { return milli > 0 ? milli : kWholeMilli; }
 };
+// GPU milli a need takes in all: whole GPUs count 1000 each.
+inline int64_t gpu_milli(const Need& need) {
+  return need.milli > 0 ? need.milli : int64_t{kWholeMilli} * need.gpus;
+}
 Need need_of(const Request& request);
 
 // The schedulable part of a node: its healthy GPUs, in index order.
@@ -88,9 +92,12 @@ struct ShapeTable {
   std::vector<int> thresholds;           // Distinct, ascending.
   std::vector<std::vector<uint8_t>> ok;  // [model id][shape].
   std::vector<bool> any_model;
-  // Per model id: the weight of the shapes that name models and accept this one. Unconstrained work
-  // placed on a model in demand takes GPUs that constrained work could have used.
-  std::vector<double> constrained_demand;
+  // CPU milli per GPU milli over the GPU shapes, frequency-weighted: what a GPU milli typically
+  // needs beside it (0 when no shape needs a GPU).
+  double cpu_per_milli = 0;
+  // Per model id: the load that shapes naming models put on it, relative to the average load (see
+  // model_pressure in frag.h). Empty until make_env fills it from the nodes' capacity.
+  std::vector<double> pressure;
 };
 ShapeTable compile_shapes(const CycleState& cycle, const ModelTable& models);
 

@@ -165,11 +165,17 @@ void Placer::release(const Request& request, const Choice& choice) {
 }
 
 void Placer::update(size_t index, NodeView node) {
+  const internal::NodeFacts old = impl_->facts[index];
   impl_->nodes[index] = std::move(node);
   const size_t known = impl_->env.models.size();
   impl_->changed(index);
-  // A model never seen before changes every compiled model table; start over.
-  if (impl_->env.models.size() != known) impl_->rebuild();
+  // A model never seen before changes every compiled model table, and a change in a node's
+  // healthy GPUs changes the capacity that each model's pressure is computed from: start over.
+  const internal::NodeFacts& now = impl_->facts[index];
+  const bool same_gpus =
+      now.count == old.count &&
+      std::equal(now.model.begin(), now.model.begin() + now.count, old.model.begin());
+  if (impl_->env.models.size() != known || !same_gpus) impl_->rebuild();
 }
 
 }  // namespace allot::sched

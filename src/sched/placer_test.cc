@@ -74,6 +74,43 @@ TEST(Placer, DecidesExactlyAsPolicyPlaceOverRandomClusters) {
   }
 }
 
+// GPUs that turn unhealthy change the capacity Allot's model pressure is computed from, and so the
+// scores of nodes the update did not touch. Shapes, weight 1 each: a T4-only share of 500, an
+// L4-only share of 500, a whole GPU of any model. Capacity T4 4000 (t4a, t4b), L4 3000: pressure
+// T4 (500 / 4000) / (2000 / 7000) = 0.4375, L4 0.583; a T4|L4 share of 500 scores 44 on a T4 node
+// and 42 on the L4 node (FGD's own fall is 0 on both). With t4a's GPUs unhealthy T4 has 2000:
+// pressure T4 0.625, L4 0.417, and the scores swap: the share now goes to the L4 node, not t4b.
+TEST(Placer, UpdateOfGpuHealthRescoresEveryNodeOfTheModel) {
+  auto policy = make_policy("allot");
+  ASSERT_TRUE(policy.has_value());
+  CycleState cycle;
+  for (const char* model : {"T4", "L4"}) {
+    Request r = testing::share(500);
+    r.models = {model};
+    cycle.typical.emplace_back(r, 1.0);
+  }
+  cycle.typical.emplace_back(testing::whole(1), 1.0);
+  Placer placer(**policy, cycle,
+                {testing::make_node("t4a", {1000, 1000}, "T4"),
+                 testing::make_node("l4", {1000, 1000, 1000}, "L4"),
+                 testing::make_node("t4b", {1000, 1000}, "T4")});
+  Request either = testing::share(500);
+  either.models = {"T4", "L4"};
+  std::string why;
+  auto choice = placer.place(either, why);
+  ASSERT_TRUE(choice.has_value()) << why;
+  EXPECT_EQ(choice->node, 0U);
+  NodeView broken = placer.nodes()[0];
+  for (GpuSlot& gpu : broken.gpus) gpu.healthy = false;
+  placer.update(0, broken);
+  choice = placer.place(either, why);
+  ASSERT_TRUE(choice.has_value()) << why;
+  EXPECT_EQ(choice->node, 1U);
+  const auto fresh = (*policy)->place(cycle, either, placer.nodes(), why);
+  ASSERT_TRUE(fresh.has_value()) << why;
+  EXPECT_EQ(fresh->node, 1U);
+}
+
 TEST(Placer, UpdateTakesANewNodeStateAndNewModels) {
   auto policy = make_policy("fgd");
   ASSERT_TRUE(policy.has_value());

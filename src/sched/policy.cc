@@ -107,11 +107,13 @@ std::unique_ptr<Policy> with_score(std::string_view name, std::unique_ptr<Score>
   return std::make_unique<PluginPolicy>(std::string(name), all_filters(), std::move(scores));
 }
 
-// Allot's default: FGD's gradient plus a small packing preference (fewer free milli left on the
-// node and GPU) that decides near-ties. Measured on the openb traces: larger packing weights, the
-// CPU-starvation charge and the model-demand charge made gpuspec33 worse, so they stay off.
+// Allot's default: FGD with the paper's score, plus two charges in the same unit (GPU milli of
+// fragment): GPU milli that a node's CPU can no longer feed, at weight 1 (a stranded milli is a
+// fragment milli; 0.5 to 4 measured the same), and GPU milli taken from models that constrained
+// work presses on, at weight 2 (1 left more constrained work unplaced on gpuspec33 and the spec50
+// resample, 3 more on all three constrained traces). See docs/benchmarks.md.
 FragOptions allot_options() {
-  return FragOptions{.pack_weight = 1e-3, .cpu_weight = 0, .model_weight = 0};
+  return FragOptions{.paper_score = true, .cpu_strand_weight = 1.0, .model_pressure_weight = 2.0};
 }
 
 }  // namespace
@@ -128,7 +130,7 @@ Result<std::unique_ptr<Policy>> make_policy(std::string_view name) {
   if (name == "spread") return with_score(name, spread_score());
   if (name == "gpu-packing") return with_score(name, packing_score());
   if (name == "dot-product") return with_score(name, dot_product_score());
-  if (name == "fgd") return with_score(name, frag_score("fgd", FragOptions{}));
+  if (name == "fgd") return with_score(name, frag_score("fgd", FragOptions{.paper_score = true}));
   if (name == "allot") return with_score(name, frag_score("allot", allot_options()));
   std::string known;
   for (std::string_view n : policy_names())

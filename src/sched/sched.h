@@ -103,7 +103,9 @@ void allocate(NodeView& node, const Request& request, const Choice& choice);
 void release(NodeView& node, const Request& request, const Choice& choice);
 
 // The typical shapes of a workload: the most frequent request shapes covering `coverage` of
-// requests, weighted by frequency.
+// requests, weighted by frequency. A shape is (whole GPUs, share milli, models, CPU milli), as in
+// the FGD paper's simulator: requests that differ only in memory or region are one shape, and the
+// shapes carry no memory and no region. CPU-only requests are shapes too.
 CycleState typical_shapes(const std::vector<Request>& workload, double coverage = 0.95);
 
 // Incremental placement for many decisions over one set of nodes (the simulator; the controller's

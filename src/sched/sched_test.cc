@@ -223,5 +223,51 @@ TEST(Sched, TypicalShapesAreTheMostFrequentCoveringShare) {
   EXPECT_DOUBLE_EQ(cycle.typical[1].second, 3.0 / 9.0);
 }
 
+// The FGD paper's score ties near-equal nodes and the earlier node wins: node b (listed first)
+// gains 40 milli of fragment, node a 30 (see frag_test.cc), both score 49, so fgd takes b.
+TEST(Sched, FgdBreaksTiesOfThePaperScoreByNodeOrder) {
+  CycleState cycle;
+  cycle.typical.emplace_back(share(500, 1000), 0.99);
+  cycle.typical.emplace_back(whole(1, 30000), 0.01);
+  const std::vector<NodeView> nodes = {
+      make_node("b", {1000, 1000, 1000, 1000, 1000}, "A100-80GB", 31000),
+      make_node("a", {1000, 1000, 1000, 1000}, "A100-80GB", 33000)};
+  auto fgd = make_policy("fgd");
+  ASSERT_TRUE(fgd.has_value());
+  std::string why;
+  const auto choice = (*fgd)->place(cycle, whole(1, 4000), nodes, why);
+  ASSERT_TRUE(choice.has_value()) << why;
+  EXPECT_EQ(choice->node, 0U);
+  EXPECT_EQ(choice->gpus, std::vector<int>{0});
+}
+
+TEST(Sched, TypicalShapesIgnoreMemoryAndRegionButKeepCpuAndModels) {
+  // Six shares of 500 milli in three memory sizes and two regions are one shape; a share on a
+  // named model and one with more CPU are shapes of their own; a CPU-only request is a shape too.
+  std::vector<Request> workload;
+  workload.reserve(10);
+  for (int i = 0; i < 6; ++i) {
+    Request r = share(500);
+    r.memory_mib = int64_t{1024} * (1 + i % 3);
+    r.region = i % 2 == 0 ? "eu-1" : "us-1";
+    workload.push_back(r);
+  }
+  Request t4 = share(500);
+  t4.models = {"T4"};
+  workload.push_back(t4);
+  workload.push_back(t4);
+  workload.push_back(share(500, 8000));
+  workload.push_back(Request{.cpu_milli = 4000, .memory_mib = 8192});
+  const CycleState cycle = typical_shapes(workload, 1.0);
+  ASSERT_EQ(cycle.typical.size(), 4U);
+  EXPECT_DOUBLE_EQ(cycle.typical[0].second, 0.6);
+  EXPECT_EQ(cycle.typical[0].first.memory_mib, 0);
+  EXPECT_TRUE(cycle.typical[0].first.region.empty());
+  EXPECT_EQ(cycle.typical[1].first.models, std::vector<std::string>{"T4"});
+  EXPECT_DOUBLE_EQ(cycle.typical[1].second, 0.2);
+  EXPECT_EQ(cycle.typical[2].first.cpu_milli, 8000);
+  EXPECT_EQ(cycle.typical[3].first.gpu_milli + cycle.typical[3].first.gpus, 0);
+}
+
 }  // namespace
 }  // namespace allot::sched

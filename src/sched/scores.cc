@@ -47,10 +47,6 @@ Pick pick_gpus(const CompiledRequest& request, const NodeFacts& facts, Prefer pr
   return pick;
 }
 
-int64_t gpu_milli_of(const Need& n) {
-  return n.milli > 0 ? n.milli : static_cast<int64_t>(n.gpus) * kWholeMilli;
-}
-
 double ratio(double part, double whole) { return whole > 0 ? part / whole : 0.0; }
 
 class FirstFit final : public Score {
@@ -70,7 +66,7 @@ class BestFit final : public Score {
               const NodeFacts& facts, Pick& pick) const override {
     pick = pick_gpus(request, facts, Prefer::kTightest);
     // GPU milli left decides; CPU left (a fraction below 1) only breaks ties between equal milli.
-    const auto gpu_left = static_cast<double>(facts.total_free - gpu_milli_of(request.need));
+    const auto gpu_left = static_cast<double>(facts.total_free - gpu_milli(request.need));
     const double cpu_left = ratio(static_cast<double>(facts.free_cpu - request.need.cpu),
                                   static_cast<double>(facts.cap_cpu) + 1.0);
     return -(gpu_left + cpu_left);
@@ -134,7 +130,7 @@ class DotProduct final : public Score {
                ratio(static_cast<double>(facts.free_cpu), cpu) +
            ratio(static_cast<double>(n.mem), mem) *
                ratio(static_cast<double>(facts.free_mem), mem) +
-           ratio(static_cast<double>(gpu_milli_of(n)), gpu) * ratio(facts.total_free, gpu);
+           ratio(static_cast<double>(gpu_milli(n)), gpu) * ratio(facts.total_free, gpu);
   }
 };
 

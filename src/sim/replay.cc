@@ -116,10 +116,23 @@ Result<std::vector<sched::Request>> resize_workload(const std::vector<sched::Req
   return pods;
 }
 
-void shuffle_arrivals(std::vector<sched::Request>& pods, std::mt19937_64& rng) {
-  for (size_t i = pods.size(); i > 1; --i) {
-    std::swap(pods[i - 1], pods[draw_below(rng, i)]);
+namespace {
+
+template <typename T>
+void fisher_yates(std::vector<T>& items, std::mt19937_64& rng) {
+  for (size_t i = items.size(); i > 1; --i) {
+    std::swap(items[i - 1], items[draw_below(rng, i)]);
   }
+}
+
+}  // namespace
+
+void shuffle_arrivals(std::vector<sched::Request>& pods, std::mt19937_64& rng) {
+  fisher_yates(pods, rng);
+}
+
+void shuffle_nodes(std::vector<sched::NodeView>& nodes, std::mt19937_64& rng) {
+  fisher_yates(nodes, rng);
 }
 
 int64_t capacity_milli(const std::vector<sched::NodeView>& nodes) {
@@ -172,9 +185,9 @@ Result<SeedRun> replay_seed(const sched::Policy& policy, const std::vector<sched
   Result<std::vector<sched::Request>> arrivals = resize_workload(trace, target, rng);
   if (!arrivals) return std::unexpected(arrivals.error());
   shuffle_arrivals(*arrivals, rng);
-  const sched::CycleState cycle = sched::typical_shapes(*arrivals);
   std::vector<sched::NodeView> fresh = nodes;
-  return place_arrivals(policy, cycle, fresh, *arrivals, capacity);
+  shuffle_nodes(fresh, rng);
+  return place_arrivals(policy, sched::typical_shapes(trace), fresh, *arrivals, capacity);
 }
 
 Result<Report> replay(const sched::Policy& policy, const std::vector<sched::NodeView>& nodes,

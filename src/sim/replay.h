@@ -51,6 +51,10 @@ uint64_t draw_below(std::mt19937_64& rng, uint64_t bound);
 
 // Fisher-Yates, with draw_below.
 void shuffle_arrivals(std::vector<sched::Request>& pods, std::mt19937_64& rng);
+// The same for the node order. Policies break ties between equal scores by node order (as the
+// paper's simulator does, by node name after giving every node a random numeric prefix per seed),
+// so a fixed order would favour the same nodes in every seed.
+void shuffle_nodes(std::vector<sched::NodeView>& nodes, std::mt19937_64& rng);
 
 // What one arrival sequence did.
 struct SeedRun {
@@ -73,8 +77,9 @@ SeedRun place_arrivals(const sched::Policy& policy, const sched::CycleState& cyc
 // The GPU milli of all GPUs on the nodes.
 int64_t capacity_milli(const std::vector<sched::NodeView>& nodes);
 
-// One seed of the experiment on fresh copies of `nodes`: resize to tune x capacity, shuffle,
-// typical shapes once over the resized workload, place.
+// One seed of the experiment on fresh copies of `nodes`: resize the trace to tune x capacity,
+// shuffle the arrivals, then the node order, and place, with the typical shapes of the trace as
+// given (the paper's simulator takes them from the original pods, before resizing).
 [[nodiscard]] Result<SeedRun> replay_seed(const sched::Policy& policy,
                                           const std::vector<sched::NodeView>& nodes,
                                           const std::vector<sched::Request>& trace, uint64_t seed,

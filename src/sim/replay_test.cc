@@ -159,6 +159,35 @@ TEST(ShuffleArrivals, IsAPermutationThatIsTheSameForTheSameSeedOnly) {
   EXPECT_EQ(sorted, shape(pods));
 }
 
+TEST(ShuffleNodes, IsAPermutationThatIsTheSameForTheSameSeedOnly) {
+  std::vector<sched::NodeView> nodes;
+  nodes.reserve(30);
+  for (int i = 0; i < 30; ++i) nodes.push_back(node(fmt::format("n{}", i), 1 + i % 8));
+  const auto ids = [](const std::vector<sched::NodeView>& list) {
+    std::vector<std::string> out;
+    out.reserve(list.size());
+    for (const sched::NodeView& n : list) out.push_back(n.id);
+    return out;
+  };
+  std::vector<sched::NodeView> a = nodes;
+  std::vector<sched::NodeView> b = nodes;
+  std::vector<sched::NodeView> c = nodes;
+  std::mt19937_64 rng_a(42);
+  std::mt19937_64 rng_b(42);
+  std::mt19937_64 rng_c(43);
+  shuffle_nodes(a, rng_a);
+  shuffle_nodes(b, rng_b);
+  shuffle_nodes(c, rng_c);
+  EXPECT_EQ(ids(a), ids(b));
+  EXPECT_NE(ids(a), ids(c));
+  EXPECT_NE(ids(a), ids(nodes));
+  std::vector<std::string> sorted = ids(a);
+  std::vector<std::string> expected = ids(nodes);
+  std::ranges::sort(sorted);
+  std::ranges::sort(expected);
+  EXPECT_EQ(sorted, expected);
+}
+
 // Two nodes of one GPU: capacity 2000 milli, so 1 % is 20 milli.
 TEST(PlaceArrivals, RecordsArrivedAndAllocatedAfterEveryPod) {
   std::vector<sched::NodeView> nodes = {node("n0", 1), node("n1", 1)};

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "sim/replay.h"
+#include "sim/resample.h"
 #include "sim/trace.h"
 
 namespace allot::sim {
@@ -58,6 +59,24 @@ int run_replay(const ReplayFlags& flags, const std::string& output) {
   return cli::kOk;
 }
 
+struct ResampleFlags {
+  std::string nodes_path;
+  std::string pods_path;
+  uint64_t seed = 1;
+  Mix mix;
+};
+
+int run_resample(const ResampleFlags& flags) {
+  const Result<std::vector<sched::NodeView>> nodes = read_nodes(flags.nodes_path);
+  if (!nodes) return usage(nodes.error());
+  const Result<std::vector<sched::Request>> pods = read_pods(flags.pods_path, models_of(*nodes));
+  if (!pods) return usage(pods.error());
+  const Result<std::vector<sched::Request>> out = resample(*pods, flags.mix, flags.seed);
+  if (!out) return usage(out.error());
+  std::cout << pods_csv(*out);
+  return cli::kOk;
+}
+
 }  // namespace
 }  // namespace allot::sim
 
@@ -77,6 +96,26 @@ void add_sim_commands(CLI::App& app, allot::cli::Action& action) {
       ->capture_default_str();
   // -o belongs to the top-level app (every command takes it); read it when the action runs.
   const CLI::Option* output = app.get_option_no_throw("--output");
+  CLI::App* resample = sim->add_subcommand(
+      "resample", "print a resample of a pod list with another mix of work, as a pod list CSV");
+  auto resample_flags = std::make_shared<sim::ResampleFlags>();
+  resample->add_option("--nodes", resample_flags->nodes_path, "node list CSV (checks gpu_spec)")
+      ->required();
+  resample->add_option("--pods", resample_flags->pods_path, "pod list CSV to draw from")
+      ->required();
+  resample->add_option("--seed", resample_flags->seed, "random seed")->capture_default_str();
+  const auto pct = [&](const char* flag, std::optional<double>& target, const char* what) {
+    resample->add_option_function<double>(flag, [&target](double value) { target = value; }, what);
+  };
+  pct("--share", resample_flags->mix.share_pct,
+      "% of GPU pods that share a GPU (default: as given)");
+  pct("--multi", resample_flags->mix.multi_pct,
+      "% of GPU pods with several GPUs (default: as given)");
+  pct("--constrained", resample_flags->mix.constrained_pct,
+      "% of GPU pods that name GPU models (default: as given)");
+  resample->callback([resample_flags, &action] {
+    action = [resample_flags](cli::Session&) { return sim::run_resample(*resample_flags); };
+  });
   CLI::App* policies = sim->add_subcommand("policies", "the placement policies --policy takes");
   policies->callback([&action] {
     action = [](cli::Session&) {
