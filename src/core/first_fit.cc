@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <tuple>
 
 #include "core/gpu_models.h"
 #include "core/scheduler.h"
@@ -36,6 +37,11 @@ class FirstFit final : public Scheduler {
 };
 
 }  // namespace
+
+bool Scheduler::queue_before(const QueuePosition& a, const QueuePosition& b) const {
+  return std::tie(a.priority, a.weighted_share, a.created_ms, a.key) <
+         std::tie(b.priority, b.weighted_share, b.created_ms, b.key);
+}
 
 bool node_takes_work(const Node& node) {
   const NodeState state = node.state();

@@ -171,15 +171,19 @@ void schedule_queue(Draft& draft, TimeMs now_ms, const Placing& placing) {
   }
   const auto shares = weighted_shares(draft);
   // A gang waits as one: its members sort together, and rank 0 places them all.
-  auto key = [&](const std::string& id) {
+  std::map<std::string, QueuePosition> position;
+  for (const std::string& id : queue) {
     const Instance& i = *draft.instance(id);
     auto share = shares.find(i.tenant_id);
-    return std::tuple(i.spec.price_class == PriceClass::kSpot ? 1 : 0,
-                      share == shares.end() ? 0.0 : share->second, i.created_at_ms,
-                      i.gang_id.empty() ? id : i.gang_id, i.gang_rank);
-  };
-  std::sort(queue.begin(), queue.end(),
-            [&](const std::string& a, const std::string& b) { return key(a) < key(b); });
+    position[id] = QueuePosition{
+        .priority = i.spec.price_class == PriceClass::kSpot ? 1 : 0,
+        .weighted_share = share == shares.end() ? 0.0 : share->second,
+        .created_ms = i.created_at_ms,
+        .key = i.gang_id.empty() ? id : fmt::format("{}#{:04}", i.gang_id, i.gang_rank)};
+  }
+  std::sort(queue.begin(), queue.end(), [&](const std::string& a, const std::string& b) {
+    return placing.scheduler.queue_before(position.at(a), position.at(b));
+  });
   bool head_blocked = false;
   bool head_starving = false;
   size_t backfilled = 0;

@@ -20,9 +20,20 @@ struct Placement {
 // empty function admits every node.
 using NodeFilter = std::function<bool(const Node&)>;
 
+// Where a queued instance stands, for the order in which the queue is tried.
+struct QueuePosition {
+  int priority = 0;           // On-demand and reserved work 0, spot 1.
+  double weighted_share = 0;  // Its tenant's dominant share over the tenant's weight.
+  TimeMs created_ms = 0;
+  std::string key;  // Its id, or its gang's id and rank: the last tie-break.
+};
+
 class Scheduler {
  public:
   virtual ~Scheduler() = default;
+  // Whether `a` is tried before `b`. By default: priority, then the smaller weighted share, then
+  // the older, then the key.
+  virtual bool queue_before(const QueuePosition& a, const QueuePosition& b) const;
   // A placement for `instance` on the nodes as `draft` sees them that `only` admits, or nullopt
   // with `why` set to a reason an operator can read.
   virtual std::optional<Placement> place(const Draft& draft, const Instance& instance,

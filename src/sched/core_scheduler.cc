@@ -50,4 +50,14 @@ std::optional<Placement> PolicyScheduler::place(const Draft& draft, const Instan
   return Placement{views[choice->node].id, choice->gpus};
 }
 
+bool PolicyScheduler::queue_before(const QueuePosition& a, const QueuePosition& b) const {
+  auto queued = [](const QueuePosition& p) {
+    return QueuedRequest{.priority = p.priority,
+                         .weighted_share = p.weighted_share,
+                         .created_ms = p.created_ms,
+                         .id = p.key};
+  };
+  return policy_->queue_sort().less(queued(a), queued(b));
+}
+
 }  // namespace allot::sched

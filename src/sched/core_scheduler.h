@@ -15,6 +15,8 @@ class PolicyScheduler final : public allot::Scheduler {
 
   std::optional<Placement> place(const Draft& draft, const Instance& instance,
                                  const NodeFilter& only, std::string& why) const override;
+  // The policy's queue-sort plugin.
+  bool queue_before(const QueuePosition& a, const QueuePosition& b) const override;
 
   std::string_view policy_name() const { return policy_->name(); }
 

@@ -155,12 +155,12 @@ std::optional<Choice> Placer::place(const Request& request, std::string& why) {
 }
 
 void Placer::allocate(const Request& request, const Choice& choice) {
-  sched::allocate(impl_->nodes[choice.node], request, choice);
+  impl_->policy.reserve(impl_->nodes[choice.node], request, choice);
   impl_->changed(choice.node);
 }
 
 void Placer::release(const Request& request, const Choice& choice) {
-  sched::release(impl_->nodes[choice.node], request, choice);
+  impl_->policy.unreserve(impl_->nodes[choice.node], request, choice);
   impl_->changed(choice.node);
 }
 

@@ -81,15 +81,51 @@ class ScorePlugin {
                        std::vector<int>& gpus) const = 0;
 };
 
-// A named set of plugins with weights.
+// A request waiting for a placement, as queue ordering sees it.
+struct QueuedRequest {
+  int priority = 0;  // Lower goes first: on-demand and reserved work 0, spot 1.
+  double weighted_share =
+      0;  // Its tenant's dominant share of the cluster over the tenant's weight.
+  int64_t created_ms = 0;
+  std::string id;  // The last tie-break, so that the order is total and repeatable.
+};
+
+class QueueSortPlugin {
+ public:
+  virtual ~QueueSortPlugin() = default;
+  virtual std::string_view name() const = 0;
+  // Whether `a` is tried before `b`.
+  virtual bool less(const QueuedRequest& a, const QueuedRequest& b) const = 0;
+};
+
+// Holds what a chosen placement uses on the scheduler's copy of the node, so that the next
+// decision sees it; unreserve gives it back (the request ended, or a later step refused it).
+class ReservePlugin {
+ public:
+  virtual ~ReservePlugin() = default;
+  virtual std::string_view name() const = 0;
+  virtual void reserve(NodeView& node, const Request& request, const Choice& choice) const = 0;
+  virtual void unreserve(NodeView& node, const Request& request, const Choice& choice) const = 0;
+};
+
+// A named set of plugins with weights, at the framework's extension points: queue sort, filter,
+// score and reserve. Binding (recording the placement, telling the node) is the controller's own
+// step after reserve: the core's bind in allotd, nothing in the simulator.
 class Policy {
  public:
   virtual ~Policy() = default;
   virtual std::string_view name() const = 0;
-  // The best placement over `nodes`, or nullopt with `why` set (the most common filter reason).
+  // The best placement over `nodes`, or nullopt with `why` set (each filter's reason, counted).
   virtual std::optional<Choice> place(const CycleState& cycle, const Request& request,
                                       const std::vector<NodeView>& nodes,
                                       std::string& why) const = 0;
+  // The order waiting requests are tried in. By default: priority, then the smaller weighted
+  // share, then the older, then the id.
+  virtual const QueueSortPlugin& queue_sort() const;
+  // Runs the reserve plugins on `node` (unreserve: in reverse). By default: CPU, memory and GPU
+  // milli, as allocate() and release() below.
+  virtual void reserve(NodeView& node, const Request& request, const Choice& choice) const;
+  virtual void unreserve(NodeView& node, const Request& request, const Choice& choice) const;
 };
 
 // The registry: "first-fit", "best-fit", "spread", "gpu-packing", "dot-product", "fgd", and
@@ -97,6 +133,11 @@ class Policy {
 [[nodiscard]] Result<std::unique_ptr<Policy>> make_policy(std::string_view name);
 std::vector<std::string_view> policy_names();
 inline constexpr std::string_view kDefaultPolicy = "allot";
+
+// The default plugins: queue order by priority, weighted share and age; reserve CPU, memory and
+// GPU milli.
+const QueueSortPlugin& priority_fair_share_sort();
+const ReservePlugin& resources_reserve();
 
 // Takes what a choice uses from a node (CPU, memory, GPU milli), and gives it back.
 void allocate(NodeView& node, const Request& request, const Choice& choice);
@@ -125,7 +166,7 @@ class Placer {
 
   // The best placement, or nullopt with `why` set; changes nothing.
   std::optional<Choice> place(const Request& request, std::string& why);
-  // Apply a choice to nodes()[choice.node] (see the free functions of the same names).
+  // Apply a choice to nodes()[choice.node] through the policy's reserve plugins.
   void allocate(const Request& request, const Choice& choice);
   void release(const Request& request, const Choice& choice);
   // Replaces node `index` (a GPU turned unhealthy, a node drained), dropping its caches.

@@ -1,5 +1,7 @@
 #include "sched/sched.h"
 
+#include <algorithm>
+
 #include <gtest/gtest.h>
 
 #include "sched/test_util.h"
@@ -267,6 +269,39 @@ TEST(Sched, TypicalShapesIgnoreMemoryAndRegionButKeepCpuAndModels) {
   EXPECT_DOUBLE_EQ(cycle.typical[1].second, 0.2);
   EXPECT_EQ(cycle.typical[2].first.cpu_milli, 8000);
   EXPECT_EQ(cycle.typical[3].first.gpu_milli + cycle.typical[3].first.gpus, 0);
+}
+
+TEST(QueueSort, PriorityThenWeightedShareThenAgeThenId) {
+  const QueueSortPlugin& sort = (*make_policy("allot"))->queue_sort();
+  EXPECT_EQ(sort.name(), "priority-fair-share");
+  const QueuedRequest spot{.priority = 1, .weighted_share = 0, .created_ms = 1, .id = "a"};
+  const QueuedRequest heavy{.priority = 0, .weighted_share = 0.5, .created_ms = 1, .id = "b"};
+  const QueuedRequest light_new{.priority = 0, .weighted_share = 0.1, .created_ms = 9, .id = "c"};
+  const QueuedRequest light_old{.priority = 0, .weighted_share = 0.1, .created_ms = 2, .id = "d"};
+  std::vector<QueuedRequest> queue = {spot, heavy, light_new, light_old};
+  std::sort(queue.begin(), queue.end(),
+            [&](const auto& a, const auto& b) { return sort.less(a, b); });
+  std::vector<std::string> order;
+  order.reserve(queue.size());
+  for (const auto& q : queue) order.push_back(q.id);
+  EXPECT_EQ(order, (std::vector<std::string>{"d", "c", "b", "a"}));
+}
+
+TEST(Reserve, TheDefaultReservePluginTakesAndGivesBackWhatAChoiceUses) {
+  auto policy = make_policy("best-fit");
+  ASSERT_TRUE(policy.has_value());
+  NodeView node = make_node("n", {1000, 1000, 1000});
+  const NodeView before = node;
+  const Request share{.gpu_milli = 300, .cpu_milli = 4000, .memory_mib = 1024};
+  const Choice choice{.node = 0, .gpus = {1}};
+  (*policy)->reserve(node, share, choice);
+  EXPECT_EQ(node.gpus[1].free_milli, 700);
+  EXPECT_EQ(node.free_cpu_milli, before.free_cpu_milli - 4000);
+  EXPECT_EQ(node.free_memory_mib, before.free_memory_mib - 1024);
+  (*policy)->unreserve(node, share, choice);
+  EXPECT_EQ(node.gpus[1].free_milli, 1000);
+  EXPECT_EQ(node.free_cpu_milli, before.free_cpu_milli);
+  EXPECT_EQ(resources_reserve().name(), "resources");
 }
 
 }  // namespace
