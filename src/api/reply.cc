@@ -27,6 +27,8 @@ int http_status(ErrorCode code) {
       return 413;
     case ErrorCode::kLimitExceeded:
       return 422;
+    case ErrorCode::kInsufficientFunds:
+      return 402;
     case ErrorCode::kUnavailable:
       return 503;
     case ErrorCode::kInternal:

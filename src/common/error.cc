@@ -32,6 +32,8 @@ std::string_view code_name(ErrorCode code) {
       return "limit_exceeded";
     case ErrorCode::kOverflow:
       return "overflow";
+    case ErrorCode::kInsufficientFunds:
+      return "insufficient_funds";
     case ErrorCode::kMethodNotAllowed:
       return "method_not_allowed";
     case ErrorCode::kUnavailable:

@@ -9,23 +9,24 @@
 namespace allot {
 
 enum class ErrorCode {
-  kInvalidArgument,   // A field has a bad value.
-  kMalformedJson,     // The body is not JSON, or not a JSON object.
-  kUnknownField,      // The body names a field the endpoint does not take.
-  kMissingField,      // A required field is absent.
-  kInvalidType,       // A field has the wrong JSON type.
-  kInvalidId,         // An id is not of the form the path or field expects.
-  kBodyTooLarge,      // The body is over limits::kMaxBodyBytes.
-  kUnauthenticated,   // No key, or a key that is unknown, revoked or of a disabled user.
-  kForbidden,         // The caller's role does not allow this.
-  kNotFound,          // No such object, or one the caller may not see.
-  kAlreadyExists,     // A unique name or id is taken.
-  kConflict,          // The object's state does not allow this change.
-  kLimitExceeded,     // A limit from limits.h would be passed.
-  kOverflow,          // An amount would leave the int64 range.
-  kMethodNotAllowed,  // The path exists but not with this method.
-  kUnavailable,       // The store failed; nothing was changed. Retry later.
-  kInternal,          // A bug.
+  kInvalidArgument,    // A field has a bad value.
+  kMalformedJson,      // The body is not JSON, or not a JSON object.
+  kUnknownField,       // The body names a field the endpoint does not take.
+  kMissingField,       // A required field is absent.
+  kInvalidType,        // A field has the wrong JSON type.
+  kInvalidId,          // An id is not of the form the path or field expects.
+  kBodyTooLarge,       // The body is over limits::kMaxBodyBytes.
+  kUnauthenticated,    // No key, or a key that is unknown, revoked or of a disabled user.
+  kForbidden,          // The caller's role does not allow this.
+  kNotFound,           // No such object, or one the caller may not see.
+  kAlreadyExists,      // A unique name or id is taken.
+  kConflict,           // The object's state does not allow this change.
+  kLimitExceeded,      // A limit from limits.h would be passed.
+  kOverflow,           // An amount would leave the int64 range.
+  kInsufficientFunds,  // A transfer would take an account past its balance limit.
+  kMethodNotAllowed,   // The path exists but not with this method.
+  kUnavailable,        // The store failed; nothing was changed. Retry later.
+  kInternal,           // A bug.
 };
 
 // The stable wire name of a code, e.g. "not_found".

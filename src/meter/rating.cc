@@ -1,0 +1,100 @@
+#include "meter/rating.h"
+
+#include <fmt/format.h>
+
+namespace allot::meter {
+namespace {
+
+constexpr int64_t kMilliSecondsPerHour = 3'600'000;  // 1000 milli x 3600 s.
+constexpr int64_t kMibSecondsPerGibHour = int64_t{1024} * 3600;
+
+// floor(rate * amount * seconds / divisor) for non-negative inputs, in 128 bits.
+Result<int64_t> scaled(int64_t rate, int64_t amount, int64_t seconds, int64_t divisor) {
+  if (rate < 0 || amount < 0 || seconds < 0) {
+    return fail(ErrorCode::kInvalidArgument, "rates, amounts and seconds must be >= 0");
+  }
+  Int128 product = 0;
+  if (__builtin_mul_overflow(static_cast<Int128>(rate) * amount, seconds, &product)) {
+    return fail(ErrorCode::kOverflow, "the charge leaves the int64 range");
+  }
+  const Int128 charge = product / divisor;
+  if (charge > INT64_MAX) return fail(ErrorCode::kOverflow, "the charge leaves the int64 range");
+  return static_cast<int64_t>(charge);
+}
+
+}  // namespace
+
+Result<int64_t> stretch_charge(int64_t rate_micros_per_gpu_hour, int64_t milli, int64_t seconds) {
+  return scaled(rate_micros_per_gpu_hour, milli, seconds, kMilliSecondsPerHour);
+}
+
+Status PriceCatalog::add(const Price& price, TimeMs now_ms) {
+  if (price.key.model.empty() || price.key.region.empty()) {
+    return fail(ErrorCode::kInvalidArgument, "a price needs a GPU model and a region");
+  }
+  if (price.gpu_hour_micros < 0 || price.cpu_hour_micros < 0 || price.memory_gib_hour_micros < 0) {
+    return fail(ErrorCode::kInvalidArgument, "a rate cannot be negative");
+  }
+  if (price.effective_ms < now_ms) {
+    return fail(ErrorCode::kInvalidArgument,
+                "a price change applies from now or later, never backwards");
+  }
+  auto& by_time = prices_[price.key];
+  if (by_time.contains(price.effective_ms)) {
+    return fail(ErrorCode::kAlreadyExists, "a price for that key takes effect at that time");
+  }
+  by_time.emplace(price.effective_ms, price);
+  return {};
+}
+
+const Price* PriceCatalog::at(const PriceKey& key, TimeMs at_ms) const {
+  auto by_time = prices_.find(key);
+  if (by_time == prices_.end()) return nullptr;
+  auto it = by_time->second.upper_bound(at_ms);
+  if (it == by_time->second.begin()) return nullptr;
+  return &std::prev(it)->second;
+}
+
+std::vector<Stretch> PriceCatalog::stretches(const PriceKey& key, int64_t start_s,
+                                             int64_t end_s) const {
+  std::vector<Stretch> out;
+  auto by_time = prices_.find(key);
+  if (by_time == prices_.end() || end_s <= start_s) return out;
+  const auto& changes = by_time->second;
+  int64_t at = start_s;
+  while (at < end_s) {
+    const Price* price = this->at(key, at * 1000);
+    // The next change after `at` (whole seconds: a change inside a second applies from the next).
+    auto next = changes.upper_bound(at * 1000);
+    int64_t until = end_s;
+    if (next != changes.end()) until = std::min(end_s, (next->first + 999) / 1000);
+    if (until <= at) until = at + 1;
+    if (price != nullptr) out.push_back(Stretch{.start_s = at, .end_s = until, .price = price});
+    at = until;
+  }
+  return out;
+}
+
+Result<int64_t> usage_charge(const PriceCatalog& catalog, const PriceKey& key, int64_t milli,
+                             int64_t cpu_milli, int64_t memory_mib, int64_t start_s,
+                             int64_t end_s) {
+  int64_t total = 0;
+  for (const Stretch& s : catalog.stretches(key, start_s, end_s)) {
+    const int64_t seconds = s.end_s - s.start_s;
+    auto gpu = stretch_charge(s.price->gpu_hour_micros, milli, seconds);
+    if (!gpu) return gpu;
+    auto cpu = scaled(s.price->cpu_hour_micros, cpu_milli, seconds, kMilliSecondsPerHour);
+    if (!cpu) return cpu;
+    auto memory =
+        scaled(s.price->memory_gib_hour_micros, memory_mib, seconds, kMibSecondsPerGibHour);
+    if (!memory) return memory;
+    for (int64_t part : {*gpu, *cpu, *memory}) {
+      if (__builtin_add_overflow(total, part, &total)) {
+        return fail(ErrorCode::kOverflow, "the charge leaves the int64 range");
+      }
+    }
+  }
+  return total;
+}
+
+}  // namespace allot::meter

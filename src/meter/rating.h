@@ -1,0 +1,81 @@
+// Rating: what a stretch of GPU use costs, exactly, and the price catalog it is rated against.
+//
+// The charge rule: an instance holding `milli` GPU milli (1000 per whole GPU) for `seconds` at a
+// rate of `rate` micro-units per GPU-hour owes floor(rate * milli * seconds / 3,600,000). It is
+// computed cumulatively from the start of a stretch of constant rate, so rating a stretch every
+// minute (charging the difference each time) or once gives the same total. A new stretch starts at
+// each price change.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "common/clock.h"
+#include "common/error.h"
+#include "common/int128.h"
+
+namespace allot::meter {
+
+// The charge for `seconds` of a stretch from its start. Fails with kInvalidArgument on negative
+// inputs and kOverflow when the charge leaves int64.
+[[nodiscard]] Result<int64_t> stretch_charge(int64_t rate_micros_per_gpu_hour, int64_t milli,
+                                             int64_t seconds);
+
+enum class PriceClass { kOnDemand, kSpot, kReserved };
+
+struct PriceKey {
+  std::string model;   // A catalog GPU model, e.g. "H100-80GB".
+  std::string region;  // A region name.
+  PriceClass price_class = PriceClass::kOnDemand;
+
+  auto operator<=>(const PriceKey&) const = default;
+};
+
+struct Price {
+  PriceKey key;
+  TimeMs effective_ms = 0;  // From this moment on.
+  int64_t gpu_hour_micros = 0;
+  int64_t cpu_hour_micros = 0;         // Per CPU (1000 milli) hour; 0: CPU is not charged.
+  int64_t memory_gib_hour_micros = 0;  // Per GiB hour; 0: memory is not charged.
+
+  bool operator==(const Price&) const = default;
+};
+
+// One stretch of constant price within an interval, in whole seconds.
+struct Stretch {
+  int64_t start_s = 0;
+  int64_t end_s = 0;
+  const Price* price = nullptr;
+};
+
+// Effective-dated prices: a change applies from its effective time on, never backwards.
+class PriceCatalog {
+ public:
+  // Adds a price. Refused: no model or region, a negative rate, an effective time before `now_ms`
+  // (a change never applies backwards), or a second price for the same key and time.
+  [[nodiscard]] Status add(const Price& price, TimeMs now_ms);
+
+  // The price in force for `key` at `at_ms`, or null.
+  const Price* at(const PriceKey& key, TimeMs at_ms) const;
+
+  // [start_s, end_s) cut where the price for `key` changes. Seconds with no price in force are
+  // left out (they are not charged; the caller decides whether that is an error).
+  std::vector<Stretch> stretches(const PriceKey& key, int64_t start_s, int64_t end_s) const;
+
+  const std::map<PriceKey, std::map<TimeMs, Price>>& prices() const { return prices_; }
+
+ private:
+  std::map<PriceKey, std::map<TimeMs, Price>> prices_;
+};
+
+// What an instance owes for running from start_s to end_s (whole seconds) with `milli` GPU milli,
+// `cpu_milli` CPU and `memory_mib` memory: each stretch rated from its own start.
+[[nodiscard]] Result<int64_t> usage_charge(const PriceCatalog& catalog, const PriceKey& key,
+                                           int64_t milli, int64_t cpu_milli, int64_t memory_mib,
+                                           int64_t start_s, int64_t end_s);
+
+}  // namespace allot::meter

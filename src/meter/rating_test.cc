@@ -1,0 +1,90 @@
+#include "meter/rating.h"
+
+#include <random>
+
+#include <gtest/gtest.h>
+
+namespace allot::meter {
+namespace {
+
+constexpr TimeMs kT0 = 1'800'000'000'000;
+const PriceKey kH100{.model = "H100-80GB", .region = "eu", .price_class = PriceClass::kOnDemand};
+
+TEST(ChargeRule, IsTheFloorOfRateTimesMilliTimesSecondsOverThreeMillionSixHundredThousand) {
+  // $2.50 per GPU-hour, one whole GPU, one hour: exactly $2.50.
+  EXPECT_EQ(stretch_charge(2'500'000, 1000, 3600), 2'500'000);
+  // A quarter GPU for 7 seconds: 2,500,000 x 250 x 7 / 3,600,000 = 1215.27..., floored.
+  EXPECT_EQ(stretch_charge(2'500'000, 250, 7), 1215);
+  EXPECT_EQ(stretch_charge(2'500'000, 8000, 0), 0);
+  EXPECT_EQ(stretch_charge(-1, 1000, 1).error().code, ErrorCode::kInvalidArgument);
+  EXPECT_EQ(stretch_charge(INT64_MAX, 8000, INT64_MAX / 2).error().code, ErrorCode::kOverflow);
+}
+
+// Rating a stretch cumulatively (charging, each time, the charge so far less what was charged)
+// gives the same total however it is split.
+TEST(ChargeRule, PropertyRatingSplitAnywhereGivesTheSameTotal) {
+  std::mt19937_64 rng(11);
+  for (int round = 0; round < 1'000; ++round) {
+    const auto rate = static_cast<int64_t>(rng() % 50'000'000);
+    const auto milli = static_cast<int64_t>(1 + rng() % 8000);
+    const auto seconds = static_cast<int64_t>(rng() % 3'000'000);
+    int64_t charged = 0;
+    for (int64_t at = 0; at < seconds;) {
+      at = std::min<int64_t>(seconds, at + 1 + static_cast<int64_t>(rng() % 100'000));
+      charged += *stretch_charge(rate, milli, at) - charged;
+    }
+    EXPECT_EQ(charged, *stretch_charge(rate, milli, seconds)) << round;
+  }
+}
+
+TEST(Prices, ChangesApplyFromTheirTimeOnAndNeverBackwards) {
+  PriceCatalog catalog;
+  ASSERT_TRUE(catalog.add({.key = kH100, .effective_ms = kT0, .gpu_hour_micros = 2'000'000}, kT0));
+  ASSERT_TRUE(catalog.add(
+      {.key = kH100, .effective_ms = kT0 + 3'600'000, .gpu_hour_micros = 3'000'000}, kT0));
+  EXPECT_EQ(catalog.at(kH100, kT0 - 1), nullptr);
+  EXPECT_EQ(catalog.at(kH100, kT0 + 3'599'999)->gpu_hour_micros, 2'000'000);
+  EXPECT_EQ(catalog.at(kH100, kT0 + 3'600'000)->gpu_hour_micros, 3'000'000);
+  // Backwards, duplicated, unnamed or negative: refused.
+  EXPECT_EQ(
+      catalog.add({.key = kH100, .effective_ms = kT0 - 1, .gpu_hour_micros = 1}, kT0).error().code,
+      ErrorCode::kInvalidArgument);
+  EXPECT_EQ(
+      catalog.add({.key = kH100, .effective_ms = kT0, .gpu_hour_micros = 1}, kT0).error().code,
+      ErrorCode::kAlreadyExists);
+  EXPECT_FALSE(catalog.add({.key = {.model = "", .region = "eu"}, .effective_ms = kT0}, kT0));
+  EXPECT_FALSE(
+      catalog.add({.key = {.model = "H100-80GB", .region = ""}, .effective_ms = kT0}, kT0));
+  EXPECT_FALSE(catalog.add({.key = kH100, .effective_ms = kT0 + 1, .gpu_hour_micros = -5}, kT0));
+}
+
+TEST(Prices, AnIntervalIsRatedInStretchesCutAtPriceChanges) {
+  PriceCatalog catalog;
+  const int64_t t0_s = kT0 / 1000;
+  ASSERT_TRUE(catalog.add({.key = kH100, .effective_ms = kT0, .gpu_hour_micros = 2'000'000}, kT0));
+  ASSERT_TRUE(catalog.add(
+      {.key = kH100, .effective_ms = kT0 + 1'800'000, .gpu_hour_micros = 4'000'000}, kT0));
+  const auto parts = catalog.stretches(kH100, t0_s, t0_s + 3600);
+  ASSERT_EQ(parts.size(), 2u);
+  EXPECT_EQ(parts[0].end_s - parts[0].start_s, 1800);
+  EXPECT_EQ(parts[1].price->gpu_hour_micros, 4'000'000);
+  // Two whole GPUs for an hour: half at 2, half at 4 per GPU-hour = 2 + 4 = 6.
+  EXPECT_EQ(usage_charge(catalog, kH100, 2000, 0, 0, t0_s, t0_s + 3600), 6'000'000);
+  // Before any price: not charged.
+  EXPECT_EQ(usage_charge(catalog, kH100, 1000, 0, 0, t0_s - 100, t0_s), 0);
+}
+
+TEST(Prices, CpuAndMemoryArePricedPerCpuHourAndGibHour) {
+  PriceCatalog catalog;
+  ASSERT_TRUE(catalog.add({.key = kH100,
+                           .effective_ms = kT0,
+                           .gpu_hour_micros = 0,
+                           .cpu_hour_micros = 10'000,
+                           .memory_gib_hour_micros = 5'000},
+                          kT0));
+  // 8 CPUs and 64 GiB for an hour: 8 x 0.01 + 64 x 0.005 = 0.40.
+  EXPECT_EQ(usage_charge(catalog, kH100, 0, 8000, 65'536, kT0 / 1000, kT0 / 1000 + 3600), 400'000);
+}
+
+}  // namespace
+}  // namespace allot::meter
