@@ -61,15 +61,15 @@ std::vector<Stretch> PriceCatalog::stretches(const PriceKey& key, int64_t start_
   auto by_time = prices_.find(key);
   if (by_time == prices_.end() || end_s <= start_s) return out;
   const auto& changes = by_time->second;
-  int64_t at = start_s;
-  while (at < end_s) {
-    const Price* price = this->at(key, at * 1000);
-    // The next change after `at` (whole seconds: a change inside a second applies from the next).
-    auto next = changes.upper_bound(at * 1000);
-    int64_t until = end_s;
-    if (next != changes.end()) until = std::min(end_s, (next->first + 999) / 1000);
-    if (until <= at) until = at + 1;
-    if (price != nullptr) out.push_back(Stretch{.start_s = at, .end_s = until, .price = price});
+  // `next` is always the first change after second `at` began; a change inside a second applies
+  // from the next whole second.
+  auto next = changes.upper_bound(start_s * 1000);
+  const Price* current = next == changes.begin() ? nullptr : &std::prev(next)->second;
+  for (int64_t at = start_s; at < end_s;) {
+    const int64_t until =
+        next == changes.end() ? end_s : std::min(end_s, (next->first + 999) / 1000);
+    if (current != nullptr) out.push_back(Stretch{.start_s = at, .end_s = until, .price = current});
+    while (next != changes.end() && next->first <= until * 1000) current = &(next++)->second;
     at = until;
   }
   return out;
@@ -78,8 +78,13 @@ std::vector<Stretch> PriceCatalog::stretches(const PriceKey& key, int64_t start_
 Result<int64_t> usage_charge(const PriceCatalog& catalog, const PriceKey& key, int64_t milli,
                              int64_t cpu_milli, int64_t memory_mib, int64_t start_s,
                              int64_t end_s) {
+  return stretches_charge(catalog.stretches(key, start_s, end_s), milli, cpu_milli, memory_mib);
+}
+
+Result<int64_t> stretches_charge(const std::vector<Stretch>& stretches, int64_t milli,
+                                 int64_t cpu_milli, int64_t memory_mib) {
   int64_t total = 0;
-  for (const Stretch& s : catalog.stretches(key, start_s, end_s)) {
+  for (const Stretch& s : stretches) {
     const int64_t seconds = s.end_s - s.start_s;
     auto gpu = stretch_charge(s.price->gpu_hour_micros, milli, seconds);
     if (!gpu) return gpu;

@@ -72,6 +72,11 @@ class PriceCatalog {
   std::map<PriceKey, std::map<TimeMs, Price>> prices_;
 };
 
+// What `milli` GPU milli, `cpu_milli` CPU and `memory_mib` memory owe over these stretches: each
+// rated from its own start.
+[[nodiscard]] Result<int64_t> stretches_charge(const std::vector<Stretch>& stretches, int64_t milli,
+                                               int64_t cpu_milli, int64_t memory_mib);
+
 // What an instance owes for running from start_s to end_s (whole seconds) with `milli` GPU milli,
 // `cpu_milli` CPU and `memory_mib` memory: each stretch rated from its own start.
 [[nodiscard]] Result<int64_t> usage_charge(const PriceCatalog& catalog, const PriceKey& key,

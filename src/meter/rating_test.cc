@@ -86,5 +86,40 @@ TEST(Prices, CpuAndMemoryArePricedPerCpuHourAndGibHour) {
   EXPECT_EQ(usage_charge(catalog, kH100, 0, 8000, 65'536, kT0 / 1000, kT0 / 1000 + 3600), 400'000);
 }
 
+// Stretches agree with pricing every second on its own: a second costs the price in force when it
+// begins, and consecutive seconds at one price form one stretch.
+TEST(Prices, PropertyStretchesMatchPricingSecondBySecond) {
+  std::mt19937_64 rng(5);
+  for (int round = 0; round < 200; ++round) {
+    PriceCatalog catalog;
+    const int changes = 1 + static_cast<int>(rng() % 20);
+    for (int c = 0; c < changes; ++c) {
+      (void)catalog.add({.key = kH100,
+                         .effective_ms = kT0 + static_cast<TimeMs>(rng() % 600'000),
+                         .gpu_hour_micros = static_cast<int64_t>(rng() % 9'000'000)},
+                        kT0);
+    }
+    const int64_t start = kT0 / 1000 - 10 + static_cast<int64_t>(rng() % 300);
+    const int64_t end = start + static_cast<int64_t>(rng() % 700);
+    std::vector<Stretch> expected;
+    for (int64_t second = start; second < end; ++second) {
+      const Price* price = catalog.at(kH100, second * 1000);
+      if (price == nullptr) continue;
+      if (!expected.empty() && expected.back().price == price && expected.back().end_s == second) {
+        ++expected.back().end_s;
+      } else {
+        expected.push_back({.start_s = second, .end_s = second + 1, .price = price});
+      }
+    }
+    const std::vector<Stretch> got = catalog.stretches(kH100, start, end);
+    ASSERT_EQ(got.size(), expected.size()) << round;
+    for (size_t i = 0; i < got.size(); ++i) {
+      EXPECT_EQ(got[i].start_s, expected[i].start_s) << round;
+      EXPECT_EQ(got[i].end_s, expected[i].end_s) << round;
+      EXPECT_EQ(got[i].price, expected[i].price) << round;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace allot::meter
