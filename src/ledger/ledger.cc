@@ -165,6 +165,7 @@ Status Ledger::apply(const Transfer& t, TimeMs now_ms, Undo* undo) {
   transfer_index_.emplace(stored.id, log_.size());
   log_.push_back(std::move(stored));
   requests_.push_back(t);
+  requests_.back().created_at_ms = now_ms;
   return {};
 }
 
@@ -236,6 +237,7 @@ Status Ledger::create_transfer(const Transfer& transfer, TimeMs now_ms) {
   if (transfer.linked) {
     return fail(ErrorCode::kInvalidArgument, "a transfer on its own cannot be linked");
   }
+  expire(now_ms);
   return apply(transfer, now_ms, nullptr);
 }
 

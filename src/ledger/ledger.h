@@ -85,6 +85,9 @@ class Ledger {
   std::optional<PendingState> pending_state(const std::string& id) const;
   const std::map<std::string, Account>& accounts() const { return accounts_; }
   const std::vector<Transfer>& transfers() const { return log_; }
+  // Each transfer as it was asked (what a journal stores and a retry must repeat), with the time
+  // it was made; parallel to transfers().
+  const std::vector<Transfer>& requests() const { return requests_; }
 
   // Sums over all accounts of credits less debits, posted and pending: both are zero unless the
   // ledger is broken.

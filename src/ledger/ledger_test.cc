@@ -138,7 +138,9 @@ TEST_F(LedgerTest, AVoidedOrExpiredHoldFreesItsAmount) {
   hold.timeout_ms = 60'000;
   ASSERT_TRUE(ledger.create_transfer(hold, kT0));
   EXPECT_TRUE(ledger.expire(kT0 + 59'999).empty());
-  // Past its timeout it can no longer be posted, even before the sweep.
+  EXPECT_EQ(ledger.expire(kT0 + 60'000), std::vector<std::string>{"h2"});
+  // Expired, it can no longer be posted; a hold whose time is up is freed by the next transfer
+  // even without a sweep.
   EXPECT_EQ(
       ledger
           .create_transfer({.id = "p2", .kind = TransferKind::kPostPending, .pending_id = "h2"},
@@ -146,7 +148,11 @@ TEST_F(LedgerTest, AVoidedOrExpiredHoldFreesItsAmount) {
           .error()
           .code,
       ErrorCode::kConflict);
-  EXPECT_EQ(ledger.expire(kT0 + 60'000), std::vector<std::string>{"h2"});
+  hold.id = "h3";
+  ASSERT_TRUE(ledger.create_transfer(hold, kT0 + 100'000));
+  ASSERT_TRUE(single("t2", "cash", "revenue", 10'000'000, kT0 + 160'000));
+  EXPECT_EQ(ledger.pending_state("h3"), PendingState::kExpired);
+  ASSERT_TRUE(single("t3", "revenue", "cash", 10'000'000, kT0 + 160'001));
   EXPECT_EQ(ledger.pending_state("h2"), PendingState::kExpired);
   EXPECT_EQ(ledger.account("cash")->debits_pending, 0);
   EXPECT_EQ(ledger.account("cash")->credit_balance(), 10'000'000);
@@ -221,6 +227,7 @@ TEST_F(LedgerTest, PropertyAnySequenceSumsToZeroAndReplaysAreHarmless) {
                    .kind = what == 2 ? TransferKind::kPostPending : TransferKind::kVoidPending,
                    .pending_id = holds[rng() % holds.size()]};
     } else if (what == 4 && !made.empty()) {
+      ledger.expire(now);  // What time alone does, apart from the replay.
       const auto before = ledger.accounts();
       const Transfer& again = made[rng() % made.size()];
       ASSERT_TRUE(ledger.create_transfer(again, now)) << again.id;

@@ -85,10 +85,32 @@ constexpr std::array<std::string_view, 3> kRules = {
     "ALTER TABLE tenants ADD COLUMN weight BIGINT NOT NULL DEFAULT 1",
 };
 
-constexpr std::array<Migration, 3> kMigrations = {
+// The ledger's journal: accounts and transfers as they were asked; balances are derived.
+constexpr std::array<std::string_view, 2> kLedger = {
+    R"(CREATE TABLE ledger_accounts (
+         id TEXT PRIMARY KEY,
+         code TEXT NOT NULL,
+         limits BIGINT NOT NULL,
+         created_at_ms BIGINT NOT NULL))",
+    R"(CREATE TABLE ledger_transfers (
+         seq BIGINT PRIMARY KEY,
+         id TEXT NOT NULL UNIQUE,
+         debit_account_id TEXT NOT NULL,
+         credit_account_id TEXT NOT NULL,
+         amount BIGINT NOT NULL,
+         kind BIGINT NOT NULL,
+         pending_id TEXT NOT NULL,
+         timeout_ms BIGINT NOT NULL,
+         linked BIGINT NOT NULL,
+         code TEXT NOT NULL,
+         created_at_ms BIGINT NOT NULL))",
+};
+
+constexpr std::array<Migration, 4> kMigrations = {
     Migration{1, "identity: tenants, projects, users, API keys, audit log", kIdentity},
     Migration{2, "cluster: join tokens, nodes, instances", kCluster},
     Migration{3, "rules: quotas, reservations, tenant weights", kRules},
+    Migration{4, "ledger: accounts and the transfer journal", kLedger},
 };
 
 }  // namespace

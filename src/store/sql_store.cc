@@ -4,6 +4,7 @@
 #include "common/clock.h"
 #include "store/cluster_json.h"
 #include "store/db.h"
+#include "store/ledger_journal.h"
 #include "store/migrations.h"
 #include "store/store.h"
 
@@ -289,6 +290,17 @@ class SqlStore final : public Store {
     if (!rows) return std::unexpected(rows.error());
     return db_int(rows->at(0).at(0));
   }
+
+  Status put_ledger_accounts(std::span<const ledger::Account> accounts) override {
+    return in_transaction(*db_, [&] { return write_ledger_accounts(*db_, accounts); });
+  }
+
+  Status append_transfers(std::span<const ledger::Transfer> transfers, int64_t first_seq) override {
+    if (transfers.empty()) return {};
+    return in_transaction(*db_, [&] { return write_transfers(*db_, transfers, first_seq); });
+  }
+
+  Result<ledger::Ledger> load_ledger() override { return read_ledger(*db_); }
 
   int schema_version() const override { return version_; }
   std::string_view backend() const override { return db_->backend(); }

@@ -5,11 +5,13 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "common/error.h"
 #include "core/row.h"
+#include "ledger/ledger.h"
 
 namespace allot {
 
@@ -57,6 +59,15 @@ class Store {
 
   // The highest audit seq written so far, 0 when there is none.
   [[nodiscard]] virtual Result<int64_t> last_audit_seq() = 0;
+
+  // The ledger's journal. Accounts are written when made; transfers as they were asked, with the
+  // time they were made, at journal positions first_seq, first_seq + 1, ... in one transaction
+  // (durable on success). Balances are not stored: loading replays the journal into a fresh
+  // ledger, which fails (kInternal) if a stored transfer does not apply or the sums are not zero.
+  [[nodiscard]] virtual Status put_ledger_accounts(std::span<const ledger::Account> accounts) = 0;
+  [[nodiscard]] virtual Status append_transfers(std::span<const ledger::Transfer> transfers,
+                                                int64_t first_seq) = 0;
+  [[nodiscard]] virtual Result<ledger::Ledger> load_ledger() = 0;
 
   // The schema version after migrations ran.
   virtual int schema_version() const = 0;
