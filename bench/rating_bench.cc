@@ -24,7 +24,7 @@ int main(int argc, char** argv) {
   app.add_option("--seed", seed, "random seed");
   CLI11_PARSE(app, argc, argv);
 
-  using allot::meter::PriceClass;
+  using allot::PriceClass;
   const allot::TimeMs month_start = 1'796'083'200'000;  // 2026-12-01T00:00:00Z
   const int64_t month_s = int64_t{30} * 24 * 3600;
   std::mt19937_64 rng(seed);

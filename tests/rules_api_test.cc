@@ -131,5 +131,51 @@ TEST_F(RulesApiTest, TenantWeightsAreSetByTheOperatorAndKeptAcrossARestart) {
   EXPECT_EQ(call("GET", "/v1/tenants/" + a_.tenant_id, nullptr, a_.admin_key, 200)["weight"], 3);
 }
 
+TEST_F(RulesApiTest, PricesAreSetFromNowOnAndReadByEveryone) {
+  const json first =
+      call("PUT", "/v1/prices",
+           {{"gpu_model", "H100-80GB"}, {"region", "eu"}, {"gpu_hour", "2.50"}}, op_key_, 200);
+  EXPECT_EQ(first["gpu_hour"], "2.500000");
+  EXPECT_EQ(first["price_class"], "on-demand");
+  call("PUT", "/v1/prices",
+       {{"gpu_model", "H100-80GB"},
+        {"region", "eu"},
+        {"gpu_hour", "3"},
+        {"effective_at", "2099-01-01T00:00:00Z"}},
+       op_key_, 200);
+  const json now = call("GET", "/v1/prices", nullptr, a_.member_key, 200);
+  ASSERT_EQ(now["items"].size(), 2u);
+  EXPECT_EQ(now["items"][0]["in_force"], true);
+  EXPECT_EQ(now["items"][1]["in_force"], false);
+  const json later = call("GET", "/v1/prices?at=2099-06-01T00:00:00Z", nullptr, a_.member_key, 200);
+  ASSERT_EQ(later["items"].size(), 1u);
+  EXPECT_EQ(later["items"][0]["gpu_hour"], "3.000000");
+  // Bad prices are refused and change nothing.
+  const std::string before = daemon_.request("GET", "/v1/prices", "", op_key_).body;
+  call("PUT", "/v1/prices", {{"gpu_model", "H100"}, {"region", "eu"}, {"gpu_hour", "1"}}, op_key_,
+       400);
+  call("PUT", "/v1/prices", {{"gpu_model", "H100-80GB"}, {"region", ""}, {"gpu_hour", "1"}},
+       op_key_, 400);
+  call("PUT", "/v1/prices", {{"gpu_model", "H100-80GB"}, {"region", "eu"}, {"gpu_hour", "-1"}},
+       op_key_, 400);
+  call("PUT", "/v1/prices",
+       {{"gpu_model", "H100-80GB"}, {"region", "eu"}, {"gpu_hour", "1.2345678"}}, op_key_, 400);
+  call("PUT", "/v1/prices",
+       {{"gpu_model", "H100-80GB"},
+        {"region", "eu"},
+        {"gpu_hour", "1"},
+        {"effective_at", "2001-01-01T00:00:00Z"}},
+       op_key_, 400);
+  call("PUT", "/v1/prices", {{"gpu_model", "H100-80GB"}, {"region", "eu"}}, op_key_, 400);
+  call("PUT", "/v1/prices", {{"gpu_model", "H100-80GB"}, {"region", "eu"}, {"gpu_hour", "1"}},
+       a_.admin_key, 403);
+  call("GET", "/v1/prices?at=soon", nullptr, a_.member_key, 400);
+  EXPECT_EQ(daemon_.request("GET", "/v1/prices", "", op_key_).body, before);
+  // Kept across a restart.
+  ASSERT_EQ(daemon_.stop(), 0);
+  ASSERT_TRUE(daemon_.start());
+  EXPECT_EQ(daemon_.request("GET", "/v1/prices", "", op_key_).body, before);
+}
+
 }  // namespace
 }  // namespace allot::testing

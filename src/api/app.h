@@ -58,6 +58,7 @@ std::span<const Route> node_routes();
 std::span<const Route> agent_routes();
 std::span<const Route> instance_routes();
 std::span<const Route> rules_routes();
+std::span<const Route> price_routes();
 
 class App {
  public:

@@ -1,5 +1,7 @@
 #include "api/codec.h"
 
+#include "common/money.h"
+
 #include "store/cluster_json.h"
 
 namespace allot {
@@ -101,6 +103,17 @@ nlohmann::json to_json(const Reservation& r) {
   out["created_at"] = format_time(r.created_at_ms);
   out["cancelled_at"] = time_or_null(r.cancelled_at_ms);
   return out;
+}
+
+nlohmann::json to_json(const meter::Price& p, TimeMs at_ms) {
+  return {{"gpu_model", p.key.model},
+          {"region", p.key.region},
+          {"price_class", price_class_name(p.key.price_class)},
+          {"effective_at", format_time(p.effective_ms)},
+          {"gpu_hour", Money::from_micros(p.gpu_hour_micros).to_string()},
+          {"cpu_hour", Money::from_micros(p.cpu_hour_micros).to_string()},
+          {"memory_gib_hour", Money::from_micros(p.memory_gib_hour_micros).to_string()},
+          {"in_force", p.effective_ms <= at_ms}};
 }
 
 }  // namespace allot

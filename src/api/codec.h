@@ -6,6 +6,7 @@
 #include "core/cluster.h"
 #include "core/model.h"
 #include "core/rules.h"
+#include "meter/rating.h"
 #include "store/store.h"
 
 namespace allot {
@@ -22,5 +23,7 @@ nlohmann::json to_json(const Node& node);
 nlohmann::json to_json(const Instance& instance);
 nlohmann::json to_json(const Quota& quota);
 nlohmann::json to_json(const Reservation& reservation);
+// A price with its rates as decimal strings, and whether it is the one in force at `at_ms`.
+nlohmann::json to_json(const meter::Price& price, TimeMs at_ms);
 
 }  // namespace allot

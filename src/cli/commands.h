@@ -30,7 +30,7 @@ Action show_list(std::function<std::string()> target, const int& limit,
 // A query string from the options that are set, e.g. "?tenant_id=ten_...".
 std::string query(std::initializer_list<std::pair<const char*, const std::string*>> params);
 
-// quotas, reservations.
+// quotas, reservations, prices.
 void add_rules_commands(CLI::App& app, Action& action);
 
 // Adds --limit to a listing command; 0 means every item.

@@ -1,4 +1,5 @@
-// quotas and reservations: the operator's rules on who may hold which GPUs.
+// quotas, reservations and prices: the operator's rules on who may hold which GPUs, and at what
+// price.
 #include "cli/commands.h"
 
 namespace allot::cli {
@@ -18,8 +19,12 @@ const std::vector<Column> kReservationColumns = {{"id", "id"},
                                                  {"in force", "in_force"},
                                                  {"used", "used_milli"}};
 
+const std::vector<Column> kPriceColumns = {{"model", "gpu_model"},   {"region", "region"},
+                                           {"class", "price_class"}, {"gpu-hour", "gpu_hour"},
+                                           {"from", "effective_at"}, {"in force", "in_force"}};
+
 struct Options {
-  std::string id, tenant, project, model, starts_at, ends_at;
+  std::string id, tenant, project, model, starts_at, ends_at, region, price_class, gpu_hour, at;
   int64_t gpus = -1;
   int limit = 0;
   bool all = false;
@@ -67,6 +72,38 @@ void add_rules_commands(CLI::App& app, Action& action) {
   quota_delete->add_option("id", o.id, "its id")->required();
   quota_delete->callback(
       [&action] { action = show_call("DELETE", [] { return "/v1/quotas/" + o.id; }); });
+
+  CLI::App* prices =
+      app.add_subcommand("prices", "the price catalog: per GPU-hour, per model, region and class")
+          ->require_subcommand(1);
+  CLI::App* price_list = prices->add_subcommand("list", "prices in force, and changes to come");
+  price_list->add_option("--at", o.at, "in force at this time (default: now)");
+  price_list->add_option("--model", o.model, "only this GPU model");
+  price_list->add_option("--region", o.region, "only this region");
+  price_list->callback([&action] {
+    action = show_list(
+        [] {
+          return "/v1/prices" +
+                 query({{"at", &o.at}, {"gpu_model", &o.model}, {"region", &o.region}});
+        },
+        o.limit, kPriceColumns);
+  });
+  CLI::App* price_set = prices->add_subcommand("set", "set a price (operator admins)");
+  price_set->add_option("--model", o.model, "GPU model, e.g. H100-80GB")->required();
+  price_set->add_option("--region", o.region, "region")->required();
+  price_set->add_option("--class", o.price_class, "on-demand (default), spot or reserved");
+  price_set->add_option("--gpu-hour", o.gpu_hour, "per GPU-hour, e.g. 2.50")->required();
+  price_set->add_option("--from", o.starts_at, "effective from (default: now; never earlier)");
+  price_set->callback([&action] {
+    action = show_call(
+        "PUT", [] { return std::string("/v1/prices"); },
+        [] {
+          json body{{"gpu_model", o.model}, {"region", o.region}, {"gpu_hour", o.gpu_hour}};
+          if (!o.price_class.empty()) body["price_class"] = o.price_class;
+          if (!o.starts_at.empty()) body["effective_at"] = o.starts_at;
+          return body;
+        });
+  });
 
   CLI::App* reservations =
       app.add_subcommand("reservations", "GPUs held for a tenant over a time window")

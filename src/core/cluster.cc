@@ -93,22 +93,4 @@ bool is_final(InstanceState state) {
          state == InstanceState::kLost;
 }
 
-std::string_view price_class_name(PriceClass price_class) {
-  switch (price_class) {
-    case PriceClass::kOnDemand:
-      return "on-demand";
-    case PriceClass::kSpot:
-      return "spot";
-    case PriceClass::kReserved:
-      return "reserved";
-  }
-  return "on-demand";
-}
-
-std::optional<PriceClass> parse_price_class(std::string_view name) {
-  return parse_by_name(name,
-                       std::array{PriceClass::kOnDemand, PriceClass::kSpot, PriceClass::kReserved},
-                       price_class_name);
-}
-
 }  // namespace allot

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "common/clock.h"
+#include "common/price_class.h"
 
 namespace allot {
 
@@ -99,10 +100,6 @@ enum class InstanceState {
 
 std::string_view instance_state_name(InstanceState state);
 bool is_final(InstanceState state);
-
-enum class PriceClass { kOnDemand, kSpot, kReserved };
-std::string_view price_class_name(PriceClass price_class);
-std::optional<PriceClass> parse_price_class(std::string_view name);
 
 struct InstanceSpec {
   int gpus = 0;                         // Whole GPUs, 1..8; 0 when gpu_milli is set.

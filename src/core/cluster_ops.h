@@ -49,6 +49,7 @@ using Rows = std::vector<Row>;
                                               TimeMs now_ms);
 [[nodiscard]] Result<Rows> cancel_reservation(const State& state, const CancelReservation& c,
                                               TimeMs now_ms);
+[[nodiscard]] Result<Rows> set_price(const State& state, const SetPrice& c, TimeMs now_ms);
 [[nodiscard]] Result<Rows> set_tenant_weight(const State& state, const SetTenantWeight& c);
 [[nodiscard]] Result<Rows> tick(const State& state, TimeMs now_ms, const Placing& placing);
 

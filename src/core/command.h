@@ -8,6 +8,7 @@
 
 #include "core/cluster.h"
 #include "core/model.h"
+#include "meter/rating.h"
 
 namespace allot {
 
@@ -169,6 +170,11 @@ struct CancelReservation {
   std::string id;
 };
 
+// A price for a GPU model x region x price class from `price.effective_ms` on (0: now).
+struct SetPrice {
+  meter::Price price;
+};
+
 struct SetTenantWeight {
   std::string tenant_id;
   int64_t weight = 1;
@@ -181,6 +187,6 @@ using Command =
     std::variant<CreateTenant, CreateProject, DeleteProject, CreateUser, UpdateUser, CreateKey,
                  RevokeKey, CreateJoinToken, RevokeJoinToken, JoinNode, NodeHeartbeat, SetNodeAdmin,
                  RevokeNodeCredential, CreateInstance, StopInstance, SetQuota, DeleteQuota,
-                 CreateReservation, CancelReservation, SetTenantWeight, Tick>;
+                 CreateReservation, CancelReservation, SetTenantWeight, SetPrice, Tick>;
 
 }  // namespace allot

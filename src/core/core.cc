@@ -211,6 +211,7 @@ Result<std::vector<Row>> Core::apply(const Command& command, TimeMs now_ms) {
           return cancel_reservation(state_, c, now_ms);
         }
         if constexpr (std::is_same_v<T, SetTenantWeight>) return set_tenant_weight(state_, c);
+        if constexpr (std::is_same_v<T, SetPrice>) return set_price(state_, c, now_ms);
         if constexpr (std::is_same_v<T, Tick>)
           return tick(state_, now_ms, Placing{*scheduler_, options_});
       },

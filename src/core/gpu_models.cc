@@ -18,6 +18,13 @@ bool gpu_model_matches(std::string_view requested, std::string_view gpu_model) {
           gpu_model[requested.size()] == '-');
 }
 
+bool is_catalog_gpu_model(std::string_view model) {
+  for (std::string_view known : kModels) {
+    if (known == model) return true;
+  }
+  return false;
+}
+
 bool is_known_gpu_model(std::string_view model_or_family) {
   for (std::string_view model : kModels) {
     if (gpu_model_matches(model_or_family, model)) return true;

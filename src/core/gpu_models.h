@@ -7,6 +7,8 @@
 namespace allot {
 
 bool is_known_gpu_model(std::string_view model_or_family);
+// A full catalog name ("H100-80GB"), not a family.
+bool is_catalog_gpu_model(std::string_view model);
 bool gpu_model_matches(std::string_view requested, std::string_view gpu_model);
 
 }  // namespace allot

@@ -6,10 +6,11 @@
 #include "core/cluster.h"
 #include "core/model.h"
 #include "core/rules.h"
+#include "meter/rating.h"
 
 namespace allot {
 
-using Row =
-    std::variant<Tenant, Project, User, ApiKey, JoinToken, Node, Instance, Quota, Reservation>;
+using Row = std::variant<Tenant, Project, User, ApiKey, JoinToken, Node, Instance, Quota,
+                         Reservation, meter::Price>;
 
 }  // namespace allot

@@ -40,6 +40,8 @@ void State::put(const Row& row) {
           quotas[object.id] = object;
         } else if constexpr (std::is_same_v<T, Reservation>) {
           reservations[object.id] = object;
+        } else if constexpr (std::is_same_v<T, meter::Price>) {
+          prices.restore(object);
         } else {
           auto old = instances.find(object.id);
           const bool was_queued =

@@ -20,6 +20,7 @@ struct State {
   std::map<std::string, Instance> instances;
   std::map<std::string, Quota> quotas;
   std::map<std::string, Reservation> reservations;
+  meter::PriceCatalog prices;
 
   // Derived indexes, kept true by put().
   std::unordered_map<std::string, std::string> key_by_hash;         // key hash -> key id

@@ -17,6 +17,7 @@
 #include "common/clock.h"
 #include "common/error.h"
 #include "common/int128.h"
+#include "common/price_class.h"
 
 namespace allot::meter {
 
@@ -24,8 +25,6 @@ namespace allot::meter {
 // inputs and kOverflow when the charge leaves int64.
 [[nodiscard]] Result<int64_t> stretch_charge(int64_t rate_micros_per_gpu_hour, int64_t milli,
                                              int64_t seconds);
-
-enum class PriceClass { kOnDemand, kSpot, kReserved };
 
 struct PriceKey {
   std::string model;   // A catalog GPU model, e.g. "H100-80GB".
@@ -58,6 +57,9 @@ class PriceCatalog {
   // Adds a price. Refused: no model or region, a negative rate, an effective time before `now_ms`
   // (a change never applies backwards), or a second price for the same key and time.
   [[nodiscard]] Status add(const Price& price, TimeMs now_ms);
+
+  // Puts back a price loaded from the store, without the checks of add().
+  void restore(const Price& price) { prices_[price.key][price.effective_ms] = price; }
 
   // The price in force for `key` at `at_ms`, or null.
   const Price* at(const PriceKey& key, TimeMs at_ms) const;

@@ -242,4 +242,29 @@ Result<Reservation> reservation_from_document(const json& d) {
   }
 }
 
+json price_document(const meter::Price& p) {
+  return {{"gpu_model", p.key.model},
+          {"region", p.key.region},
+          {"price_class", price_class_name(p.key.price_class)},
+          {"effective_at_ms", p.effective_ms},
+          {"gpu_hour_micros", p.gpu_hour_micros},
+          {"cpu_hour_micros", p.cpu_hour_micros},
+          {"memory_gib_hour_micros", p.memory_gib_hour_micros}};
+}
+
+Result<meter::Price> price_from_document(const json& d) {
+  try {
+    auto price_class = parse_price_class(d.at("price_class").get<std::string>());
+    if (!price_class) return fail(ErrorCode::kInternal, "a stored price has an unknown class");
+    return meter::Price{
+        .key = {.model = d.at("gpu_model"), .region = d.at("region"), .price_class = *price_class},
+        .effective_ms = d.at("effective_at_ms"),
+        .gpu_hour_micros = d.at("gpu_hour_micros"),
+        .cpu_hour_micros = d.at("cpu_hour_micros"),
+        .memory_gib_hour_micros = d.at("memory_gib_hour_micros")};
+  } catch (const json::exception& e) {
+    return fail(ErrorCode::kInternal, std::string("a stored price is malformed: ") + e.what());
+  }
+}
+
 }  // namespace allot

@@ -7,6 +7,7 @@
 #include "common/error.h"
 #include "core/cluster.h"
 #include "core/rules.h"
+#include "meter/rating.h"
 
 namespace allot {
 
@@ -17,6 +18,8 @@ nlohmann::json spec_document(const InstanceSpec& spec);
 [[nodiscard]] Result<Node> node_from_document(const nlohmann::json& doc);
 [[nodiscard]] Result<Instance> instance_from_document(const nlohmann::json& doc);
 
+nlohmann::json price_document(const meter::Price& price);
+[[nodiscard]] Result<meter::Price> price_from_document(const nlohmann::json& doc);
 nlohmann::json quota_document(const Quota& quota);
 nlohmann::json reservation_document(const Reservation& reservation);
 [[nodiscard]] Result<Quota> quota_from_document(const nlohmann::json& doc);

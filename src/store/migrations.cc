@@ -106,11 +106,23 @@ constexpr std::array<std::string_view, 2> kLedger = {
          created_at_ms BIGINT NOT NULL))",
 };
 
-constexpr std::array<Migration, 4> kMigrations = {
+// The price catalog: one row per GPU model x region x class x effective moment.
+constexpr std::array<std::string_view, 1> kPrices = {
+    R"(CREATE TABLE prices (
+         gpu_model TEXT NOT NULL,
+         region TEXT NOT NULL,
+         price_class TEXT NOT NULL,
+         effective_at_ms BIGINT NOT NULL,
+         doc TEXT NOT NULL,
+         PRIMARY KEY (gpu_model, region, price_class, effective_at_ms)))",
+};
+
+constexpr std::array<Migration, 5> kMigrations = {
     Migration{1, "identity: tenants, projects, users, API keys, audit log", kIdentity},
     Migration{2, "cluster: join tokens, nodes, instances", kCluster},
     Migration{3, "rules: quotas, reservations, tenant weights", kRules},
     Migration{4, "ledger: accounts and the transfer journal", kLedger},
+    Migration{5, "prices: the effective-dated price catalog", kPrices},
 };
 
 }  // namespace

@@ -45,6 +45,11 @@ constexpr std::string_view kUpsertQuota =
 constexpr std::string_view kUpsertReservation =
     "INSERT INTO reservations (id, tenant_id, doc) VALUES ($1, $2, $3) "
     "ON CONFLICT (id) DO UPDATE SET doc = excluded.doc";
+constexpr std::string_view kUpsertPrice =
+    "INSERT INTO prices (gpu_model, region, price_class, effective_at_ms, doc) "
+    "VALUES ($1, $2, $3, $4, $5) "
+    "ON CONFLICT (gpu_model, region, price_class, effective_at_ms) DO UPDATE SET doc = "
+    "excluded.doc";
 constexpr std::string_view kInsertAudit =
     "INSERT INTO audit_log (seq, at_ms, tenant_id, user_id, key_id, method, path, target_id, "
     "status, error_code) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)";
@@ -85,6 +90,11 @@ Status write_row(Db& db, const Row& row) {
         } else if constexpr (std::is_same_v<T, Reservation>) {
           const DbValue p[] = {o.id, o.tenant_id, reservation_document(o).dump()};
           return db.exec(kUpsertReservation, p);
+        } else if constexpr (std::is_same_v<T, meter::Price>) {
+          const DbValue p[] = {o.key.model, o.key.region,
+                               std::string(price_class_name(o.key.price_class)), o.effective_ms,
+                               price_document(o).dump()};
+          return db.exec(kUpsertPrice, p);
         } else {
           const DbValue p[] = {o.id,
                                o.tenant_id,
@@ -251,6 +261,11 @@ class SqlStore final : public Store {
     if (auto ok = load_documents("nodes", node_from_document, out); !ok) return ok;
     if (auto ok = load_documents("quotas", quota_from_document, out); !ok) return ok;
     if (auto ok = load_documents("reservations", reservation_from_document, out); !ok) return ok;
+    if (auto ok = load_documents("prices", price_from_document, out,
+                                 "gpu_model, region, price_class, effective_at_ms");
+        !ok) {
+      return ok;
+    }
     // Oldest first, so that the queue is rebuilt in arrival order.
     return load_documents("instances", instance_from_document, out, "created_at_ms, id");
   }

@@ -66,12 +66,12 @@ AuditEntry audit(int64_t seq, std::string tenant) {
 }
 
 TEST_P(StoreTest, MigrationsRunOnceAndReachTheLatestVersion) {
-  EXPECT_EQ(store_->schema_version(), 4);
+  EXPECT_EQ(store_->schema_version(), 5);
   EXPECT_EQ(store_->backend(), GetParam());
   store_.reset();
   auto again = open();
   ASSERT_NE(again, nullptr);
-  EXPECT_EQ(again->schema_version(), 4);
+  EXPECT_EQ(again->schema_version(), 5);
 }
 
 TEST_P(StoreTest, WhatIsCommittedLoadsBackAfterReopening) {
@@ -108,7 +108,11 @@ TEST_P(StoreTest, RulesAndWeightsLoadBackAfterReopening) {
                                 .starts_at_ms = 1'000,
                                 .ends_at_ms = 2'000,
                                 .created_at_ms = 21};
-  ASSERT_TRUE(store_->commit(Batch{.rows = {kTenant, kProject, quota, reservation}}));
+  const meter::Price price{
+      .key = {.model = "H100-80GB", .region = "eu", .price_class = PriceClass::kSpot},
+      .effective_ms = 1'000,
+      .gpu_hour_micros = 1'250'000};
+  ASSERT_TRUE(store_->commit(Batch{.rows = {kTenant, kProject, quota, reservation, price}}));
   Quota deleted = quota;
   deleted.deleted_at_ms = 30;
   Reservation cancelled = reservation;
@@ -117,7 +121,7 @@ TEST_P(StoreTest, RulesAndWeightsLoadBackAfterReopening) {
   store_.reset();
   auto rows = open()->load();
   ASSERT_TRUE(rows) << rows.error().message;
-  const std::vector<Row> expected = {weighted, kProject, deleted, cancelled};
+  const std::vector<Row> expected = {weighted, kProject, deleted, cancelled, price};
   EXPECT_EQ(*rows, expected);
 }
 
