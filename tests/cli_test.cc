@@ -128,6 +128,14 @@ TEST_F(CliTest, TheOperatorSetsQuotasReservationsAndWeights) {
   EXPECT_FALSE(allot_json({"quotas", "delete", id}, op)["deleted_at"].is_null());
   EXPECT_EQ(allot_json({"quotas", "list", "--all"}, op).size(), 1u);
   EXPECT_EQ(allot_json({"quotas", "list"}, op).size(), 0u);
+  const json price = allot_json(
+      {"prices", "set", "--model", "H100-80GB", "--region", "eu", "--gpu-hour", "2.50"}, op);
+  EXPECT_EQ(price["gpu_hour"], "2.500000");
+  EXPECT_EQ(allot_json({"prices", "list", "--region", "eu"}, op).size(), 1u);
+  EXPECT_EQ(
+      allot({"prices", "set", "--model", "H100-80GB", "--region", "eu", "--gpu-hour", "x"}, op)
+          .exit_code,
+      5);
 }
 
 TEST_F(CliTest, SettingsComeFromAConfigFileWhenNotGiven) {

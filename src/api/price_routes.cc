@@ -66,7 +66,9 @@ Result<HttpResponse> set_price(Call& call) {
 
 Result<HttpResponse> list_prices(Call& call) {
   for (const auto& [name, value] : call.target.query) {
-    if (name != "at" && name != "gpu_model" && name != "region" && name != "price_class") {
+    // The catalog is small and comes in one page; limit and after are taken for the CLI's sake.
+    if (name != "at" && name != "gpu_model" && name != "region" && name != "price_class" &&
+        name != "limit" && name != "after") {
       return fail(ErrorCode::kUnknownField, fmt::format("unknown query parameter '{}'", name));
     }
   }
