@@ -3,6 +3,7 @@
 
 #include "common/random.h"
 #include "core/core.h"
+#include "core/metering.h"
 #include "core/test_nodes.h"
 
 namespace allot {
@@ -275,6 +276,29 @@ TEST_F(ClusterCoreTest, OnDemandWorkPreemptsTheSpotWorkThatLosesTheFewestGpuSeco
   const std::string more_spot = launch({.gpus = 8, .price_class = PriceClass::kSpot}, kT0 + 11'000);
   EXPECT_EQ(instance(more_spot).state, InstanceState::kQueued);
   EXPECT_EQ(instance(old_spot).state, InstanceState::kRunning);
+}
+
+TEST_F(ClusterCoreTest, UsageRunsFromRunningToTheEndInWholeSecondsAtThePricesInForce) {
+  // $2 per GPU-hour from the start, $4 from half an hour in.
+  const meter::PriceKey key{.model = "H100-80GB", .region = "eu"};
+  ok(SetPrice{{.key = key, .effective_ms = kT0, .gpu_hour_micros = 2'000'000}});
+  ok(SetPrice{{.key = key, .effective_ms = kT0 + 1'800'000, .gpu_hour_micros = 4'000'000}});
+  EXPECT_FALSE(core.apply(SetPrice{{.key = key, .effective_ms = kT0 - 1, .gpu_hour_micros = 1}},
+                          kT0)
+                   .has_value());  // Never backwards.
+  const std::string id = launch({.gpus = 2, .region = "eu"});
+  const std::string node_id = instance(id).node_id;
+  beat(node_id, {}, kT0 + 500);  // Starting: free.
+  EXPECT_FALSE(usage_of(core.state(), instance(id), kT0 + 500).has_value());
+  beat(node_id, {{id, WorkloadReportState::kRunning}}, kT0 + 1'000);
+  beat(node_id, {{id, WorkloadReportState::kExited, 0}}, kT0 + 3'601'999);
+  const auto usage = usage_of(core.state(), instance(id), kT0 + 9'999'999);
+  ASSERT_TRUE(usage.has_value());
+  EXPECT_EQ(usage->end_s - usage->start_s, 3600);  // 1.000 s to 3601.999 s: whole seconds.
+  EXPECT_EQ(usage->milli, 2000);
+  // 1799 s at $2 and 1801 s at $4 for two GPUs: floor(2e6*2000*1799/3.6e6) +
+  // floor(4e6*2000*1801/3.6e6).
+  EXPECT_EQ(charge_of(core.state(), *usage), 1'998'888 + 4'002'222);
 }
 
 }  // namespace
