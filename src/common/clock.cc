@@ -61,4 +61,37 @@ std::optional<TimeMs> parse_time(std::string_view text) {
   return duration_cast<milliseconds>(at_time.time_since_epoch()).count() + ms;
 }
 
+namespace {
+
+std::chrono::year_month month_of(TimeMs at_ms) {
+  using namespace std::chrono;
+  const year_month_day ymd{floor<days>(sys_time<milliseconds>{milliseconds{at_ms}})};
+  return ymd.year() / ymd.month();
+}
+
+TimeMs first_day_ms(std::chrono::year_month ym) {
+  using namespace std::chrono;
+  return duration_cast<milliseconds>(sys_days{ym / 1}.time_since_epoch()).count();
+}
+
+}  // namespace
+
+TimeMs month_start(TimeMs at_ms) { return first_day_ms(month_of(at_ms)); }
+
+TimeMs next_month_start(TimeMs at_ms) {
+  return first_day_ms(month_of(at_ms) + std::chrono::months{1});
+}
+
+std::string format_month(TimeMs at_ms) {
+  const auto ym = month_of(at_ms);
+  return fmt::format("{:04}-{:02}", static_cast<int>(ym.year()), static_cast<unsigned>(ym.month()));
+}
+
+std::optional<TimeMs> parse_month(std::string_view text) {
+  if (text.size() != 7 || text[4] != '-') return std::nullopt;
+  auto parsed = parse_time(fmt::format("{}-01T00:00:00Z", text));
+  if (!parsed || format_month(*parsed) != text) return std::nullopt;
+  return parsed;
+}
+
 }  // namespace allot

@@ -42,4 +42,14 @@ std::string format_time(TimeMs at_ms);
 // "+00:00"); nullopt for anything else.
 std::optional<TimeMs> parse_time(std::string_view text);
 
+// Calendar months in UTC, as billing counts them.
+// The start of the month holding `at_ms`.
+TimeMs month_start(TimeMs at_ms);
+// The start of the month after the one holding `at_ms`.
+TimeMs next_month_start(TimeMs at_ms);
+// "2026-12" for any moment of December 2026.
+std::string format_month(TimeMs at_ms);
+// The start of a month written "YYYY-MM"; nullopt for anything else.
+std::optional<TimeMs> parse_month(std::string_view text);
+
 }  // namespace allot

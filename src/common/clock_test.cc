@@ -21,5 +21,19 @@ TEST(ClockTest, AnythingElseIsNotATime) {
   }
 }
 
+TEST(ClockTest, MonthsAreUtcCalendarMonths) {
+  const TimeMs dec = *parse_time("2026-12-01T00:00:00Z");
+  const TimeMs jan = *parse_time("2027-01-01T00:00:00Z");
+  EXPECT_EQ(month_start(*parse_time("2026-12-31T23:59:59.999Z")), dec);
+  EXPECT_EQ(next_month_start(dec), jan);
+  EXPECT_EQ(next_month_start(*parse_time("2028-02-10T00:00:00Z")),
+            *parse_time("2028-03-01T00:00:00Z"));
+  EXPECT_EQ(format_month(jan - 1), "2026-12");
+  EXPECT_EQ(parse_month("2026-12"), dec);
+  for (const char* bad : {"", "2026-13", "2026-1", "2026-00", "26-12", "2026/12", "2026-12-01"}) {
+    EXPECT_FALSE(parse_month(bad)) << bad;
+  }
+}
+
 }  // namespace
 }  // namespace allot

@@ -299,6 +299,12 @@ TEST_F(ClusterCoreTest, UsageRunsFromRunningToTheEndInWholeSecondsAtThePricesInF
   // 1799 s at $2 and 1801 s at $4 for two GPUs: floor(2e6*2000*1799/3.6e6) +
   // floor(4e6*2000*1801/3.6e6).
   EXPECT_EQ(charge_of(core.state(), *usage), 1'998'888 + 4'002'222);
+  // Cut anywhere, the windows add up to the whole.
+  const int64_t cut = usage->start_s + 1234;
+  EXPECT_EQ(*charge_between(core.state(), *usage, 0, cut) +
+                *charge_between(core.state(), *usage, cut, usage->end_s + 50),
+            1'998'888 + 4'002'222);
+  EXPECT_EQ(charge_between(core.state(), *usage, usage->end_s, usage->end_s + 9), 0);
 }
 
 }  // namespace

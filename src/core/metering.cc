@@ -27,4 +27,18 @@ Result<int64_t> charge_of(const State& state, const Usage& usage) {
                              usage.memory_mib, usage.start_s, usage.end_s);
 }
 
+Result<int64_t> charge_between(const State& state, const Usage& usage, int64_t from_s,
+                               int64_t to_s) {
+  auto upto = [&](int64_t at_s) -> Result<int64_t> {
+    Usage clipped = usage;
+    clipped.end_s = std::clamp(at_s, usage.start_s, usage.end_s);
+    return charge_of(state, clipped);
+  };
+  auto before = upto(from_s);
+  if (!before) return before;
+  auto after = upto(std::max(from_s, to_s));
+  if (!after) return after;
+  return *after - *before;
+}
+
 }  // namespace allot

@@ -25,4 +25,10 @@ std::optional<Usage> usage_of(const State& state, const Instance& instance, Time
 // What that usage costs under the state's price catalog (seconds without a price are free).
 [[nodiscard]] Result<int64_t> charge_of(const State& state, const Usage& usage);
 
+// What that usage costs within [from_s, to_s): its charge up to to_s less its charge up to from_s,
+// each stretch rated from its own start. Charges over adjoining windows (calendar months, rating
+// intervals) therefore add up exactly to the whole.
+[[nodiscard]] Result<int64_t> charge_between(const State& state, const Usage& usage, int64_t from_s,
+                                             int64_t to_s);
+
 }  // namespace allot
