@@ -152,9 +152,11 @@ void Service::run_batch(std::deque<Item>& items) {
 bool Service::reload() {
   auto rows = store_.load();
   auto seq = store_.last_audit_seq();
-  if (!rows || !seq) return false;
+  auto ledger = store_.load_ledger();
+  if (!rows || !seq || !ledger) return false;
   core_.clear();
   core_.restore(*rows);
+  if (!core_.restore_ledger(std::move(*ledger))) return false;
   audit_seq_ = *seq;
   std::lock_guard lock(mutex_);
   stale_ = false;

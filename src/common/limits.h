@@ -43,6 +43,11 @@ inline constexpr int kMaxGangNodes = 64;
 inline constexpr size_t kMaxQuotasPerTenant = 256;
 inline constexpr size_t kMaxReservationsPerTenant = 256;
 inline constexpr int64_t kMaxTenantWeight = 1'000;
+// One top-up or credit limit: a billion currency units (1e15 micro-units), far above any real
+// payment, while thousands of them still fit a balance in int64 micro-units.
+inline constexpr int64_t kMaxMoneyMicros = 1'000'000'000'000'000;
+// An idempotency key's length.
+inline constexpr size_t kMaxIdempotencyKeyBytes = 64;
 // Instances a tenant may have queued or running at once.
 inline constexpr size_t kMaxActiveInstancesPerTenant = 10'000;
 // A command line of 1,024 arguments is far beyond any real launcher.

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "core/gpu_models.h"
+#include "core/money.h"
 #include "core/scheduler.h"
 
 namespace allot {
@@ -142,6 +143,7 @@ std::string gpus_text(int64_t milli) {
 }
 
 Admission admit(const Draft& draft, const Instance& instance, TimeMs now_ms) {
+  if (auto why = funds_block(draft, instance.tenant_id, now_ms)) return {.ok = false, .why = *why};
   const State& state = draft.base();
   const bool quotas = std::any_of(state.quotas.begin(), state.quotas.end(),
                                   [&](const auto& e) { return applies(e.second, instance); });

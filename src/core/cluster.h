@@ -116,6 +116,9 @@ struct InstanceSpec {
   bool interactive = false;  // Runs until stopped; a job runs to completion.
   bool requeue = false;      // When preempted, go back to the queue instead of ending.
   int nodes = 1;             // A gang: this many members, one per node, started all at once.
+  // Spot work: the most it pays per GPU-hour, in micro-units. When the spot price passes it, the
+  // instance is preempted at that second; 0: any price.
+  int64_t max_price_micros = 0;
 
   bool operator==(const InstanceSpec&) const = default;
 };
@@ -148,6 +151,14 @@ struct Instance {
   // A member of a gang (spec.nodes > 1): the gang is named by its rank-0 member's id.
   std::string gang_id;
   int gang_rank = 0;
+  // Money (see core/money.h): what has been posted to the ledger for its usage so far, up to
+  // when, how many postings that took, and the hold it has on its tenant's balance.
+  int64_t billed_micros = 0;
+  TimeMs billed_to_ms = 0;
+  int64_t postings = 0;
+  std::string hold_id;  // The pending transfer holding its runway; empty: none.
+  int64_t hold_micros = 0;
+  bool settled = false;  // Ended, and its whole charge posted.
 
   bool operator==(const Instance&) const = default;
   // GPU milli this instance holds on each of its GPUs.

@@ -19,6 +19,10 @@ struct CoreOptions {
   // past it, and none once the head has waited this long (so that it is not starved).
   size_t max_backfill = 100;
   int64_t starvation_ms = 300'000;
+  // Usage is posted to the ledger this often while work runs, and when it ends.
+  int64_t rating_interval_ms = 60'000;
+  // A bounded tenant's running work holds this much of its charge ahead on its balance.
+  int64_t runway_s = 3'600;
 };
 
 // What placement needs besides the state.
@@ -74,10 +78,11 @@ enum class Outcome { kPlaced, kNoRoom, kNotAdmitted };
 
 // The request shapes that found no room in one scheduling pass, with the reason.
 struct FailedShapes {
-  using Key =
-      std::tuple<int, int, std::vector<std::string>, int64_t, int64_t, std::string, PriceClass>;
+  using Key = std::tuple<int, int, std::vector<std::string>, int64_t, int64_t, std::string,
+                         PriceClass, int64_t>;
   static Key key_of(const InstanceSpec& s) {
-    return {s.gpus, s.gpu_milli, s.gpu_models, s.cpu_milli, s.memory_mib, s.region, s.price_class};
+    return {s.gpus,       s.gpu_milli, s.gpu_models,  s.cpu_milli,
+            s.memory_mib, s.region,    s.price_class, s.max_price_micros};
   }
   std::map<Key, std::string> why;
 };

@@ -175,6 +175,23 @@ struct SetPrice {
   meter::Price price;
 };
 
+// Money paid in (or, as `credit`, a promotional credit given) to a tenant. `id` is the caller's
+// idempotency key: the same top-up again changes nothing; another with the same id is refused.
+struct Topup {
+  std::string id;
+  std::string tenant_id;
+  int64_t amount_micros = 0;
+  bool credit = false;
+  TimeMs expires_at_ms = 0;  // A credit: when what is left of it lapses; 0: never.
+};
+
+// How a tenant pays: prepaid, or postpaid with a credit limit (0: none).
+struct SetBilling {
+  std::string tenant_id;
+  BillingMode mode = BillingMode::kPostpaid;
+  int64_t credit_limit_micros = 0;
+};
+
 struct SetTenantWeight {
   std::string tenant_id;
   int64_t weight = 1;
@@ -183,10 +200,10 @@ struct SetTenantWeight {
 // The timer: heartbeat deadlines, maximum run times, and a scheduling pass.
 struct Tick {};
 
-using Command =
-    std::variant<CreateTenant, CreateProject, DeleteProject, CreateUser, UpdateUser, CreateKey,
-                 RevokeKey, CreateJoinToken, RevokeJoinToken, JoinNode, NodeHeartbeat, SetNodeAdmin,
-                 RevokeNodeCredential, CreateInstance, StopInstance, SetQuota, DeleteQuota,
-                 CreateReservation, CancelReservation, SetTenantWeight, SetPrice, Tick>;
+using Command = std::variant<CreateTenant, CreateProject, DeleteProject, CreateUser, UpdateUser,
+                             CreateKey, RevokeKey, CreateJoinToken, RevokeJoinToken, JoinNode,
+                             NodeHeartbeat, SetNodeAdmin, RevokeNodeCredential, CreateInstance,
+                             StopInstance, SetQuota, DeleteQuota, CreateReservation,
+                             CancelReservation, SetTenantWeight, SetPrice, Topup, SetBilling, Tick>;
 
 }  // namespace allot

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "common/limits.h"
+#include "core/money.h"
 #include "core/validate.h"
 
 namespace allot {
@@ -170,6 +171,47 @@ Result<Rows> revoke_key(const State& state, const RevokeKey& c, TimeMs now_ms) {
   return Rows{revoked};
 }
 
+// Applies a command's money to the ledger: its new accounts, then its transfers as one linked
+// chain, all or none. On success each transfer's row gets its place in the journal and the
+// transfer as the ledger recorded it; on failure the ledger is as it was.
+Status apply_money(ledger::Ledger& ledger, Rows& rows, TimeMs now_ms) {
+  std::vector<std::string> created;
+  std::vector<ledger::Transfer> chain;
+  auto undo = [&] {
+    for (const std::string& id : created) ledger.remove_empty_account(id);
+  };
+  for (Row& row : rows) {
+    if (auto* account = std::get_if<ledger::Account>(&row)) {
+      if (ledger.account(account->id) == nullptr) created.push_back(account->id);
+      if (auto ok = ledger.create_account(*account, now_ms); !ok) {
+        undo();
+        return ok;
+      }
+      account->created_at_ms = now_ms;
+    } else if (const auto* entry = std::get_if<LedgerEntry>(&row)) {
+      chain.push_back(entry->transfer);
+    }
+  }
+  if (chain.empty()) return {};
+  for (size_t i = 0; i + 1 < chain.size(); ++i) chain[i].linked = true;
+  const size_t first = ledger.requests().size();
+  for (const Status& result : ledger.create_transfers(chain, now_ms)) {
+    if (!result) {
+      undo();
+      return result;
+    }
+  }
+  assert(ledger.requests().size() == first + chain.size());
+  size_t next = first;
+  for (Row& row : rows) {
+    if (auto* entry = std::get_if<LedgerEntry>(&row)) {
+      entry->seq = static_cast<int64_t>(next);
+      entry->transfer = ledger.requests()[next++];
+    }
+  }
+  return {};
+}
+
 }  // namespace
 
 Result<std::vector<Row>> Core::apply(const Command& command, TimeMs now_ms) {
@@ -212,12 +254,25 @@ Result<std::vector<Row>> Core::apply(const Command& command, TimeMs now_ms) {
         }
         if constexpr (std::is_same_v<T, SetTenantWeight>) return set_tenant_weight(state_, c);
         if constexpr (std::is_same_v<T, SetPrice>) return set_price(state_, c, now_ms);
+        if constexpr (std::is_same_v<T, Topup>) return topup(state_, c, now_ms);
+        if constexpr (std::is_same_v<T, SetBilling>) return set_billing(state_, c);
         if constexpr (std::is_same_v<T, Tick>)
           return tick(state_, now_ms, Placing{*scheduler_, options_});
       },
       command);
-  if (rows) restore(*rows);
+  if (!rows) return rows;
+  if (auto ok = apply_money(state_.ledger, *rows, now_ms); !ok) return std::unexpected(ok.error());
+  restore(*rows);
   return rows;
+}
+
+Status Core::restore_ledger(ledger::Ledger ledger) {
+  const auto sums = ledger.sums();
+  if (sums.posted != 0 || sums.pending != 0) {
+    return fail(ErrorCode::kInternal, "the ledger does not sum to zero");
+  }
+  state_.ledger = std::move(ledger);
+  return {};
 }
 
 void Core::restore(std::span<const Row> rows) {

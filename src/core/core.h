@@ -25,6 +25,8 @@ class Core {
 
   // Puts objects loaded from the store back in place, as they were written.
   void restore(std::span<const Row> rows);
+  // Puts the ledger loaded from the store in place; refused (kInternal) unless it sums to zero.
+  [[nodiscard]] Status restore_ledger(ledger::Ledger ledger);
 
   const State& state() const { return state_; }
   const CoreOptions& options() const { return options_; }

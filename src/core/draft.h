@@ -49,13 +49,27 @@ class Draft {
   // The ids of the node's instances that hold GPUs (not final), as the draft sees them.
   std::vector<std::string> instances_on(const std::string& node_id) const;
 
-  // The changed objects, nodes first.
+  // Every changed or added instance, calling fn(const Instance&).
+  template <typename Fn>
+  void for_each_changed_instance(Fn&& fn) const {
+    for (const auto& [id, instance] : instances_) fn(instance);
+  }
+
+  // Money moved by the command, applied to the ledger as one chain when the command succeeds.
+  void add_account(ledger::Account account) { accounts_.push_back(std::move(account)); }
+  void add_transfer(ledger::Transfer transfer) { transfers_.push_back(std::move(transfer)); }
+  const std::vector<ledger::Account>& accounts() const { return accounts_; }
+  const std::vector<ledger::Transfer>& transfers() const { return transfers_; }
+
+  // The changed objects, nodes first, then the ledger's new accounts and transfers.
   std::vector<Row> rows() const;
 
  private:
   const State* base_;  // A pointer, so that a trial copy of a draft can replace it.
   std::map<std::string, Node> nodes_;
   std::map<std::string, Instance> instances_;
+  std::vector<ledger::Account> accounts_;
+  std::vector<ledger::Transfer> transfers_;
 };
 
 }  // namespace allot

@@ -8,6 +8,7 @@
 
 #include "core/admission.h"
 #include "core/cluster_ops.h"
+#include "core/money.h"
 
 namespace allot {
 namespace {
@@ -103,7 +104,9 @@ Outcome place_gang(Draft& draft, const std::vector<std::string>& members, TimeMs
         break;
       }
       taken.insert(placement->node_id);
-      bind(trial, trial.edit_instance(id), *placement, now_ms);
+      Instance& placed = trial.edit_instance(id);
+      bind(trial, placed, *placement, now_ms);
+      hold_runway(trial, placed, *trial.node(placement->node_id), now_ms, placing.options);
     }
     if (placed_all) {
       introduce(trial, members);

@@ -10,6 +10,7 @@
 #include "core/admission.h"
 #include "core/cluster_ops.h"
 #include "core/gpu_models.h"
+#include "core/money.h"
 #include "core/validate.h"
 
 namespace allot {
@@ -54,6 +55,12 @@ Status check_spec(const InstanceSpec& spec) {
   if (spec.nodes > 1 && spec.gpus == 0) {
     return fail(ErrorCode::kInvalidArgument,
                 "a multi-node instance takes whole GPUs on each node, not a fraction");
+  }
+  if (spec.max_price_micros < 0 || spec.max_price_micros > limits::kMaxMoneyMicros) {
+    return fail(ErrorCode::kInvalidArgument, "max_price must be 0 (any) or a positive amount");
+  }
+  if (spec.max_price_micros > 0 && spec.price_class != PriceClass::kSpot) {
+    return fail(ErrorCode::kInvalidArgument, "only spot work has a maximum price");
   }
   if (spec.nodes > 1 && spec.requeue) {
     return fail(ErrorCode::kInvalidArgument,
@@ -161,6 +168,10 @@ Result<Rows> create_instance(const State& state, const CreateInstance& c, TimeMs
     return std::unexpected(ok.error());
   }
   Draft draft(state);
+  // No new work starts on money that is used up: the caller hears it at once.
+  if (auto why = funds_block(draft, c.tenant_id, now_ms)) {
+    return fail(ErrorCode::kInsufficientFunds, *why);
+  }
   for (size_t rank = 0; rank < ids.size(); ++rank) {
     Instance instance{.id = ids[rank],
                       .tenant_id = c.tenant_id,

@@ -16,6 +16,17 @@ std::string_view role_name(Role role) {
   return "viewer";
 }
 
+std::string_view billing_mode_name(BillingMode mode) {
+  return mode == BillingMode::kPrepaid ? "prepaid" : "postpaid";
+}
+
+std::optional<BillingMode> parse_billing_mode(std::string_view name) {
+  for (BillingMode mode : {BillingMode::kPostpaid, BillingMode::kPrepaid}) {
+    if (billing_mode_name(mode) == name) return mode;
+  }
+  return std::nullopt;
+}
+
 std::optional<Role> parse_role(std::string_view name) {
   for (Role role : {Role::kOperatorAdmin, Role::kTenantAdmin, Role::kMember, Role::kViewer}) {
     if (role_name(role) == name) return role;

@@ -16,6 +16,13 @@ enum class Role { kOperatorAdmin, kTenantAdmin, kMember, kViewer };
 std::string_view role_name(Role role);
 std::optional<Role> parse_role(std::string_view name);
 
+// How a tenant pays. Prepaid: from a balance topped up in advance, which never goes below zero.
+// Postpaid: on invoice, owing at most its credit limit.
+enum class BillingMode { kPostpaid, kPrepaid };
+
+std::string_view billing_mode_name(BillingMode mode);
+std::optional<BillingMode> parse_billing_mode(std::string_view name);
+
 struct Tenant {
   std::string id;  // "ten_" + 16 hex
   std::string name;
@@ -24,8 +31,13 @@ struct Tenant {
   TimeMs created_at_ms = 0;
   // Fair-share weight: the queue orders tenants by dominant share divided by this (1..1000).
   int64_t weight = 1;
+  BillingMode billing = BillingMode::kPostpaid;
+  // Postpaid: the most it may owe (running work stops there, new work waits); 0: no limit.
+  int64_t credit_limit_micros = 0;
 
   bool operator==(const Tenant&) const = default;
+  // Whether its spending is bounded: prepaid, or postpaid with a credit limit.
+  bool money_limited() const { return billing == BillingMode::kPrepaid || credit_limit_micros > 0; }
 };
 
 struct Project {

@@ -7,6 +7,7 @@
 
 #include "common/limits.h"
 #include "core/cluster_ops.h"
+#include "core/money.h"
 #include "core/validate.h"
 
 namespace allot {
@@ -264,6 +265,7 @@ Result<Rows> tick(const State& state, TimeMs now_ms, const Placing& placing) {
       ++draft.edit_node(stopping.node_id).generation;
     }
   }
+  settle_money(draft, now_ms, placing.options);
   if (!state.queue.empty()) schedule_queue(draft, now_ms, placing);
   return draft.rows();
 }

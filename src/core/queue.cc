@@ -9,6 +9,7 @@
 
 #include "core/admission.h"
 #include "core/cluster_ops.h"
+#include "core/money.h"
 
 namespace allot {
 namespace {
@@ -143,16 +144,19 @@ Outcome try_place(Draft& draft, const std::string& id, TimeMs now_ms, const Plac
     }
   }
   std::string why;
-  auto placement = placing.scheduler.place(draft, probe, {}, why);
+  const NodeFilter priced = spot_price_filter(draft.base(), probe, now_ms);
+  auto placement = placing.scheduler.place(draft, probe, priced, why);
   if (!placement && probe.spec.price_class != PriceClass::kSpot) {
     if (auto victims = cheapest_victims(draft, probe.spec, now_ms)) {
       preempt(draft, *victims, id, now_ms);
       if (failed != nullptr) failed->why.clear();  // Room was freed: what failed may fit now.
-      placement = placing.scheduler.place(draft, probe, {}, why);
+      placement = placing.scheduler.place(draft, probe, priced, why);
     }
   }
   if (placement) {
-    bind(draft, draft.edit_instance(id), *placement, now_ms);
+    Instance& placed = draft.edit_instance(id);
+    bind(draft, placed, *placement, now_ms);
+    hold_runway(draft, placed, *draft.node(placement->node_id), now_ms, placing.options);
     return Outcome::kPlaced;
   }
   if (failed != nullptr) failed->why.emplace(key, why);

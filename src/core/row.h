@@ -6,11 +6,20 @@
 #include "core/cluster.h"
 #include "core/model.h"
 #include "core/rules.h"
+#include "ledger/ledger.h"
 #include "meter/rating.h"
 
 namespace allot {
 
+// One ledger transfer as it was asked, at its position in the ledger's journal.
+struct LedgerEntry {
+  int64_t seq = 0;
+  ledger::Transfer transfer;
+
+  bool operator==(const LedgerEntry&) const = default;
+};
+
 using Row = std::variant<Tenant, Project, User, ApiKey, JoinToken, Node, Instance, Quota,
-                         Reservation, meter::Price>;
+                         Reservation, meter::Price, ledger::Account, LedgerEntry>;
 
 }  // namespace allot

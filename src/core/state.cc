@@ -42,6 +42,8 @@ void State::put(const Row& row) {
           reservations[object.id] = object;
         } else if constexpr (std::is_same_v<T, meter::Price>) {
           prices.restore(object);
+        } else if constexpr (std::is_same_v<T, ledger::Account> || std::is_same_v<T, LedgerEntry>) {
+          // The ledger is changed by Core::apply itself, all of a command's transfers at once.
         } else {
           auto old = instances.find(object.id);
           const bool was_queued =
@@ -53,6 +55,13 @@ void State::put(const Row& row) {
             active = was_active ? active - 1 : active + 1;
           }
           instances[object.id] = object;
+          if ((object.started_at_ms != 0 || !object.hold_id.empty()) && !object.settled) {
+            unsettled_by_tenant[object.tenant_id].insert(object.id);
+          } else if (auto held = unsettled_by_tenant.find(object.tenant_id);
+                     held != unsettled_by_tenant.end()) {
+            held->second.erase(object.id);
+            if (held->second.empty()) unsettled_by_tenant.erase(held);
+          }
           if (was_queued && !is_queued) std::erase(queue, object.id);
           if (is_queued && !was_queued) queue.push_back(object.id);
         }

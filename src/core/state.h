@@ -2,6 +2,7 @@
 #pragma once
 
 #include <map>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -21,6 +22,8 @@ struct State {
   std::map<std::string, Quota> quotas;
   std::map<std::string, Reservation> reservations;
   meter::PriceCatalog prices;
+  // Every tenant's money and the operator's (core/money.h). Changed by Core::apply only.
+  ledger::Ledger ledger;
 
   // Derived indexes, kept true by put().
   std::unordered_map<std::string, std::string> key_by_hash;         // key hash -> key id
@@ -30,6 +33,8 @@ struct State {
   std::vector<std::string> queue;
   // Instances not yet in a final state, per tenant (for the tenant's limit).
   std::unordered_map<std::string, size_t> active_by_tenant;
+  // Instances that ran and whose charge is not all posted yet, per tenant: what money settles.
+  std::map<std::string, std::set<std::string>> unsettled_by_tenant;
 
   // Puts one object in place (new or changed), keeping the derived indexes true.
   void put(const Row& row);

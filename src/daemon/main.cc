@@ -68,6 +68,16 @@ int run(const DaemonConfig& config, const sigset_t& stop_signals) {
   sched::PolicyScheduler scheduler(std::move(*policy));
   Core core(CoreOptions{.heartbeat_timeout_ms = config.heartbeat_timeout_ms}, &scheduler);
   core.restore(*rows);
+  // The ledger is replayed from its journal and must sum to zero before anything is served.
+  auto ledger = (*store)->load_ledger();
+  if (!ledger) {
+    spdlog::critical("msg=\"loading the ledger failed\" error=\"{}\"", ledger.error().message);
+    return 1;
+  }
+  if (auto ok = core.restore_ledger(std::move(*ledger)); !ok) {
+    spdlog::critical("msg=\"the ledger is broken\" error=\"{}\"", ok.error().message);
+    return 1;
+  }
   SystemClock clock;
   RandomIdSource ids;
   auto first_key = bootstrap(core, **store, ids, clock.now_ms(), config.admin_key);

@@ -1,5 +1,7 @@
 #include "ledger/ledger.h"
 
+#include <cassert>
+
 #include <fmt/format.h>
 
 namespace allot::ledger {
@@ -8,7 +10,8 @@ namespace {
 bool same_account_fields(const Account& a, const Account& b) {
   return a.id == b.id && a.code == b.code &&
          a.debits_must_not_exceed_credits == b.debits_must_not_exceed_credits &&
-         a.credits_must_not_exceed_debits == b.credits_must_not_exceed_debits;
+         a.credits_must_not_exceed_debits == b.credits_must_not_exceed_debits &&
+         a.user_data == b.user_data;
 }
 
 // The fields a client sends: a retry must repeat them exactly.
@@ -64,6 +67,15 @@ Status Ledger::create_account(const Account& account, TimeMs now_ms) {
   created.created_at_ms = now_ms;
   accounts_.emplace(created.id, created);
   return {};
+}
+
+void Ledger::remove_empty_account(const std::string& id) {
+  auto it = accounts_.find(id);
+  if (it == accounts_.end()) return;
+  const Account& a = it->second;
+  assert(a.debits_pending == 0 && a.debits_posted == 0 && a.credits_pending == 0 &&
+         a.credits_posted == 0);
+  accounts_.erase(it);
 }
 
 Status Ledger::apply(const Transfer& t, TimeMs now_ms, Undo* undo) {

@@ -25,6 +25,7 @@ struct Account {
   // credits (a prepaid balance), or credits may not pass posted debits. At most one.
   bool debits_must_not_exceed_credits = false;
   bool credits_must_not_exceed_debits = false;
+  int64_t user_data = 0;  // The owner's own datum, e.g. when a promotional credit expires.
   int64_t debits_pending = 0;
   int64_t debits_posted = 0;
   int64_t credits_pending = 0;
@@ -66,6 +67,8 @@ class Ledger {
   // Creates an account. The same id with the same fields again is harmless; with other fields,
   // kConflict.
   [[nodiscard]] Status create_account(const Account& account, TimeMs now_ms);
+  // Takes back an account that no transfer has touched (one made for a change that failed).
+  void remove_empty_account(const std::string& id);
 
   // Applies a batch in order and returns one result per transfer. A transfer whose id exists
   // with the same fields succeeds without effect; with other fields it fails with kConflict. A

@@ -60,6 +60,7 @@ InstanceSpec spec_from(const json& d) {
       .interactive = d.at("interactive"),
       .requeue = d.value("requeue", false),
       .nodes = d.value("nodes", 1),
+      .max_price_micros = d.value("max_price_micros", int64_t{0}),
   };
 }
 
@@ -88,7 +89,8 @@ json spec_document(const InstanceSpec& s) {
           {"max_run_s", s.max_run_s},
           {"interactive", s.interactive},
           {"requeue", s.requeue},
-          {"nodes", s.nodes}};
+          {"nodes", s.nodes},
+          {"max_price_micros", s.max_price_micros}};
 }
 
 json node_document(const Node& n) {
@@ -135,7 +137,13 @@ json instance_document(const Instance& i) {
           {"ended_at_ms", i.ended_at_ms},
           {"events", events},
           {"gang_id", i.gang_id},
-          {"gang_rank", i.gang_rank}};
+          {"gang_rank", i.gang_rank},
+          {"billed_micros", i.billed_micros},
+          {"billed_to_ms", i.billed_to_ms},
+          {"postings", i.postings},
+          {"hold_id", i.hold_id},
+          {"hold_micros", i.hold_micros},
+          {"settled", i.settled}};
 }
 
 Result<Node> node_from_document(const json& d) {
@@ -181,7 +189,13 @@ Result<Instance> instance_from_document(const json& d) {
                .started_at_ms = d.at("started_at_ms"),
                .ended_at_ms = d.at("ended_at_ms"),
                .gang_id = d.value("gang_id", std::string()),
-               .gang_rank = d.value("gang_rank", 0)};
+               .gang_rank = d.value("gang_rank", 0),
+               .billed_micros = d.value("billed_micros", int64_t{0}),
+               .billed_to_ms = d.value("billed_to_ms", int64_t{0}),
+               .postings = d.value("postings", int64_t{0}),
+               .hold_id = d.value("hold_id", std::string()),
+               .hold_micros = d.value("hold_micros", int64_t{0}),
+               .settled = d.value("settled", false)};
     for (const json& e : d.at("events")) {
       i.events.push_back(InstanceEvent{e.at("at_ms"), e.at("state"), e.at("message")});
     }

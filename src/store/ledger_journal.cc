@@ -30,11 +30,11 @@ std::string insert_statement(size_t rows) {
 
 Status write_ledger_accounts(Db& db, std::span<const ledger::Account> accounts) {
   for (const ledger::Account& a : accounts) {
-    const DbValue p[] = {a.id, a.code, limits_of(a), a.created_at_ms};
-    if (auto ok = db.exec(
-            "INSERT INTO ledger_accounts (id, code, limits, created_at_ms) VALUES ($1, $2, $3, $4) "
-            "ON CONFLICT (id) DO NOTHING",
-            p);
+    const DbValue p[] = {a.id, a.code, limits_of(a), a.created_at_ms, a.user_data};
+    if (auto ok =
+            db.exec("INSERT INTO ledger_accounts (id, code, limits, created_at_ms, user_data) "
+                    "VALUES ($1, $2, $3, $4, $5) ON CONFLICT (id) DO NOTHING",
+                    p);
         !ok) {
       return ok;
     }
@@ -62,15 +62,16 @@ Status write_transfers(Db& db, std::span<const ledger::Transfer> transfers, int6
 
 Result<ledger::Ledger> read_ledger(Db& db) {
   ledger::Ledger out;
-  auto accounts =
-      db.query("SELECT id, code, limits, created_at_ms FROM ledger_accounts ORDER BY id", {});
+  auto accounts = db.query(
+      "SELECT id, code, limits, created_at_ms, user_data FROM ledger_accounts ORDER BY id", {});
   if (!accounts) return std::unexpected(accounts.error());
   for (const DbRow& r : *accounts) {
     const int64_t limits = db_int(r[2]);
     const ledger::Account account{.id = db_text(r[0]),
                                   .code = db_text(r[1]),
                                   .debits_must_not_exceed_credits = (limits & 1) != 0,
-                                  .credits_must_not_exceed_debits = (limits & 2) != 0};
+                                  .credits_must_not_exceed_debits = (limits & 2) != 0,
+                                  .user_data = db_int(r[4])};
     if (auto ok = out.create_account(account, db_int(r[3])); !ok)
       return std::unexpected(ok.error());
   }

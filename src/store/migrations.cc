@@ -117,12 +117,20 @@ constexpr std::array<std::string_view, 1> kPrices = {
          PRIMARY KEY (gpu_model, region, price_class, effective_at_ms)))",
 };
 
-constexpr std::array<Migration, 5> kMigrations = {
+// Tenant money: how a tenant pays, its credit limit, and the ledger accounts' own datum.
+constexpr std::array<std::string_view, 3> kMoney = {
+    "ALTER TABLE tenants ADD COLUMN billing TEXT NOT NULL DEFAULT 'postpaid'",
+    "ALTER TABLE tenants ADD COLUMN credit_limit_micros BIGINT NOT NULL DEFAULT 0",
+    "ALTER TABLE ledger_accounts ADD COLUMN user_data BIGINT NOT NULL DEFAULT 0",
+};
+
+constexpr std::array<Migration, 6> kMigrations = {
     Migration{1, "identity: tenants, projects, users, API keys, audit log", kIdentity},
     Migration{2, "cluster: join tokens, nodes, instances", kCluster},
     Migration{3, "rules: quotas, reservations, tenant weights", kRules},
     Migration{4, "ledger: accounts and the transfer journal", kLedger},
     Migration{5, "prices: the effective-dated price catalog", kPrices},
+    Migration{6, "money: tenant billing modes, credit limits, account data", kMoney},
 };
 
 }  // namespace

@@ -12,9 +12,10 @@ namespace allot {
 namespace {
 
 constexpr std::string_view kUpsertTenant =
-    "INSERT INTO tenants (id, name, is_operator, created_at_ms, weight) "
-    "VALUES ($1, $2, $3, $4, $5) "
-    "ON CONFLICT (id) DO UPDATE SET name = excluded.name, weight = excluded.weight";
+    "INSERT INTO tenants (id, name, is_operator, created_at_ms, weight, billing, "
+    "credit_limit_micros) VALUES ($1, $2, $3, $4, $5, $6, $7) "
+    "ON CONFLICT (id) DO UPDATE SET name = excluded.name, weight = excluded.weight, "
+    "billing = excluded.billing, credit_limit_micros = excluded.credit_limit_micros";
 constexpr std::string_view kUpsertProject =
     "INSERT INTO projects (id, tenant_id, name, created_at_ms, deleted_at_ms) "
     "VALUES ($1, $2, $3, $4, $5) "
@@ -59,7 +60,13 @@ Status write_row(Db& db, const Row& row) {
       [&db](const auto& o) -> Status {
         using T = std::decay_t<decltype(o)>;
         if constexpr (std::is_same_v<T, Tenant>) {
-          const DbValue p[] = {o.id, o.name, int64_t{o.is_operator}, o.created_at_ms, o.weight};
+          const DbValue p[] = {o.id,
+                               o.name,
+                               int64_t{o.is_operator},
+                               o.created_at_ms,
+                               o.weight,
+                               std::string(billing_mode_name(o.billing)),
+                               o.credit_limit_micros};
           return db.exec(kUpsertTenant, p);
         } else if constexpr (std::is_same_v<T, Project>) {
           const DbValue p[] = {o.id, o.tenant_id, o.name, o.created_at_ms, o.deleted_at_ms};
@@ -90,6 +97,10 @@ Status write_row(Db& db, const Row& row) {
         } else if constexpr (std::is_same_v<T, Reservation>) {
           const DbValue p[] = {o.id, o.tenant_id, reservation_document(o).dump()};
           return db.exec(kUpsertReservation, p);
+        } else if constexpr (std::is_same_v<T, ledger::Account>) {
+          return write_ledger_accounts(db, std::span(&o, 1));
+        } else if constexpr (std::is_same_v<T, LedgerEntry>) {
+          return write_transfers(db, std::span(&o.transfer, 1), o.seq);
         } else if constexpr (std::is_same_v<T, meter::Price>) {
           const DbValue p[] = {o.key.model, o.key.region,
                                std::string(price_class_name(o.key.price_class)), o.effective_ms,
@@ -179,14 +190,19 @@ class SqlStore final : public Store {
   Result<std::vector<Row>> load() override {
     std::vector<Row> out;
     auto tenants = db_->query(
-        "SELECT id, name, is_operator, created_at_ms, weight FROM tenants ORDER BY id", {});
+        "SELECT id, name, is_operator, created_at_ms, weight, billing, credit_limit_micros "
+        "FROM tenants ORDER BY id",
+        {});
     if (!tenants) return std::unexpected(tenants.error());
     for (const DbRow& r : *tenants) {
-      out.emplace_back(Tenant{.id = db_text(r[0]),
-                              .name = db_text(r[1]),
-                              .is_operator = db_int(r[2]) != 0,
-                              .created_at_ms = db_int(r[3]),
-                              .weight = db_int(r[4])});
+      out.emplace_back(
+          Tenant{.id = db_text(r[0]),
+                 .name = db_text(r[1]),
+                 .is_operator = db_int(r[2]) != 0,
+                 .created_at_ms = db_int(r[3]),
+                 .weight = db_int(r[4]),
+                 .billing = parse_billing_mode(db_text(r[5])).value_or(BillingMode::kPostpaid),
+                 .credit_limit_micros = db_int(r[6])});
     }
     auto users = db_->query(
         "SELECT id, tenant_id, name, email, role, disabled, created_at_ms FROM users ORDER BY id",

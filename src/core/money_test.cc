@@ -1,0 +1,231 @@
+#include "core/money.h"
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include "core/core.h"
+#include "core/metering.h"
+#include "core/test_nodes.h"
+
+namespace allot {
+namespace {
+
+constexpr TimeMs kT0 = 1'800'000'000'000;
+constexpr int64_t kUnit = 1'000'000;
+// 3,600 units per GPU-hour: one unit per GPU-second.
+constexpr int64_t kUnitPerSecond = 3'600 * kUnit;
+const std::string kToken = std::string(64, 'a');
+const std::string kTenant = "ten_0000000000000001";
+const std::string kNode = "nod_0000000000000001";
+
+class MoneyTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ok(CreateTenant{kTenant, "acme"});
+    ok(CreateProject{"prj_0000000000000001", kTenant, "p"});
+    ok(CreateJoinToken{"jtk_0000000000000001", "rack", kToken, 0});
+    ok(eight_gpu_join(kNode, "a", "eu", "H100-80GB", kToken));
+    beat({});
+    price(PriceClass::kOnDemand, kUnitPerSecond);
+  }
+
+  void ok(const Command& command, TimeMs at = kT0) {
+    auto rows = core.apply(command, at);
+    ASSERT_TRUE(rows) << rows.error().message;
+  }
+
+  ErrorCode refused(const Command& command, TimeMs at = kT0) {
+    auto rows = core.apply(command, at);
+    EXPECT_FALSE(rows) << "accepted";
+    return rows ? ErrorCode::kInternal : rows.error().code;
+  }
+
+  void price(PriceClass price_class, int64_t per_gpu_hour, TimeMs from = kT0) {
+    ok(SetPrice{{.key = {.model = "H100-80GB", .region = "eu", .price_class = price_class},
+                 .effective_ms = from,
+                 .gpu_hour_micros = per_gpu_hour}});
+  }
+
+  void beat(std::vector<WorkloadReport> workloads, TimeMs at = kT0) {
+    ok(NodeHeartbeat{.node_id = kNode, .workloads = std::move(workloads)}, at);
+  }
+
+  // Launches and starts running at `at` + 1 s.
+  std::string run(InstanceSpec spec, TimeMs at = kT0) {
+    const std::string id = fmt::format("ins_{:016x}", ++next_);
+    spec.command = {"true"};
+    ok(CreateInstance{id, kTenant, "prj_0000000000000001", "usr_1", spec}, at);
+    beat({{id, WorkloadReportState::kRunning}}, at + 1'000);
+    return id;
+  }
+
+  // Ticks every 10 s up to `until`, with the node's heartbeats saying its work runs on.
+  void advance(TimeMs from, TimeMs until) {
+    for (TimeMs at = from; at <= until; at += 10'000) {
+      std::vector<WorkloadReport> running;
+      for (const auto& [id, i] : core.state().instances) {
+        if (i.state == InstanceState::kRunning) running.push_back({id});
+      }
+      beat(running, at);
+      ok(Tick{}, at);
+    }
+  }
+
+  Balance balance(TimeMs at) { return *balance_of(core.state(), kTenant, at); }
+  const Instance& instance(const std::string& id) { return *core.state().instance(id); }
+
+  void expect_ledger_sums_to_zero() {
+    const auto sums = core.state().ledger.sums();
+    EXPECT_TRUE(sums.posted == 0 && sums.pending == 0);
+  }
+
+  Core core{CoreOptions{.heartbeat_timeout_ms = 30'000, .rating_interval_ms = 10'000}};
+  int next_ = 0;
+};
+
+TEST_F(MoneyTest, ATopUpHappensOnceAndItsIdCannotBeReusedForAnother) {
+  ok(SetBilling{kTenant, BillingMode::kPrepaid});
+  ok(Topup{.id = "pay-1", .tenant_id = kTenant, .amount_micros = 100 * kUnit});
+  ok(Topup{.id = "pay-1", .tenant_id = kTenant, .amount_micros = 100 * kUnit});
+  EXPECT_EQ(balance(kT0).cash_micros, 100 * kUnit);
+  EXPECT_EQ(refused(Topup{.id = "pay-1", .tenant_id = kTenant, .amount_micros = 50 * kUnit}),
+            ErrorCode::kConflict);
+  for (int64_t bad : {int64_t{0}, int64_t{-5}, int64_t{1'000'000'000'000'000'001}}) {
+    EXPECT_EQ(refused(Topup{.id = "pay-2", .tenant_id = kTenant, .amount_micros = bad}),
+              ErrorCode::kInvalidArgument);
+  }
+  EXPECT_EQ(refused(Topup{.id = "pay-3", .tenant_id = "ten_00000000000000ff", .amount_micros = 1}),
+            ErrorCode::kNotFound);
+  EXPECT_EQ(refused(Topup{.id = "bad id!", .tenant_id = kTenant, .amount_micros = 1}),
+            ErrorCode::kInvalidArgument);
+  EXPECT_EQ(refused(Topup{.id = "pay-4",
+                          .tenant_id = kTenant,
+                          .amount_micros = 1,
+                          .credit = true,
+                          .expires_at_ms = kT0 - 1}),
+            ErrorCode::kInvalidArgument);
+  EXPECT_EQ(balance(kT0).cash_micros, 100 * kUnit);  // Nothing refused moved money.
+  expect_ledger_sums_to_zero();
+}
+
+TEST_F(MoneyTest, PrepaidWorkStopsAtTheSecondItsMoneyRunsOutAndNoNewWorkStarts) {
+  ok(SetBilling{kTenant, BillingMode::kPrepaid});
+  ok(Topup{.id = "pay-1", .tenant_id = kTenant, .amount_micros = 100 * kUnit});
+  const std::string id = run({.gpus = 1});
+  // The hold takes the runway's worth, or what there is.
+  EXPECT_EQ(balance(kT0 + 1'000).held_micros, 100 * kUnit);
+  advance(kT0 + 10'000, kT0 + 200'000);
+  EXPECT_EQ(instance(id).state, InstanceState::kStopped) << instance(id).reason;
+  EXPECT_EQ(instance(id).ended_at_ms, kT0 + 101'000);  // 100 s from its start at 1 s.
+  EXPECT_EQ(instance(id).billed_micros, 100 * kUnit);
+  const Balance after = balance(kT0 + 200'000);
+  EXPECT_EQ(after.cash_micros, 0);
+  EXPECT_EQ(after.held_micros, 0);
+  EXPECT_EQ(refused(CreateInstance{"ins_00000000000000ff", kTenant, "prj_0000000000000001", "usr_1",
+                                   InstanceSpec{.gpus = 1, .command = {"true"}}},
+                    kT0 + 200'000),
+            ErrorCode::kInsufficientFunds);
+  ok(Topup{.id = "pay-2", .tenant_id = kTenant, .amount_micros = 5 * kUnit}, kT0 + 200'000);
+  EXPECT_EQ(balance(kT0 + 200'000).cash_micros, 5 * kUnit);
+  expect_ledger_sums_to_zero();
+}
+
+TEST_F(MoneyTest, PromotionalCreditsPayFirstAndWhatIsLeftLapses) {
+  ok(SetBilling{kTenant, BillingMode::kPrepaid});
+  ok(Topup{.id = "cash", .tenant_id = kTenant, .amount_micros = 1'000 * kUnit});
+  ok(Topup{.id = "promo",
+           .tenant_id = kTenant,
+           .amount_micros = 50 * kUnit,
+           .credit = true,
+           .expires_at_ms = kT0 + 25'000});
+  EXPECT_EQ(balance(kT0).credits_micros, 50 * kUnit);
+  const std::string id = run({.gpus = 1});
+  advance(kT0 + 10'000, kT0 + 60'000);
+  // 19 s were posted from the credit at 20 s; the other 31 lapsed at 25 s.
+  const Balance b = balance(kT0 + 60'000);
+  EXPECT_EQ(b.credits_micros, 0);
+  EXPECT_EQ(instance(id).billed_micros, 59 * kUnit);
+  EXPECT_EQ(b.cash_micros, (1'000 - 40) * kUnit);
+  const ledger::Account* promotions = core.state().ledger.account(std::string(kPromotionsAccount));
+  ASSERT_NE(promotions, nullptr);
+  EXPECT_EQ(promotions->credit_balance(), -19 * kUnit);  // Given 50, 31 came back.
+  expect_ledger_sums_to_zero();
+}
+
+TEST_F(MoneyTest, PostpaidWorkStopsAtTheCreditLimit) {
+  ok(SetBilling{kTenant, BillingMode::kPostpaid, 30 * kUnit});
+  const std::string id = run({.gpus = 2});
+  advance(kT0 + 10'000, kT0 + 60'000);
+  EXPECT_EQ(instance(id).state, InstanceState::kStopped);
+  EXPECT_EQ(instance(id).ended_at_ms, kT0 + 16'000);  // 2 GPUs: 15 s cost 30.
+  EXPECT_EQ(balance(kT0 + 60'000).cash_micros, -30 * kUnit);
+  EXPECT_EQ(refused(SetBilling{kTenant, BillingMode::kPrepaid}, kT0 + 60'000),
+            ErrorCode::kConflict);  // It owes: it pays before it turns prepaid.
+  EXPECT_EQ(refused(SetBilling{kTenant, BillingMode::kPrepaid, 5}), ErrorCode::kInvalidArgument);
+  EXPECT_EQ(refused(SetBilling{kTenant, BillingMode::kPostpaid, -1}), ErrorCode::kInvalidArgument);
+  expect_ledger_sums_to_zero();
+}
+
+TEST_F(MoneyTest, PostpaidWithoutALimitRunsOnAndOwesExactlyItsUsage) {
+  const std::string id = run({.gpu_milli = 250});
+  advance(kT0 + 10'000, kT0 + 3'601'000);
+  ok(StopInstance{id}, kT0 + 3'601'500);
+  beat({{id, WorkloadReportState::kExited, 0}}, kT0 + 3'602'000);
+  ok(Tick{}, kT0 + 3'603'000);
+  EXPECT_TRUE(instance(id).settled);
+  // A quarter GPU for 3,601 s at one unit per GPU-second.
+  EXPECT_EQ(instance(id).billed_micros, 3'601 * kUnit / 4);
+  EXPECT_EQ(balance(kT0 + 3'603'000).cash_micros, -(3'601 * kUnit / 4));
+  expect_ledger_sums_to_zero();
+}
+
+TEST_F(MoneyTest, SpotWorkIsPreemptedAtTheSecondItsPricePassesItsMaximum) {
+  price(PriceClass::kSpot, 2'000 * kUnit);
+  price(PriceClass::kSpot, 5'000 * kUnit, kT0 + 100'000);
+  const std::string id =
+      run({.gpus = 1, .price_class = PriceClass::kSpot, .max_price_micros = 4'000 * kUnit});
+  advance(kT0 + 10'000, kT0 + 110'000);
+  EXPECT_EQ(instance(id).state, InstanceState::kPreempted);
+  EXPECT_EQ(instance(id).ended_at_ms, kT0 + 100'000);
+  // 99 s at 2,000 per hour, nothing at the new price.
+  EXPECT_EQ(instance(id).billed_micros, 2'000 * kUnit * 99 / 3'600);
+  // While the price is over its maximum, spot work with that maximum does not start.
+  const std::string later = fmt::format("ins_{:016x}", ++next_);
+  ok(CreateInstance{later, kTenant, "prj_0000000000000001", "usr_1",
+                    InstanceSpec{.gpus = 1,
+                                 .price_class = PriceClass::kSpot,
+                                 .command = {"true"},
+                                 .max_price_micros = 4'000 * kUnit}},
+     kT0 + 120'000);
+  EXPECT_EQ(instance(later).state, InstanceState::kQueued);
+  EXPECT_EQ(refused(CreateInstance{
+                "ins_00000000000000fe", kTenant, "prj_0000000000000001", "usr_1",
+                InstanceSpec{.gpus = 1, .command = {"true"}, .max_price_micros = 4'000 * kUnit}}),
+            ErrorCode::kInvalidArgument);  // On-demand work has no maximum.
+}
+
+TEST_F(MoneyTest, TheJournalReplaysIntoTheSameBalances) {
+  ok(SetBilling{kTenant, BillingMode::kPrepaid});
+  ok(Topup{.id = "pay-1", .tenant_id = kTenant, .amount_micros = 70 * kUnit});
+  run({.gpus = 1});
+  advance(kT0 + 10'000, kT0 + 100'000);
+  ledger::Ledger replayed;
+  const ledger::Ledger& ledger = core.state().ledger;
+  for (const auto& [id, account] : ledger.accounts()) {
+    ledger::Account empty = account;
+    empty.debits_pending = empty.debits_posted = empty.credits_pending = empty.credits_posted = 0;
+    ASSERT_TRUE(replayed.create_account(empty, account.created_at_ms));
+  }
+  std::vector<ledger::Transfer> chain;
+  for (const ledger::Transfer& t : ledger.requests()) {
+    chain.push_back(t);
+    if (t.linked) continue;
+    for (const Status& s : replayed.create_transfers(chain, t.created_at_ms)) ASSERT_TRUE(s);
+    chain.clear();
+  }
+  EXPECT_EQ(replayed.accounts(), ledger.accounts());
+  expect_ledger_sums_to_zero();
+}
+
+}  // namespace
+}  // namespace allot
