@@ -55,7 +55,8 @@ using Rows = std::vector<Row>;
                                               TimeMs now_ms);
 [[nodiscard]] Result<Rows> set_price(const State& state, const SetPrice& c, TimeMs now_ms);
 [[nodiscard]] Result<Rows> set_tenant_weight(const State& state, const SetTenantWeight& c);
-[[nodiscard]] Result<Rows> tick(const State& state, TimeMs now_ms, const Placing& placing);
+[[nodiscard]] Result<Rows> tick(const State& state, const Tick& c, TimeMs now_ms,
+                                const Placing& placing);
 
 // Shared by the functions above (instances.cc).
 

@@ -197,8 +197,10 @@ struct SetTenantWeight {
   int64_t weight = 1;
 };
 
-// The timer: heartbeat deadlines, maximum run times, and a scheduling pass.
-struct Tick {};
+// The timer: heartbeat deadlines, maximum run times, money, and a scheduling pass.
+struct Tick {
+  bool post_all = false;  // Posts every tenant's usage so far now (closing the books).
+};
 
 using Command = std::variant<CreateTenant, CreateProject, DeleteProject, CreateUser, UpdateUser,
                              CreateKey, RevokeKey, CreateJoinToken, RevokeJoinToken, JoinNode,

@@ -257,7 +257,7 @@ Result<std::vector<Row>> Core::apply(const Command& command, TimeMs now_ms) {
         if constexpr (std::is_same_v<T, Topup>) return topup(state_, c, now_ms);
         if constexpr (std::is_same_v<T, SetBilling>) return set_billing(state_, c);
         if constexpr (std::is_same_v<T, Tick>)
-          return tick(state_, now_ms, Placing{*scheduler_, options_});
+          return tick(state_, c, now_ms, Placing{*scheduler_, options_});
       },
       command);
   if (!rows) return rows;

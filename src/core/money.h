@@ -47,6 +47,11 @@ struct Balance {
 // Why a tenant's new work may not start now (its money is used up), or nullopt.
 std::optional<std::string> funds_block(const Draft& draft, const std::string& tenant_id,
                                        TimeMs now_ms);
+// When the tenant's running work, running on as it is, would pass what its money covers (the
+// first second not covered), if that is before `until_ms`; nullopt for unbounded tenants. A
+// simulation ticks then, so that the work stops when a live timer would stop it.
+std::optional<TimeMs> money_runs_out_at(const State& state, const std::string& tenant_id,
+                                        TimeMs now_ms, TimeMs until_ms);
 // For a spot instance with a maximum price: admits only nodes whose spot price is within it.
 NodeFilter spot_price_filter(const State& state, const Instance& instance, TimeMs now_ms);
 // At placement: holds the runway's worth of the instance's charge on its tenant's balance (as
@@ -54,8 +59,9 @@ NodeFilter spot_price_filter(const State& state, const Instance& instance, TimeM
 void hold_runway(Draft& draft, Instance& instance, const Node& node, TimeMs now_ms,
                  const CoreOptions& options);
 // The timer's money work: spot work over its maximum price preempted, usage posted for tenants
-// with work due (every rating interval, and when work ends), bounded tenants' work stopped where
-// their money runs out, expired promotional credits taken back.
-void settle_money(Draft& draft, TimeMs now_ms, const CoreOptions& options);
+// with work due (every rating interval, at the start of a month, and when work ends), bounded
+// tenants' work stopped where their money runs out, expired promotional credits taken back.
+// `post_all` posts every tenant's usage now, due or not.
+void settle_money(Draft& draft, TimeMs now_ms, const CoreOptions& options, bool post_all = false);
 
 }  // namespace allot

@@ -243,7 +243,7 @@ Result<Rows> revoke_node_credential(const State& state, const RevokeNodeCredenti
   return draft.rows();
 }
 
-Result<Rows> tick(const State& state, TimeMs now_ms, const Placing& placing) {
+Result<Rows> tick(const State& state, const Tick& c, TimeMs now_ms, const Placing& placing) {
   Draft draft(state);
   for (const auto& [id, node] : state.nodes) {
     const TimeMs last = node.last_heartbeat_ms != 0 ? node.last_heartbeat_ms : node.joined_at_ms;
@@ -265,7 +265,7 @@ Result<Rows> tick(const State& state, TimeMs now_ms, const Placing& placing) {
       ++draft.edit_node(stopping.node_id).generation;
     }
   }
-  settle_money(draft, now_ms, placing.options);
+  settle_money(draft, now_ms, placing.options, c.post_all);
   if (!state.queue.empty()) schedule_queue(draft, now_ms, placing);
   return draft.rows();
 }

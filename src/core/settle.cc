@@ -55,16 +55,17 @@ void preempt_over_max_price(Draft& draft, const std::vector<std::string>& ids, T
   }
 }
 
-// For a bounded tenant whose accrued charges pass what it may spend: ends its work at the last
-// whole second its money covered (found by bisection: charges only grow with time). Returns
-// whether it did.
-bool stop_where_money_runs_out(Draft& draft, const Tenant& tenant,
-                               const std::vector<std::string>& ids, TimeMs now_ms) {
+// The last whole second up to `until_ms` that the bounded tenant's money covers its work's
+// charges, or nullopt when it covers them all the way (found by bisection: charges only grow with
+// time).
+std::optional<int64_t> last_covered_second(const Draft& draft, const Tenant& tenant,
+                                           const std::vector<std::string>& ids, TimeMs now_ms,
+                                           TimeMs until_ms) {
   const int64_t budget =
       money::funds(draft.base(), tenant, now_ms) + money::draft_flow(draft, tenant.id);
   auto accrued = [&](int64_t at_s) { return money::unposted(draft, ids, at_s * 1000); };
-  int64_t hi = now_ms / 1000;
-  if (accrued(hi) <= budget) return false;
+  int64_t hi = until_ms / 1000;
+  if (accrued(hi) <= budget) return std::nullopt;
   int64_t lo = hi;
   for (const std::string& id : ids) {
     const Instance& i = *draft.instance(id);
@@ -79,6 +80,16 @@ bool stop_where_money_runs_out(Draft& draft, const Tenant& tenant,
       hi = mid - 1;
     }
   }
+  return lo;
+}
+
+// For a bounded tenant whose accrued charges pass what it may spend: ends its work at the last
+// whole second its money covered. Returns whether it did.
+bool stop_where_money_runs_out(Draft& draft, const Tenant& tenant,
+                               const std::vector<std::string>& ids, TimeMs now_ms) {
+  const auto covered = last_covered_second(draft, tenant, ids, now_ms, now_ms);
+  if (!covered) return false;
+  const int64_t lo = *covered;
   const std::string why = tenant.billing == BillingMode::kPrepaid
                               ? "stopped: the prepaid balance ran out"
                               : "stopped: the credit limit was reached";
@@ -153,6 +164,17 @@ void expire_credits(Draft& draft, TimeMs now_ms) {
 
 }  // namespace
 
+std::optional<TimeMs> money_runs_out_at(const State& state, const std::string& tenant_id,
+                                        TimeMs now_ms, TimeMs until_ms) {
+  const Tenant* tenant = state.tenant(tenant_id);
+  if (tenant == nullptr || !tenant->money_limited()) return std::nullopt;
+  const Draft draft(state);
+  const auto ids = money::money_instances(draft, tenant_id);
+  const auto covered = last_covered_second(draft, *tenant, ids, now_ms, until_ms);
+  if (!covered) return std::nullopt;
+  return (*covered + 1) * 1000;
+}
+
 NodeFilter spot_price_filter(const State& state, const Instance& instance, TimeMs now_ms) {
   if (instance.spec.price_class != PriceClass::kSpot || instance.spec.max_price_micros <= 0) {
     return {};
@@ -192,7 +214,7 @@ void hold_runway(Draft& draft, Instance& instance, const Node& node, TimeMs now_
                                       .code = "hold"});
 }
 
-void settle_money(Draft& draft, TimeMs now_ms, const CoreOptions& options) {
+void settle_money(Draft& draft, TimeMs now_ms, const CoreOptions& options, bool post_all) {
   const State& state = draft.base();
   std::set<std::string> tenants;
   for (const auto& [tenant_id, ids] : state.unsettled_by_tenant) tenants.insert(tenant_id);
@@ -204,12 +226,16 @@ void settle_money(Draft& draft, TimeMs now_ms, const CoreOptions& options) {
     if (tenant == nullptr) continue;
     const std::vector<std::string> ids = money::money_instances(draft, tenant_id);
     preempt_over_max_price(draft, ids, now_ms);
-    bool due = tenant->money_limited() && stop_where_money_runs_out(draft, *tenant, ids, now_ms);
+    // Running out is checked every time, even when the books are being closed.
+    const bool ran_out =
+        tenant->money_limited() && stop_where_money_runs_out(draft, *tenant, ids, now_ms);
+    bool due = post_all || ran_out;
     for (const std::string& id : ids) {
       const Instance& i = *draft.instance(id);
       const TimeMs since = std::max(i.billed_to_ms, i.started_at_ms);
-      due =
-          due || is_final(i.state) || (since != 0 && now_ms - since >= options.rating_interval_ms);
+      due = due || is_final(i.state) ||
+            (since != 0 &&
+             (now_ms - since >= options.rating_interval_ms || since < month_start(now_ms)));
     }
     if (!due) continue;
     post_usage(draft, *tenant, ids, now_ms);

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <memory>
 
@@ -9,6 +10,7 @@
 
 #include "sim/replay.h"
 #include "sim/resample.h"
+#include "sim/scenario.h"
 #include "sim/trace.h"
 
 namespace allot::sim {
@@ -56,6 +58,33 @@ int run_replay(const ReplayFlags& flags, const std::string& output) {
   } else {
     std::cout << to_table(*report);
   }
+  return cli::kOk;
+}
+
+// Runs a billing scenario and prints its report: JSON with -o json, else a summary per tenant.
+int run_scenario_file(const std::string& path, const std::string& output) {
+  std::ifstream in(path);
+  if (!in) return usage(Error{ErrorCode::kNotFound, "cannot read " + path});
+  const nlohmann::json doc = nlohmann::json::parse(in, nullptr, false);
+  if (doc.is_discarded()) return usage(Error{ErrorCode::kInvalidArgument, path + ": not JSON"});
+  auto scenario = parse_scenario(doc);
+  if (!scenario) return usage(Error{scenario.error().code, path + ": " + scenario.error().message});
+  auto report = run_scenario(*scenario);
+  if (!report) return usage(report.error());
+  if (output == "json") {
+    std::cout << report->dump(2) << "\n";
+    return cli::kOk;
+  }
+  for (const auto& tenant : report->at("tenants")) {
+    std::cout << tenant.at("name").get<std::string>() << " ("
+              << tenant.at("billing").get<std::string>() << "): balance "
+              << tenant.at("balance").get<std::string>() << "\n";
+    for (const auto& invoice : tenant.at("invoices")) {
+      std::cout << "  " << invoice.at("month").get<std::string>() << "  total "
+                << invoice.at("total").get<std::string>() << "\n";
+    }
+  }
+  std::cout << "ledger sum " << report->at("ledger").at("sum").get<std::string>() << "\n";
   return cli::kOk;
 }
 
@@ -115,6 +144,17 @@ void add_sim_commands(CLI::App& app, allot::cli::Action& action) {
       "% of GPU pods that name GPU models (default: as given)");
   resample->callback([resample_flags, &action] {
     action = [resample_flags](cli::Session&) { return sim::run_resample(*resample_flags); };
+  });
+  CLI::App* run = sim->add_subcommand(
+      "run", "run a billing scenario on virtual time and print balances and invoices");
+  auto scenario_path = std::make_shared<std::string>();
+  run->add_option("scenario", *scenario_path, "scenario JSON (docs/sim.md)")->required();
+  run->callback([scenario_path, output, &action] {
+    action = [scenario_path, output](cli::Session&) {
+      const std::string mode =
+          output != nullptr && output->count() > 0 ? output->as<std::string>() : "table";
+      return sim::run_scenario_file(*scenario_path, mode);
+    };
   });
   CLI::App* policies = sim->add_subcommand("policies", "the placement policies --policy takes");
   policies->callback([&action] {

@@ -1,0 +1,72 @@
+// `allot sim run`: a billing scenario (nodes, prices, tenants and their money, and timed events)
+// run through the controller's own core on virtual time. The format is in docs/sim.md.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "common/error.h"
+#include "core/command.h"
+
+namespace allot::sim {
+
+struct ScenarioNode {
+  std::string name;
+  std::string region;
+  int gpus = 0;
+  std::string model;
+};
+
+struct ScenarioTopup {
+  int64_t at_s = 0;
+  std::string tenant;
+  int64_t amount_micros = 0;
+  bool credit = false;
+  int64_t expires_s = 0;  // A credit: when it lapses, in scenario seconds; 0: never.
+};
+
+struct ScenarioTenant {
+  std::string name;
+  BillingMode billing = BillingMode::kPostpaid;
+  int64_t credit_limit_micros = 0;
+};
+
+enum class EventKind { kSubmit, kStop, kFailNode, kRestoreNode, kTopup, kPrice };
+
+struct ScenarioEvent {
+  int64_t at_s = 0;
+  EventKind kind = EventKind::kSubmit;
+  std::string id;       // submit, stop: the instance's scenario id.
+  std::string tenant;   // submit.
+  std::string project;  // submit.
+  std::string node;     // fail_node, restore_node.
+  InstanceSpec spec;    // submit.
+  int64_t run_s = 0;    // submit: runs this long from its start, then exits; 0: until stopped.
+  ScenarioTopup topup;  // topup.
+  meter::Price price;   // price: effective at at_s.
+  size_t order = 0;     // Its place in the scenario, for events at the same second.
+};
+
+struct Scenario {
+  TimeMs start_ms = 0;
+  int64_t until_s = 0;
+  int64_t heartbeat_s = 10;
+  int64_t rating_interval_s = 3'600;
+  int64_t runway_s = 3'600;
+  std::string policy = "allot";
+  std::vector<ScenarioNode> nodes;
+  std::vector<ScenarioTenant> tenants;
+  std::vector<ScenarioEvent> events;  // Prices and top-ups given up front come here too.
+};
+
+// Reads a scenario; every error names the field, e.g. "events[3].gpus: ...".
+[[nodiscard]] Result<Scenario> parse_scenario(const nlohmann::json& doc);
+
+// Runs it and returns per tenant its balance and invoices, per instance its final state, billed
+// seconds and charge, and the ledger's sum over all accounts. Amounts are decimal strings.
+[[nodiscard]] Result<nlohmann::json> run_scenario(const Scenario& scenario);
+
+}  // namespace allot::sim
