@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "common/limits.h"
+#include "core/invoice_ops.h"
 #include "core/validate.h"
 
 namespace allot {
@@ -214,6 +215,17 @@ Result<std::vector<Row>> Core::apply(const Command& command, TimeMs now_ms) {
         if constexpr (std::is_same_v<T, SetPrice>) return set_price(state_, c, now_ms);
         if constexpr (std::is_same_v<T, Tick>)
           return tick(state_, now_ms, Placing{*scheduler_, options_});
+        if constexpr (std::is_same_v<T, DraftInvoice>) return draft_invoice(state_, c, now_ms);
+        if constexpr (std::is_same_v<T, FinalizeInvoice>) {
+          return finalize_invoice(state_, c, now_ms);
+        }
+        if constexpr (std::is_same_v<T, MarkInvoicePaid>) {
+          return mark_invoice_paid(state_, c, now_ms);
+        }
+        if constexpr (std::is_same_v<T, VoidInvoice>) return void_invoice(state_, c, now_ms);
+        if constexpr (std::is_same_v<T, CreateCreditNote>) {
+          return create_credit_note(state_, c, now_ms);
+        }
       },
       command);
   if (rows) restore(*rows);

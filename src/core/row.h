@@ -4,6 +4,7 @@
 #include <variant>
 
 #include "core/cluster.h"
+#include "core/invoice.h"
 #include "core/model.h"
 #include "core/rules.h"
 #include "meter/rating.h"
@@ -11,6 +12,6 @@
 namespace allot {
 
 using Row = std::variant<Tenant, Project, User, ApiKey, JoinToken, Node, Instance, Quota,
-                         Reservation, meter::Price>;
+                         Reservation, meter::Price, Invoice, CreditNote>;
 
 }  // namespace allot

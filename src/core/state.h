@@ -21,6 +21,8 @@ struct State {
   std::map<std::string, Quota> quotas;
   std::map<std::string, Reservation> reservations;
   meter::PriceCatalog prices;
+  std::map<std::string, Invoice> invoices;
+  std::map<std::string, CreditNote> credit_notes;
 
   // Derived indexes, kept true by put().
   std::unordered_map<std::string, std::string> key_by_hash;         // key hash -> key id
@@ -30,6 +32,9 @@ struct State {
   std::vector<std::string> queue;
   // Instances not yet in a final state, per tenant (for the tenant's limit).
   std::unordered_map<std::string, size_t> active_by_tenant;
+  // How many invoice and credit-note numbers have been given (each sequence has no gaps).
+  int64_t invoices_numbered = 0;
+  int64_t credit_notes_numbered = 0;
 
   // Puts one object in place (new or changed), keeping the derived indexes true.
   void put(const Row& row);
@@ -45,6 +50,10 @@ struct State {
   const Instance* instance(const std::string& id) const;
   const Quota* quota(const std::string& id) const;
   const Reservation* reservation(const std::string& id) const;
+  const Invoice* invoice(const std::string& id) const;
+
+ private:
+  void put_invoice(const Invoice& invoice);
 };
 
 }  // namespace allot
