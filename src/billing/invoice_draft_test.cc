@@ -203,6 +203,7 @@ TEST_F(InvoiceLifecycle, PaidInvoicesCannotBeVoidedAndCreditNotesStayWithinTheTo
       CreateCreditNote{"crn_0000000000000001", "inv_0000000000000001", 60 * kUnit, "outage"},
       kLater));
   EXPECT_EQ(invoice("inv_0000000000000001").due_micros(), 40 * kUnit);
+  EXPECT_EQ(rejection(VoidInvoice{"inv_0000000000000001"}), ErrorCode::kConflict);
   EXPECT_EQ(rejection(CreateCreditNote{"crn_0000000000000002", "inv_0000000000000001",
                                        40 * kUnit + 1, "more"}),
             ErrorCode::kInvalidArgument);

@@ -118,6 +118,11 @@ Result<Rows> mark_invoice_paid(const State& state, const MarkInvoicePaid& c, Tim
 }
 
 Result<Rows> void_invoice(const State& state, const VoidInvoice& c, TimeMs now_ms) {
+  // Money already given back against an invoice must stay tied to a document that counts.
+  if (const Invoice* current = state.invoice(c.id);
+      current != nullptr && current->credited_micros > 0) {
+    return std::unexpected(frozen(*current, "voided: it has credit notes"));
+  }
   auto moved = move_invoice(state, c.id, {InvoiceStatus::kDraft, InvoiceStatus::kFinal},
                             InvoiceStatus::kVoid, &Invoice::voided_at_ms, now_ms,
                             "voided (paid invoices take credit notes instead)");
