@@ -90,6 +90,20 @@ TEST_F(InvoiceApiTest, AVoidFinalInvoiceKeepsItsNumberAndTheMonthCanBeInvoicedAg
   EXPECT_EQ(statuses["items"][0]["id"], first);
 }
 
+TEST_F(InvoiceApiTest, InvoicesAndTheirNumbersSurviveARestart) {
+  const std::string first = draft(a_.tenant_id, month_, 201).value("id", "");
+  call("POST", "/v1/invoices/" + first + "/finalize", nullptr, op_key_, 200);
+  const std::string before = call("GET", "/v1/invoices/" + first, nullptr, op_key_, 200).dump();
+  ASSERT_EQ(daemon_.stop(), 0);
+  ASSERT_TRUE(daemon_.start());
+  EXPECT_EQ(call("GET", "/v1/invoices/" + first, nullptr, op_key_, 200).dump(), before);
+  // The sequence goes on where it was, and the month's final invoice still blocks a re-draft.
+  draft(a_.tenant_id, month_, 409);
+  const std::string second = draft(b_.tenant_id, month_, 201).value("id", "");
+  EXPECT_EQ(call("POST", "/v1/invoices/" + second + "/finalize", nullptr, op_key_, 200)["number"],
+            "INV-000002");
+}
+
 TEST_F(InvoiceApiTest, ATenantReadsOnlyItsOwnInvoicesAndChangesNone) {
   const std::string mine = draft(a_.tenant_id, month_, 201).value("id", "");
   const std::string theirs = draft(b_.tenant_id, month_, 201).value("id", "");
