@@ -20,6 +20,16 @@ int exit_code_for(int status) {
   return kServerError;
 }
 
+void report_failure(int status, const nlohmann::json& answer) {
+  if (answer.is_object() && answer.contains("error")) {
+    const auto& error = answer["error"];
+    std::cerr << fmt::format("error: {}: {}\n", error.value("code", "?"),
+                             error.value("message", ""));
+  } else {
+    std::cerr << fmt::format("error: HTTP {}\n", status);
+  }
+}
+
 std::string env_or_empty(const char* name) {
   const char* value = std::getenv(name);
   return value == nullptr ? std::string{} : std::string(value);
@@ -54,36 +64,52 @@ int resolve_settings(Settings& settings) {
   return kOk;
 }
 
-int Session::call(const std::string& method, const std::string& target, const nlohmann::json& body,
-                  nlohmann::json& answer) {
+std::optional<ClientResponse> Session::send(const std::string& method, const std::string& target,
+                                            const std::string& body, int& code) {
   if (!client_) {
     auto client = HttpClient::connect_to(settings_.server);
     if (!client) {
       std::cerr << "error: " << client.error().message << "\n";
-      return kUsage;
+      code = kUsage;
+      return std::nullopt;
     }
     client_ = std::move(*client);
   }
-  auto response = client_->send(method, target, body.is_null() ? "" : body.dump(), settings_.key);
+  auto response = client_->send(method, target, body, settings_.key);
   if (!response) {
     std::cerr << "error: " << response.error().message << "\n";
-    return kUnreachable;
+    code = kUnreachable;
+    return std::nullopt;
   }
+  return std::move(*response);
+}
+
+int Session::call(const std::string& method, const std::string& target, const nlohmann::json& body,
+                  nlohmann::json& answer) {
+  int code = kOk;
+  auto response = send(method, target, body.is_null() ? "" : body.dump(), code);
+  if (!response) return code;
   answer = nlohmann::json::parse(response->body, nullptr, false);
-  const int code = exit_code_for(response->status);
+  code = exit_code_for(response->status);
   if (code == kOk && answer.is_discarded()) {
     std::cerr << "error: the server's answer is not JSON\n";
     return kServerError;
   }
-  if (code != kOk) {
-    if (answer.is_object() && answer.contains("error")) {
-      const auto& error = answer["error"];
-      std::cerr << fmt::format("error: {}: {}\n", error.value("code", "?"),
-                               error.value("message", ""));
-    } else {
-      std::cerr << fmt::format("error: HTTP {}\n", response->status);
-    }
+  if (code != kOk) report_failure(response->status, answer);
+  return code;
+}
+
+int Session::fetch_text(const std::string& target, std::string& body) {
+  int code = kOk;
+  auto response = send("GET", target, "", code);
+  if (!response) return code;
+  code = exit_code_for(response->status);
+  if (code == kOk) {
+    body = std::move(response->body);
+    return kOk;
   }
+  // Errors come as JSON like every other answer's.
+  report_failure(response->status, nlohmann::json::parse(response->body, nullptr, false));
   return code;
 }
 

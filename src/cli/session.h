@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -42,8 +43,13 @@ class Session {
   int call(const std::string& method, const std::string& target, const nlohmann::json& body,
            nlohmann::json& answer);
 
+  // GETs an answer that is not JSON (CSV, HTML) into `body`, as it is; errors as call().
+  int fetch_text(const std::string& target, std::string& body);
+
   // GETs every page of a listing (following next_after) up to `limit` items in all (0: all).
   int list(const std::string& target, int limit, nlohmann::json& items);
+
+  bool json_output() const { return settings_.output == "json"; }
 
   // Prints an object (or, in JSON mode, the JSON as it is).
   void show(const nlohmann::json& object) const;
@@ -51,6 +57,10 @@ class Session {
   void show_list(const nlohmann::json& items, const std::vector<Column>& columns) const;
 
  private:
+  // Sends one request; on failure prints why and sets `code`.
+  std::optional<ClientResponse> send(const std::string& method, const std::string& target,
+                                     const std::string& body, int& code);
+
   Settings settings_;
   std::unique_ptr<HttpClient> client_;
 };

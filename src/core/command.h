@@ -7,6 +7,7 @@
 #include <variant>
 
 #include "core/cluster.h"
+#include "core/invoice.h"
 #include "core/model.h"
 #include "meter/rating.h"
 
@@ -197,15 +198,50 @@ struct SetTenantWeight {
   int64_t weight = 1;
 };
 
+// Drafts the tenant's invoice for the month starting at month_ms with lines from the billing
+// drafter; re-drafting the month's draft replaces its lines (and keeps its id). `id` is used when
+// the month has no invoice that is not void.
+struct DraftInvoice {
+  std::string id;
+  std::string tenant_id;
+  TimeMs month_ms = 0;
+  std::vector<InvoiceLine> lines;
+  int64_t credits_micros = 0;
+};
+
+// Numbers a draft and makes it immutable.
+struct FinalizeInvoice {
+  std::string id;
+};
+
+struct MarkInvoicePaid {
+  std::string id;
+};
+
+// A draft or final invoice that is not paid stops counting; a final one keeps its number.
+struct VoidInvoice {
+  std::string id;
+};
+
+// Gives back part or all of what is left un-credited of a final or paid invoice.
+struct CreateCreditNote {
+  std::string id;
+  std::string invoice_id;
+  int64_t amount_micros = 0;
+  std::string reason;
+};
+
 // The timer: heartbeat deadlines, maximum run times, money, and a scheduling pass.
 struct Tick {
   bool post_all = false;  // Posts every tenant's usage so far now (closing the books).
 };
 
-using Command = std::variant<CreateTenant, CreateProject, DeleteProject, CreateUser, UpdateUser,
-                             CreateKey, RevokeKey, CreateJoinToken, RevokeJoinToken, JoinNode,
-                             NodeHeartbeat, SetNodeAdmin, RevokeNodeCredential, CreateInstance,
-                             StopInstance, SetQuota, DeleteQuota, CreateReservation,
-                             CancelReservation, SetTenantWeight, SetPrice, Topup, SetBilling, Tick>;
+using Command =
+    std::variant<CreateTenant, CreateProject, DeleteProject, CreateUser, UpdateUser, CreateKey,
+                 RevokeKey, CreateJoinToken, RevokeJoinToken, JoinNode, NodeHeartbeat, SetNodeAdmin,
+                 RevokeNodeCredential, CreateInstance, StopInstance, SetQuota, DeleteQuota,
+                 CreateReservation, CancelReservation, SetTenantWeight, SetPrice, Topup, SetBilling,
+                 Tick, DraftInvoice, FinalizeInvoice, MarkInvoicePaid, VoidInvoice,
+                 CreateCreditNote>;
 
 }  // namespace allot

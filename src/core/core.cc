@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "common/limits.h"
+#include "core/invoice_ops.h"
 #include "core/money.h"
 #include "core/validate.h"
 
@@ -258,6 +259,17 @@ Result<std::vector<Row>> Core::apply(const Command& command, TimeMs now_ms) {
         if constexpr (std::is_same_v<T, SetBilling>) return set_billing(state_, c);
         if constexpr (std::is_same_v<T, Tick>)
           return tick(state_, c, now_ms, Placing{*scheduler_, options_});
+        if constexpr (std::is_same_v<T, DraftInvoice>) return draft_invoice(state_, c, now_ms);
+        if constexpr (std::is_same_v<T, FinalizeInvoice>) {
+          return finalize_invoice(state_, c, now_ms);
+        }
+        if constexpr (std::is_same_v<T, MarkInvoicePaid>) {
+          return mark_invoice_paid(state_, c, now_ms);
+        }
+        if constexpr (std::is_same_v<T, VoidInvoice>) return void_invoice(state_, c, now_ms);
+        if constexpr (std::is_same_v<T, CreateCreditNote>) {
+          return create_credit_note(state_, c, now_ms);
+        }
       },
       command);
   if (!rows) return rows;

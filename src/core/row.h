@@ -4,6 +4,7 @@
 #include <variant>
 
 #include "core/cluster.h"
+#include "core/invoice.h"
 #include "core/model.h"
 #include "core/rules.h"
 #include "ledger/ledger.h"
@@ -20,6 +21,7 @@ struct LedgerEntry {
 };
 
 using Row = std::variant<Tenant, Project, User, ApiKey, JoinToken, Node, Instance, Quota,
-                         Reservation, meter::Price, ledger::Account, LedgerEntry>;
+                         Reservation, meter::Price, ledger::Account, LedgerEntry, Invoice,
+                         CreditNote>;
 
 }  // namespace allot

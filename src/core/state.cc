@@ -44,6 +44,10 @@ void State::put(const Row& row) {
           prices.restore(object);
         } else if constexpr (std::is_same_v<T, ledger::Account> || std::is_same_v<T, LedgerEntry>) {
           // The ledger is changed by Core::apply itself, all of a command's transfers at once.
+        } else if constexpr (std::is_same_v<T, Invoice>) {
+          put_invoice(object);
+        } else if constexpr (std::is_same_v<T, CreditNote>) {
+          if (credit_notes.insert_or_assign(object.id, object).second) ++credit_notes_numbered;
         } else {
           auto old = instances.find(object.id);
           const bool was_queued =
@@ -69,6 +73,13 @@ void State::put(const Row& row) {
       row);
 }
 
+void State::put_invoice(const Invoice& invoice) {
+  auto old = invoices.find(invoice.id);
+  const bool had_number = old != invoices.end() && !old->second.number.empty();
+  if (!had_number && !invoice.number.empty()) ++invoices_numbered;
+  invoices[invoice.id] = invoice;
+}
+
 const Tenant* State::tenant(const std::string& id) const { return find(tenants, id); }
 const Project* State::project(const std::string& id) const { return find(projects, id); }
 const User* State::user(const std::string& id) const { return find(users, id); }
@@ -79,6 +90,7 @@ const Quota* State::quota(const std::string& id) const { return find(quotas, id)
 const Reservation* State::reservation(const std::string& id) const {
   return find(reservations, id);
 }
+const Invoice* State::invoice(const std::string& id) const { return find(invoices, id); }
 
 const ApiKey* State::key_for_hash(const std::string& token_hash) const {
   auto it = key_by_hash.find(token_hash);

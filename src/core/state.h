@@ -24,6 +24,8 @@ struct State {
   meter::PriceCatalog prices;
   // Every tenant's money and the operator's (core/money.h). Changed by Core::apply only.
   ledger::Ledger ledger;
+  std::map<std::string, Invoice> invoices;
+  std::map<std::string, CreditNote> credit_notes;
 
   // Derived indexes, kept true by put().
   std::unordered_map<std::string, std::string> key_by_hash;         // key hash -> key id
@@ -35,6 +37,9 @@ struct State {
   std::unordered_map<std::string, size_t> active_by_tenant;
   // Instances that ran and whose charge is not all posted yet, per tenant: what money settles.
   std::map<std::string, std::set<std::string>> unsettled_by_tenant;
+  // How many invoice and credit-note numbers have been given (each sequence has no gaps).
+  int64_t invoices_numbered = 0;
+  int64_t credit_notes_numbered = 0;
 
   // Puts one object in place (new or changed), keeping the derived indexes true.
   void put(const Row& row);
@@ -50,6 +55,10 @@ struct State {
   const Instance* instance(const std::string& id) const;
   const Quota* quota(const std::string& id) const;
   const Reservation* reservation(const std::string& id) const;
+  const Invoice* invoice(const std::string& id) const;
+
+ private:
+  void put_invoice(const Invoice& invoice);
 };
 
 }  // namespace allot

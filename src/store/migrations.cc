@@ -124,13 +124,34 @@ constexpr std::array<std::string_view, 3> kMoney = {
     "ALTER TABLE ledger_accounts ADD COLUMN user_data BIGINT NOT NULL DEFAULT 0",
 };
 
-constexpr std::array<Migration, 6> kMigrations = {
+// Invoices and credit notes: documents, with the columns that identify and number them beside. A
+// number is given once: the unique indexes hold that even against a bug.
+constexpr std::array<std::string_view, 4> kInvoices = {
+    R"(CREATE TABLE invoices (
+         id TEXT PRIMARY KEY,
+         tenant_id TEXT NOT NULL REFERENCES tenants (id),
+         month_ms BIGINT NOT NULL,
+         status TEXT NOT NULL,
+         number TEXT NOT NULL,
+         doc TEXT NOT NULL))",
+    "CREATE UNIQUE INDEX invoices_by_number ON invoices (number) WHERE number <> ''",
+    R"(CREATE TABLE credit_notes (
+         id TEXT PRIMARY KEY,
+         invoice_id TEXT NOT NULL REFERENCES invoices (id),
+         tenant_id TEXT NOT NULL REFERENCES tenants (id),
+         number TEXT NOT NULL UNIQUE,
+         doc TEXT NOT NULL))",
+    "CREATE INDEX credit_notes_by_invoice ON credit_notes (invoice_id)",
+};
+
+constexpr std::array<Migration, 7> kMigrations = {
     Migration{1, "identity: tenants, projects, users, API keys, audit log", kIdentity},
     Migration{2, "cluster: join tokens, nodes, instances", kCluster},
     Migration{3, "rules: quotas, reservations, tenant weights", kRules},
     Migration{4, "ledger: accounts and the transfer journal", kLedger},
     Migration{5, "prices: the effective-dated price catalog", kPrices},
     Migration{6, "money: tenant billing modes, credit limits, account data", kMoney},
+    Migration{7, "invoices: invoices and credit notes", kInvoices},
 };
 
 }  // namespace

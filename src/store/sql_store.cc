@@ -4,6 +4,7 @@
 #include "common/clock.h"
 #include "store/cluster_json.h"
 #include "store/db.h"
+#include "store/invoice_json.h"
 #include "store/ledger_journal.h"
 #include "store/migrations.h"
 #include "store/store.h"
@@ -51,6 +52,15 @@ constexpr std::string_view kUpsertPrice =
     "VALUES ($1, $2, $3, $4, $5) "
     "ON CONFLICT (gpu_model, region, price_class, effective_at_ms) DO UPDATE SET doc = "
     "excluded.doc";
+constexpr std::string_view kUpsertInvoice =
+    "INSERT INTO invoices (id, tenant_id, month_ms, status, number, doc) "
+    "VALUES ($1, $2, $3, $4, $5, $6) "
+    "ON CONFLICT (id) DO UPDATE SET status = excluded.status, number = excluded.number, "
+    "doc = excluded.doc";
+// Credit notes are never changed once written.
+constexpr std::string_view kInsertCreditNote =
+    "INSERT INTO credit_notes (id, invoice_id, tenant_id, number, doc) "
+    "VALUES ($1, $2, $3, $4, $5)";
 constexpr std::string_view kInsertAudit =
     "INSERT INTO audit_log (seq, at_ms, tenant_id, user_id, key_id, method, path, target_id, "
     "status, error_code) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)";
@@ -106,6 +116,15 @@ Status write_row(Db& db, const Row& row) {
                                std::string(price_class_name(o.key.price_class)), o.effective_ms,
                                price_document(o).dump()};
           return db.exec(kUpsertPrice, p);
+        } else if constexpr (std::is_same_v<T, Invoice>) {
+          const DbValue p[] = {o.id,       o.tenant_id,
+                               o.month_ms, std::string(invoice_status_name(o.status)),
+                               o.number,   invoice_document(o).dump()};
+          return db.exec(kUpsertInvoice, p);
+        } else if constexpr (std::is_same_v<T, CreditNote>) {
+          const DbValue p[] = {o.id, o.invoice_id, o.tenant_id, o.number,
+                               credit_note_document(o).dump()};
+          return db.exec(kInsertCreditNote, p);
         } else {
           const DbValue p[] = {o.id,
                                o.tenant_id,
@@ -282,6 +301,8 @@ class SqlStore final : public Store {
         !ok) {
       return ok;
     }
+    if (auto ok = load_documents("invoices", invoice_from_document, out); !ok) return ok;
+    if (auto ok = load_documents("credit_notes", credit_note_from_document, out); !ok) return ok;
     // Oldest first, so that the queue is rebuilt in arrival order.
     return load_documents("instances", instance_from_document, out, "created_at_ms, id");
   }

@@ -66,12 +66,12 @@ AuditEntry audit(int64_t seq, std::string tenant) {
 }
 
 TEST_P(StoreTest, MigrationsRunOnceAndReachTheLatestVersion) {
-  EXPECT_EQ(store_->schema_version(), 6);
+  EXPECT_EQ(store_->schema_version(), 7);
   EXPECT_EQ(store_->backend(), GetParam());
   store_.reset();
   auto again = open();
   ASSERT_NE(again, nullptr);
-  EXPECT_EQ(again->schema_version(), 6);
+  EXPECT_EQ(again->schema_version(), 7);
 }
 
 TEST_P(StoreTest, WhatIsCommittedLoadsBackAfterReopening) {
@@ -174,6 +174,45 @@ TEST_P(StoreTest, TheLedgerJournalReplaysToTheSameBalances) {
   EXPECT_EQ(loaded->account("cash")->credit_balance(), 500);
   // The same seq twice is refused: the journal never rewrites a position.
   EXPECT_FALSE(open()->append_transfers(std::span(ledger.requests()).subspan(5), 5));
+}
+
+TEST_P(StoreTest, InvoicesAndCreditNotesLoadBackAfterReopening) {
+  Invoice invoice{
+      .id = "inv_0000000000000001",
+      .tenant_id = kTenant.id,
+      .month_ms = 1'793'491'200'000,
+      .lines = {InvoiceLine{
+          .project_id = kProject.id,
+          .key = {.model = "H100-80GB", .region = "eu", .price_class = PriceClass::kSpot},
+          .gpu_milli_seconds = 45'000'000,
+          .amount_micros = 31'250'000}},
+      .subtotal_micros = 31'250'000,
+      .credits_micros = 250'000,
+      .total_micros = 31'000'000,
+      .created_at_ms = 40,
+      .drafted_at_ms = 41};
+  ASSERT_TRUE(store_->commit(Batch{.rows = {kTenant, kProject, invoice}}));
+  invoice.status = InvoiceStatus::kFinal;
+  invoice.number = "INV-000001";
+  invoice.finalized_at_ms = 42;
+  invoice.credited_micros = 1'000'000;
+  const CreditNote note{.id = "crn_0000000000000001",
+                        .invoice_id = invoice.id,
+                        .tenant_id = kTenant.id,
+                        .number = "CN-000001",
+                        .amount_micros = 1'000'000,
+                        .reason = "outage, 2 h",
+                        .created_at_ms = 43};
+  ASSERT_TRUE(store_->commit(Batch{.rows = {invoice, note}}));
+  // A second invoice with a number already given is refused by the store itself.
+  Invoice twin = invoice;
+  twin.id = "inv_0000000000000002";
+  EXPECT_FALSE(store_->commit(Batch{.rows = {twin}}));
+  store_.reset();
+  auto rows = open()->load();
+  ASSERT_TRUE(rows) << rows.error().message;
+  const std::vector<Row> expected = {kTenant, kProject, invoice, note};
+  EXPECT_EQ(*rows, expected);
 }
 
 TEST_P(StoreTest, AFailingBatchWritesNothing) {

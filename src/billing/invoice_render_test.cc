@@ -1,0 +1,93 @@
+#include "billing/invoice_render.h"
+
+#include <gtest/gtest.h>
+
+#include "billing/test_state.h"
+
+namespace allot::billing {
+namespace {
+
+using namespace testing;
+
+Invoice sample() {
+  return Invoice{
+      .id = "inv_0000000000000001",
+      .tenant_id = kTenant,
+      .month_ms = at("2026-11-01T00:00:00Z"),
+      .status = InvoiceStatus::kFinal,
+      .number = "INV-000007",
+      .lines = {InvoiceLine{.project_id = kVision,
+                            .key = {.model = "H100-80GB", .region = "eu"},
+                            .gpu_milli_seconds = 45'000'000,
+                            .amount_micros = 31'250'000},
+                InvoiceLine{
+                    .project_id = kSpeech,
+                    .key = {.model = "H100-80GB", .region = "eu", .price_class = PriceClass::kSpot},
+                    .gpu_milli_seconds = 1'000,
+                    .amount_micros = 1}},
+      .subtotal_micros = 31'250'001,
+      .credits_micros = 1'000'000,
+      .total_micros = 30'250'001,
+      .credited_micros = 250'000};
+}
+
+TEST(GpuHours, AreExactDecimalsRoundedHalfUpToTheMicroHour) {
+  EXPECT_EQ(gpu_hours_text(45'000'000), "12.500000");
+  EXPECT_EQ(gpu_hours_text(0), "0.000000");
+  EXPECT_EQ(gpu_hours_text(3'600'000), "1.000000");
+  EXPECT_EQ(gpu_hours_text(1'000), "0.000278");  // One GPU-second: 0.0002777...
+  EXPECT_EQ(gpu_hours_text(1), "0.000000");      // 0.00000027...
+  EXPECT_EQ(gpu_hours_text(2), "0.000001");      // 0.00000055...
+  EXPECT_EQ(gpu_hours_text(INT64_MAX), "2562047788015.215502");
+}
+
+TEST(InvoiceJson, ShowsAmountsAsDecimalStrings) {
+  const nlohmann::json out = invoice_json(sample());
+  EXPECT_EQ(out["month"], "2026-11");
+  EXPECT_EQ(out["status"], "final");
+  EXPECT_EQ(out["number"], "INV-000007");
+  EXPECT_EQ(out["subtotal"], "31.250001");
+  EXPECT_EQ(out["credits"], "1.000000");
+  EXPECT_EQ(out["total"], "30.250001");
+  EXPECT_EQ(out["credited"], "0.250000");
+  EXPECT_EQ(out["amount_due"], "30.000001");
+  ASSERT_EQ(out["lines"].size(), 2u);
+  EXPECT_EQ(out["lines"][0]["gpu_hours"], "12.500000");
+  EXPECT_EQ(out["lines"][0]["amount"], "31.250000");
+  EXPECT_EQ(out["lines"][1]["price_class"], "spot");
+  EXPECT_TRUE(out["paid_at"].is_null());
+}
+
+TEST(InvoiceCsv, HasAHeaderOneRowPerLineAndTotalsWithTextQuoted) {
+  const State state = base_state();
+  const std::string csv = invoice_csv(state, sample());
+  EXPECT_EQ(csv,
+            "project_id,project,gpu_model,region,price_class,gpu_milli_seconds,gpu_hours,amount\r\n"
+            "prj_0000000000000001,\"vision, \"\"main\"\"\",H100-80GB,eu,on-demand,45000000,"
+            "12.500000,31.250000\r\n"
+            "prj_0000000000000002,'=speech,H100-80GB,eu,spot,1000,0.000278,0.000001\r\n"
+            "subtotal,,,,,,,31.250001\r\n"
+            "credits,,,,,,,1.000000\r\n"
+            "total,,,,,,,30.250001\r\n"
+            "credited,,,,,,,0.250000\r\n"
+            "amount_due,,,,,,,30.000001\r\n");
+}
+
+TEST(InvoiceHtml, IsSelfContainedAndEscapesEveryText) {
+  const State state = base_state();
+  const std::string html = invoice_html(state, sample());
+  EXPECT_TRUE(html.starts_with("<!DOCTYPE html>"));
+  EXPECT_NE(html.find("<style>"), std::string::npos);
+  EXPECT_EQ(html.find("<script"), std::string::npos);
+  EXPECT_EQ(html.find("<link"), std::string::npos);
+  EXPECT_NE(html.find("Invoice INV-000007"), std::string::npos);
+  EXPECT_NE(html.find("acme &lt;&amp;&gt; &quot;co&quot;"), std::string::npos);
+  EXPECT_EQ(html.find("acme <&>"), std::string::npos);
+  EXPECT_NE(html.find("vision, &quot;main&quot;"), std::string::npos);
+  EXPECT_NE(html.find("12.500000"), std::string::npos);
+  EXPECT_NE(html.find("30.000001"), std::string::npos);
+  EXPECT_EQ(html_escape("<a href='x'>&</a>"), "&lt;a href=&#39;x&#39;&gt;&amp;&lt;/a&gt;");
+}
+
+}  // namespace
+}  // namespace allot::billing

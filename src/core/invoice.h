@@ -1,0 +1,74 @@
+// Invoices and credit notes: what a tenant is billed for one calendar month (UTC), and what is
+// later given back against it. The lines come from the billing drafter (src/billing); the core
+// keeps the lifecycle: draft -> final (numbered, immutable) -> paid, or void; credit notes
+// against final or paid invoices.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/clock.h"
+#include "meter/rating.h"
+
+namespace allot {
+
+// Voiding and re-issuing one tenant's month more often than this is a mistake, not billing; the
+// limit also bounds how many invoices the state can hold (tenants x months x this).
+inline constexpr size_t kMaxInvoicesPerTenantMonth = 100;
+
+enum class InvoiceStatus { kDraft, kFinal, kPaid, kVoid };
+
+std::string_view invoice_status_name(InvoiceStatus status);
+std::optional<InvoiceStatus> parse_invoice_status(std::string_view name);
+
+// One line: the tenant's use of one project on one GPU model x region x price class.
+struct InvoiceLine {
+  std::string project_id;
+  meter::PriceKey key;
+  int64_t gpu_milli_seconds = 0;  // GPU milli x seconds within the month.
+  int64_t amount_micros = 0;
+
+  bool operator==(const InvoiceLine&) const = default;
+};
+
+struct Invoice {
+  std::string id;  // "inv_" + 16 hex
+  std::string tenant_id;
+  TimeMs month_ms = 0;  // The first moment of the month billed.
+  InvoiceStatus status = InvoiceStatus::kDraft;
+  std::string number;  // "INV-000001" from finalizing on; a void final invoice keeps it.
+  std::vector<InvoiceLine> lines;
+  int64_t subtotal_micros = 0;  // The sum of the lines.
+  int64_t credits_micros = 0;   // Promotional credits applied in the month.
+  int64_t total_micros = 0;     // subtotal - credits.
+  int64_t credited_micros = 0;  // The sum of the credit notes against it.
+  TimeMs created_at_ms = 0;
+  TimeMs drafted_at_ms = 0;  // The last (re-)draft.
+  TimeMs finalized_at_ms = 0;
+  TimeMs paid_at_ms = 0;
+  TimeMs voided_at_ms = 0;
+
+  bool operator==(const Invoice&) const = default;
+  // What the tenant still owes on it: its total less what credit notes gave back.
+  int64_t due_micros() const { return total_micros - credited_micros; }
+};
+
+struct CreditNote {
+  std::string id;  // "crn_" + 16 hex
+  std::string invoice_id;
+  std::string tenant_id;
+  std::string number;  // "CN-000001"
+  int64_t amount_micros = 0;
+  std::string reason;
+  TimeMs created_at_ms = 0;
+
+  bool operator==(const CreditNote&) const = default;
+};
+
+// "INV-000001" for 1: documents are numbered in one sequence each, without gaps.
+std::string document_number(std::string_view prefix, int64_t n);
+
+}  // namespace allot

@@ -1,0 +1,93 @@
+#include "store/invoice_json.h"
+
+namespace allot {
+
+using nlohmann::json;
+
+json invoice_document(const Invoice& v) {
+  json lines = json::array();
+  for (const InvoiceLine& line : v.lines) {
+    lines.push_back({{"project_id", line.project_id},
+                     {"gpu_model", line.key.model},
+                     {"region", line.key.region},
+                     {"price_class", price_class_name(line.key.price_class)},
+                     {"gpu_milli_seconds", line.gpu_milli_seconds},
+                     {"amount_micros", line.amount_micros}});
+  }
+  return {{"id", v.id},
+          {"tenant_id", v.tenant_id},
+          {"month_ms", v.month_ms},
+          {"status", invoice_status_name(v.status)},
+          {"number", v.number},
+          {"lines", lines},
+          {"subtotal_micros", v.subtotal_micros},
+          {"credits_micros", v.credits_micros},
+          {"total_micros", v.total_micros},
+          {"credited_micros", v.credited_micros},
+          {"created_at_ms", v.created_at_ms},
+          {"drafted_at_ms", v.drafted_at_ms},
+          {"finalized_at_ms", v.finalized_at_ms},
+          {"paid_at_ms", v.paid_at_ms},
+          {"voided_at_ms", v.voided_at_ms}};
+}
+
+Result<Invoice> invoice_from_document(const json& d) {
+  try {
+    auto status = parse_invoice_status(d.at("status").get<std::string>());
+    if (!status) return fail(ErrorCode::kInternal, "a stored invoice has an unknown status");
+    Invoice v{.id = d.at("id"),
+              .tenant_id = d.at("tenant_id"),
+              .month_ms = d.at("month_ms"),
+              .status = *status,
+              .number = d.at("number"),
+              .subtotal_micros = d.at("subtotal_micros"),
+              .credits_micros = d.at("credits_micros"),
+              .total_micros = d.at("total_micros"),
+              .credited_micros = d.at("credited_micros"),
+              .created_at_ms = d.at("created_at_ms"),
+              .drafted_at_ms = d.at("drafted_at_ms"),
+              .finalized_at_ms = d.at("finalized_at_ms"),
+              .paid_at_ms = d.at("paid_at_ms"),
+              .voided_at_ms = d.at("voided_at_ms")};
+    for (const json& line : d.at("lines")) {
+      auto price_class = parse_price_class(line.at("price_class").get<std::string>());
+      if (!price_class) return fail(ErrorCode::kInternal, "a stored invoice line has no class");
+      v.lines.push_back(InvoiceLine{.project_id = line.at("project_id"),
+                                    .key = {.model = line.at("gpu_model"),
+                                            .region = line.at("region"),
+                                            .price_class = *price_class},
+                                    .gpu_milli_seconds = line.at("gpu_milli_seconds"),
+                                    .amount_micros = line.at("amount_micros")});
+    }
+    return v;
+  } catch (const json::exception& e) {
+    return fail(ErrorCode::kInternal, std::string("a stored invoice is malformed: ") + e.what());
+  }
+}
+
+json credit_note_document(const CreditNote& n) {
+  return {{"id", n.id},
+          {"invoice_id", n.invoice_id},
+          {"tenant_id", n.tenant_id},
+          {"number", n.number},
+          {"amount_micros", n.amount_micros},
+          {"reason", n.reason},
+          {"created_at_ms", n.created_at_ms}};
+}
+
+Result<CreditNote> credit_note_from_document(const json& d) {
+  try {
+    return CreditNote{.id = d.at("id"),
+                      .invoice_id = d.at("invoice_id"),
+                      .tenant_id = d.at("tenant_id"),
+                      .number = d.at("number"),
+                      .amount_micros = d.at("amount_micros"),
+                      .reason = d.at("reason"),
+                      .created_at_ms = d.at("created_at_ms")};
+  } catch (const json::exception& e) {
+    return fail(ErrorCode::kInternal,
+                std::string("a stored credit note is malformed: ") + e.what());
+  }
+}
+
+}  // namespace allot
