@@ -150,7 +150,9 @@ TEST(SimRunTest, AMonthOfTenantsPricesPreemptionsANodeLossAndARunDryPrepaidIsBil
         const auto& want = lines.at(
             {line.at("project"), line.at("gpu_model"), line.at("region"), line.at("class")});
         EXPECT_EQ(line.at("amount"), decimal(want.first)) << line.dump();
-        EXPECT_EQ(line.at("gpu_hours"), decimal(want.second * 1'000 / 3'600'000)) << line.dump();
+        // Micro-GPU-hours, rounded half up.
+        EXPECT_EQ(line.at("gpu_hours"), decimal((want.second * 1'000 + 1'800) / 3'600))
+            << line.dump();
         subtotal += want.first;
       }
       const int64_t applied = index == 0 && credits.contains(name) ? credits.at(name) : 0;

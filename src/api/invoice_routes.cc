@@ -60,11 +60,9 @@ Result<HttpResponse> draft_invoice(Call& call) {
   auto month = read_month(month_text);
   if (!month) return std::unexpected(month.error());
   const State& state = call.ctx.state();
-  // Promotional credits come from the ledger's money core, which the API does not reach yet:
-  // none are applied until it does.
-  constexpr int64_t kPromotionalCreditsMicros = 0;
   auto command =
-      billing::draft_month(state, tenant_id, *month, call.ctx.now_ms(), kPromotionalCreditsMicros);
+      billing::draft_month(state, tenant_id, *month, call.ctx.now_ms(),
+                           billing::credits_applied(state, tenant_id, *month, call.ctx.now_ms()));
   if (!command) return std::unexpected(command.error());
   const Invoice* existing = live_invoice(state, tenant_id, *month);
   command->id = existing != nullptr ? existing->id : call.ctx.ids().new_id("inv");

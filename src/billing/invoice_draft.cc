@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "core/metering.h"
+#include "core/money.h"
 
 namespace allot::billing {
 namespace {
@@ -57,11 +58,24 @@ Result<DraftInvoice> draft_month(const State& state, const std::string& tenant_i
       return std::unexpected(overflow());
     }
   }
-  DraftInvoice out{
-      .tenant_id = tenant_id, .month_ms = month_ms, .credits_micros = promotional_credits_micros};
+  DraftInvoice out{.tenant_id = tenant_id, .month_ms = month_ms};
   out.lines.reserve(lines.size());
-  for (auto& [group, line] : lines) out.lines.push_back(std::move(line));
+  int64_t subtotal = 0;
+  for (auto& [group, line] : lines) {
+    if (__builtin_add_overflow(subtotal, line.amount_micros, &subtotal)) {
+      return std::unexpected(overflow());
+    }
+    out.lines.push_back(std::move(line));
+  }
+  // Credits pay for usage, never more than the month's charges.
+  out.credits_micros = std::clamp<int64_t>(promotional_credits_micros, 0, subtotal);
   return out;
+}
+
+int64_t credits_applied(const State& state, const std::string& tenant_id, TimeMs month_ms,
+                        TimeMs now_ms) {
+  return credits_spent(state, tenant_id, month_ms,
+                       std::min(next_month_start(month_ms), now_ms + 1));
 }
 
 }  // namespace allot::billing

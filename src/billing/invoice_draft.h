@@ -22,6 +22,12 @@ namespace allot::billing {
                                                TimeMs month_ms, TimeMs now_ms,
                                                int64_t promotional_credits_micros);
 
+// The promotional credit to apply to the tenant's invoice for the month starting at month_ms:
+// what its usage postings in the month took from its credits (core/money.h), at most the month's
+// charges so far.
+int64_t credits_applied(const State& state, const std::string& tenant_id, TimeMs month_ms,
+                        TimeMs now_ms);
+
 // GPU milli x seconds of `milli` held over [start_s, end_s) clipped to [from_s, to_s); fails with
 // kOverflow when it leaves int64.
 [[nodiscard]] Result<int64_t> milli_seconds_within(int64_t milli, int64_t start_s, int64_t end_s,

@@ -221,8 +221,13 @@ TEST_F(InvoiceLifecycle, RefusesBadDrafts) {
   auto future = draft_month(core.state(), kTenant, kDec, kLater, 0);
   future->id = "inv_0000000000000001";
   EXPECT_EQ(core.apply(*future, kNov).error().code, ErrorCode::kInvalidArgument);
-  auto generous = draft_month(core.state(), kTenant, kNov, kLater, 101 * kUnit);
+  // The drafter applies no more credit than the month's charges; the core refuses more anyway.
+  auto generous = draft_month(core.state(), kTenant, kNov, kLater, 1'000'000 * kUnit);
+  int64_t subtotal = 0;
+  for (const InvoiceLine& line : generous->lines) subtotal += line.amount_micros;
+  EXPECT_EQ(generous->credits_micros, subtotal);
   generous->id = "inv_0000000000000001";
+  generous->credits_micros = subtotal + 1;
   EXPECT_EQ(rejection(*generous), ErrorCode::kInvalidArgument);
   auto bad_id = draft_month(core.state(), kTenant, kNov, kLater, 0);
   bad_id->id = "invoice-1";

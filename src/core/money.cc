@@ -159,6 +159,19 @@ Result<Balance> balance_of(const State& state, const std::string& tenant_id, Tim
   return b;
 }
 
+int64_t credits_spent(const State& state, const std::string& tenant_id, TimeMs from_ms,
+                      TimeMs to_ms) {
+  const std::string prefix = credit_account(tenant_id, "");
+  int64_t total = 0;
+  for (const ledger::Transfer& t : state.ledger.transfers()) {
+    if (t.code == "usage" && t.debit_account_id.starts_with(prefix) && t.created_at_ms >= from_ms &&
+        t.created_at_ms < to_ms) {
+      total += t.amount;
+    }
+  }
+  return total;
+}
+
 std::optional<std::string> funds_block(const Draft& draft, const std::string& tenant_id,
                                        TimeMs now_ms) {
   const Tenant* tenant = draft.base().tenant(tenant_id);

@@ -41,6 +41,11 @@ struct Balance {
 [[nodiscard]] Result<Balance> balance_of(const State& state, const std::string& tenant_id,
                                          TimeMs now_ms);
 
+// Promotional credit the tenant's usage postings made in [from_ms, to_ms) spent: what its invoice
+// for that month shows as credits applied.
+int64_t credits_spent(const State& state, const std::string& tenant_id, TimeMs from_ms,
+                      TimeMs to_ms);
+
 [[nodiscard]] Result<Rows> topup(const State& state, const Topup& c, TimeMs now_ms);
 [[nodiscard]] Result<Rows> set_billing(const State& state, const SetBilling& c);
 
