@@ -59,6 +59,7 @@ std::span<const Route> agent_routes();
 std::span<const Route> instance_routes();
 std::span<const Route> rules_routes();
 std::span<const Route> price_routes();
+std::span<const Route> budget_routes();
 
 class App {
  public:

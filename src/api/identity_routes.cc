@@ -1,5 +1,4 @@
 // Tenants, projects, users, API keys and the audit log.
-#include <charconv>
 #include <map>
 
 #include <fmt/format.h>
@@ -297,16 +296,10 @@ Result<HttpResponse> list_audit(Call& call) {
   } else {
     ALLOT_TRY(require_operator_admin(call.caller));
   }
-  int64_t after = 0;
-  if (!page->after.empty()) {
-    auto [end, ec] =
-        std::from_chars(page->after.data(), page->after.data() + page->after.size(), after);
-    if (ec != std::errc{} || end != page->after.data() + page->after.size() || after < 0) {
-      return fail(ErrorCode::kInvalidArgument, "after must be an audit seq number");
-    }
-  }
+  auto after = read_seq_after(*page);
+  if (!after) return std::unexpected(after.error());
   auto entries = call.ctx.store().list_audit(
-      AuditQuery{.tenant_id = *tenant, .after_seq = after, .limit = page->limit + 1});
+      AuditQuery{.tenant_id = *tenant, .after_seq = *after, .limit = page->limit + 1});
   if (!entries) return std::unexpected(entries.error());
   json items = json::array();
   const bool more = static_cast<int>(entries->size()) > page->limit;

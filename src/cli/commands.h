@@ -33,6 +33,9 @@ std::string query(std::initializer_list<std::pair<const char*, const std::string
 // quotas, reservations, prices.
 void add_rules_commands(CLI::App& app, Action& action);
 
+// budget, events.
+void add_budget_commands(CLI::App& app, Action& action);
+
 // Adds --limit to a listing command; 0 means every item.
 CLI::Option* add_limit(CLI::App& command, int& limit);
 

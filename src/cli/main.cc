@@ -19,6 +19,7 @@ int main(int argc, char** argv) {
   add_identity_commands(app, action);
   add_cluster_commands(app, action);
   add_rules_commands(app, action);
+  add_budget_commands(app, action);
   add_sim_commands(app, action);
   try {
     app.parse(argc, argv);

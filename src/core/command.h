@@ -6,6 +6,7 @@
 #include <string>
 #include <variant>
 
+#include "core/budget.h"
 #include "core/cluster.h"
 #include "core/model.h"
 #include "meter/rating.h"
@@ -180,6 +181,23 @@ struct SetTenantWeight {
   int64_t weight = 1;
 };
 
+// Sets the budget of a tenant, or of one of its projects, replacing the one there is; `id` is
+// used when there is none.
+struct SetBudget {
+  std::string id;
+  std::string tenant_id;
+  std::string project_id;  // Empty: the whole tenant.
+  int64_t amount_micros = 0;
+  std::vector<int64_t> thresholds_pct = {50, 80, 100};
+  std::string webhook_url;  // Empty: no webhook.
+  std::string webhook_secret;
+  Enforcement enforcement = Enforcement::kNone;
+};
+
+struct DeleteBudget {
+  std::string id;
+};
+
 // The timer: heartbeat deadlines, maximum run times, and a scheduling pass.
 struct Tick {};
 
@@ -187,6 +205,7 @@ using Command =
     std::variant<CreateTenant, CreateProject, DeleteProject, CreateUser, UpdateUser, CreateKey,
                  RevokeKey, CreateJoinToken, RevokeJoinToken, JoinNode, NodeHeartbeat, SetNodeAdmin,
                  RevokeNodeCredential, CreateInstance, StopInstance, SetQuota, DeleteQuota,
-                 CreateReservation, CancelReservation, SetTenantWeight, SetPrice, Tick>;
+                 CreateReservation, CancelReservation, SetTenantWeight, SetPrice, SetBudget,
+                 DeleteBudget, Tick>;
 
 }  // namespace allot

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "common/limits.h"
+#include "core/budgets.h"
 #include "core/validate.h"
 
 namespace allot {
@@ -212,6 +213,8 @@ Result<std::vector<Row>> Core::apply(const Command& command, TimeMs now_ms) {
         }
         if constexpr (std::is_same_v<T, SetTenantWeight>) return set_tenant_weight(state_, c);
         if constexpr (std::is_same_v<T, SetPrice>) return set_price(state_, c, now_ms);
+        if constexpr (std::is_same_v<T, SetBudget>) return set_budget(state_, c, now_ms);
+        if constexpr (std::is_same_v<T, DeleteBudget>) return delete_budget(state_, c, now_ms);
         if constexpr (std::is_same_v<T, Tick>)
           return tick(state_, now_ms, Placing{*scheduler_, options_});
       },

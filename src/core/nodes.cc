@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "common/limits.h"
+#include "core/budgets.h"
 #include "core/cluster_ops.h"
 #include "core/validate.h"
 
@@ -264,8 +265,12 @@ Result<Rows> tick(const State& state, TimeMs now_ms, const Placing& placing) {
       ++draft.edit_node(stopping.node_id).generation;
     }
   }
+  Rows budget_rows = budget_tick(draft, now_ms);
   if (!state.queue.empty()) schedule_queue(draft, now_ms, placing);
-  return draft.rows();
+  Rows rows = draft.rows();
+  rows.insert(rows.end(), std::make_move_iterator(budget_rows.begin()),
+              std::make_move_iterator(budget_rows.end()));
+  return rows;
 }
 
 }  // namespace allot

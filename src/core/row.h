@@ -3,6 +3,7 @@
 
 #include <variant>
 
+#include "core/budget.h"
 #include "core/cluster.h"
 #include "core/model.h"
 #include "core/rules.h"
@@ -11,6 +12,6 @@
 namespace allot {
 
 using Row = std::variant<Tenant, Project, User, ApiKey, JoinToken, Node, Instance, Quota,
-                         Reservation, meter::Price>;
+                         Reservation, meter::Price, Budget, BudgetAlert, Event>;
 
 }  // namespace allot

@@ -42,6 +42,12 @@ void State::put(const Row& row) {
           reservations[object.id] = object;
         } else if constexpr (std::is_same_v<T, meter::Price>) {
           prices.restore(object);
+        } else if constexpr (std::is_same_v<T, Budget>) {
+          budgets[object.id] = object;
+        } else if constexpr (std::is_same_v<T, BudgetAlert>) {
+          budget_alerts[object.key()] = object;
+        } else if constexpr (std::is_same_v<T, Event>) {
+          last_event_seq = std::max(last_event_seq, object.seq);
         } else {
           auto old = instances.find(object.id);
           const bool was_queued =
@@ -70,6 +76,7 @@ const Quota* State::quota(const std::string& id) const { return find(quotas, id)
 const Reservation* State::reservation(const std::string& id) const {
   return find(reservations, id);
 }
+const Budget* State::budget(const std::string& id) const { return find(budgets, id); }
 
 const ApiKey* State::key_for_hash(const std::string& token_hash) const {
   auto it = key_by_hash.find(token_hash);

@@ -21,6 +21,9 @@ struct State {
   std::map<std::string, Quota> quotas;
   std::map<std::string, Reservation> reservations;
   meter::PriceCatalog prices;
+  std::map<std::string, Budget> budgets;
+  std::map<std::string, BudgetAlert> budget_alerts;  // By BudgetAlert::key().
+  int64_t last_event_seq = 0;  // Events live in the store; the core numbers the next ones.
 
   // Derived indexes, kept true by put().
   std::unordered_map<std::string, std::string> key_by_hash;         // key hash -> key id
@@ -45,6 +48,7 @@ struct State {
   const Instance* instance(const std::string& id) const;
   const Quota* quota(const std::string& id) const;
   const Reservation* reservation(const std::string& id) const;
+  const Budget* budget(const std::string& id) const;
 };
 
 }  // namespace allot
