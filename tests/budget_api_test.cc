@@ -95,7 +95,7 @@ class BudgetApiTest : public ClusterTest {
 
 TEST_F(BudgetApiTest, BadBudgetsAreRefusedAndChangeNothing) {
   const json base = {{"tenant_id", tenant_id_}, {"amount", "10"}};
-  auto refused = [&](json change, int status, const std::string& code) {
+  auto refused = [&](const json& change, int status, const std::string& code) {
     json body = base;
     body.update(change);
     const json answer = as_operator("PUT", "/v1/budgets", body, status);

@@ -46,7 +46,7 @@ json budget_json(const State& state, const Budget& b, TimeMs now_ms) {
 
 Result<std::vector<int64_t>> read_thresholds(const json& value) {
   if (value.is_null()) return std::vector<int64_t>{50, 80, 100};
-  if (!value.is_array() || value.size() > 64) {
+  if (!value.is_array()) {
     return fail(ErrorCode::kInvalidType, "'thresholds_pct' must be an array of whole numbers");
   }
   std::vector<int64_t> out;

@@ -223,8 +223,7 @@ Rows budget_tick(Draft& draft, TimeMs now_ms) {
   }
   if (tenants.empty()) return {};
   const std::string month = format_month(now_ms);
-  std::map<std::string, TenantSpend> spend;
-  for (const std::string& tenant : tenants) spend[tenant] = month_spend(state, tenant, now_ms);
+  std::map<std::string, TenantSpend> spend = month_spends(state, tenants, now_ms);
   Rows rows;
   int64_t seq = state.last_event_seq;
   for (const auto& [id, b] : state.budgets) {

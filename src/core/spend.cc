@@ -15,11 +15,14 @@ int64_t saturating_add(int64_t a, int64_t b) {
 
 }  // namespace
 
-TenantSpend month_spend(const State& state, const std::string& tenant_id, TimeMs now_ms) {
+std::map<std::string, TenantSpend> month_spends(const State& state,
+                                                const std::set<std::string>& tenant_ids,
+                                                TimeMs now_ms) {
   const TimeMs from_ms = month_start(now_ms);
-  TenantSpend spend;
+  std::map<std::string, TenantSpend> spends;
+  for (const std::string& id : tenant_ids) spends[id];  // Tenants that spent nothing show zero.
   for (const auto& [id, instance] : state.instances) {
-    if (instance.tenant_id != tenant_id || instance.started_at_ms == 0) continue;
+    if (instance.started_at_ms == 0 || !tenant_ids.contains(instance.tenant_id)) continue;
     // Work that ended before this month began costs nothing in it.
     if (is_final(instance.state) && instance.ended_at_ms < from_ms) continue;
     auto usage = usage_of(state, instance, now_ms);
@@ -28,11 +31,16 @@ TenantSpend month_spend(const State& state, const std::string& tenant_id, TimeMs
     // A charge that does not fit in int64 is past any budget.
     const int64_t micros = charge ? *charge : std::numeric_limits<int64_t>::max();
     if (micros == 0) continue;
+    TenantSpend& spend = spends[instance.tenant_id];
     spend.total_micros = saturating_add(spend.total_micros, micros);
     int64_t& project = spend.by_project_micros[instance.project_id];
     project = saturating_add(project, micros);
   }
-  return spend;
+  return spends;
+}
+
+TenantSpend month_spend(const State& state, const std::string& tenant_id, TimeMs now_ms) {
+  return month_spends(state, {tenant_id}, now_ms).at(tenant_id);
 }
 
 }  // namespace allot

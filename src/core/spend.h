@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 
 #include "core/state.h"
@@ -24,5 +25,10 @@ struct TenantSpend {
 // One pass over the state's instances. Sums saturate at INT64_MAX instead of failing: a spend
 // that large is past every budget, which is all that callers ask of it.
 TenantSpend month_spend(const State& state, const std::string& tenant_id, TimeMs now_ms);
+
+// The same for several tenants in one pass (the Tick's, over every tenant with a budget).
+std::map<std::string, TenantSpend> month_spends(const State& state,
+                                                const std::set<std::string>& tenant_ids,
+                                                TimeMs now_ms);
 
 }  // namespace allot

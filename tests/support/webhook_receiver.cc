@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <stdexcept>
 
@@ -21,37 +22,40 @@ std::string lower(std::string text) {
   return text;
 }
 
+// Parses the request line and the header fields of data[0, header_end); returns Content-Length.
+size_t parse_head(const std::string& data, size_t header_end, WebhookReceiver::Request& out) {
+  const std::string first = data.substr(0, data.find("\r\n"));
+  out.method = first.substr(0, first.find(' '));
+  out.target = first.substr(first.find(' ') + 1, first.rfind(' ') - first.find(' ') - 1);
+  size_t line_start = first.size() + 2;
+  while (line_start < header_end) {
+    const size_t line_end = data.find("\r\n", line_start);
+    const std::string line = data.substr(line_start, line_end - line_start);
+    const size_t colon = line.find(':');
+    if (colon != std::string::npos) {
+      std::string value = line.substr(colon + 1);
+      value.erase(0, value.find_first_not_of(' '));
+      out.headers[lower(line.substr(0, colon))] = value;
+    }
+    line_start = line_end + 2;
+  }
+  auto length = out.headers.find("content-length");
+  return length == out.headers.end() ? 0 : std::stoul(length->second);
+}
+
 // Reads until the headers are in and then the body that Content-Length announces.
 bool read_request(int fd, WebhookReceiver::Request& out) {
   std::string data;
-  char buffer[4096];
+  std::array<char, 4096> buffer{};
   size_t header_end = std::string::npos;
   size_t length = 0;
-  for (;;) {
-    if (header_end != std::string::npos && data.size() >= header_end + 4 + length) break;
-    const ssize_t n = ::recv(fd, buffer, sizeof buffer, 0);
+  while (header_end == std::string::npos || data.size() < header_end + 4 + length) {
+    const ssize_t n = ::recv(fd, buffer.data(), buffer.size(), 0);
     if (n <= 0) return false;
-    data.append(buffer, static_cast<size_t>(n));
-    if (header_end == std::string::npos &&
-        (header_end = data.find("\r\n\r\n")) != std::string::npos) {
-      size_t line_start = data.find("\r\n") + 2;
-      const std::string first = data.substr(0, data.find("\r\n"));
-      out.method = first.substr(0, first.find(' '));
-      out.target = first.substr(first.find(' ') + 1, first.rfind(' ') - first.find(' ') - 1);
-      while (line_start < header_end) {
-        const size_t line_end = data.find("\r\n", line_start);
-        const std::string line = data.substr(line_start, line_end - line_start);
-        const size_t colon = line.find(':');
-        if (colon != std::string::npos) {
-          std::string value = line.substr(colon + 1);
-          value.erase(0, value.find_first_not_of(' '));
-          out.headers[lower(line.substr(0, colon))] = value;
-        }
-        line_start = line_end + 2;
-      }
-      auto cl = out.headers.find("content-length");
-      length = cl == out.headers.end() ? 0 : std::stoul(cl->second);
-    }
+    data.append(buffer.data(), static_cast<size_t>(n));
+    if (header_end != std::string::npos) continue;
+    header_end = data.find("\r\n\r\n");
+    if (header_end != std::string::npos) length = parse_head(data, header_end, out);
   }
   out.body = data.substr(header_end + 4, length);
   return true;
