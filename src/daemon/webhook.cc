@@ -113,8 +113,6 @@ void WebhookSender::deliver(const Delivery& delivery) {
   auto target = parse_webhook_url(event.webhook_url);
   if (!target) {
     result = target.error().message;
-  } else if (target->tls) {
-    result = "https delivery is not supported by this allotd";
   } else {
     auto status =
         post(*target, body,

@@ -1,6 +1,6 @@
-// One webhook POST over plain sockets, bounded in time from connecting to the answer's status
-// line. The receiver is someone else's server: it may be slow, silent or hostile, so nothing of
-// its answer but the status is read, and a deadline covers every step.
+// One webhook POST over a plain or TLS connection, bounded in time from connecting to the answer's
+// status line. The receiver is someone else's server: it may be slow, silent or hostile, so nothing
+// of its answer but the status is read, and a deadline covers every step.
 #pragma once
 
 #include <string>

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include "daemon/webhook_post.h"
+#include "support/webhook_receiver.h"
+
 namespace allot {
 namespace {
 
@@ -40,6 +43,34 @@ TEST(Webhook, UrlsSplitIntoHostPortAndPath) {
   EXPECT_EQ(v6->port, "80");
   EXPECT_FALSE(parse_webhook_url("ftp://x/"));
   EXPECT_FALSE(parse_webhook_url("http:///x"));
+}
+
+TEST(Webhook, APostSendsItsHeadersAndBodyAndReadsTheStatus) {
+  testing::WebhookReceiver receiver;
+  receiver.script({418});
+  auto target = parse_webhook_url(receiver.url("/in?x=1"));
+  ASSERT_TRUE(target);
+  auto status = post(*target, R"({"a":1})", {{"X-Allot-Event", "test"}}, 5'000);
+  ASSERT_TRUE(status) << status.error().message;
+  EXPECT_EQ(*status, 418);
+  const auto requests = receiver.requests();
+  ASSERT_EQ(requests.size(), 1u);
+  EXPECT_EQ(requests[0].target, "/in?x=1");
+  EXPECT_EQ(requests[0].headers.at("x-allot-event"), "test");
+  EXPECT_EQ(requests[0].body, R"({"a":1})");
+}
+
+TEST(Webhook, TlsToAServerThatSpeaksNoTlsFailsWithinTheDeadline) {
+  testing::WebhookReceiver receiver;
+  auto target = parse_webhook_url(receiver.url("/"));
+  ASSERT_TRUE(target);
+  target->tls = true;
+  auto status = post(*target, "{}", {}, 1'000);
+  ASSERT_FALSE(status);
+  EXPECT_EQ(status.error().code, ErrorCode::kUnavailable);
+  EXPECT_TRUE(receiver.requests().empty());
+  // Nobody listens on port 9 of loopback: refused at once.
+  EXPECT_FALSE(post(*parse_webhook_url("http://127.0.0.1:9/"), "{}", {}, 1'000));
 }
 
 }  // namespace
