@@ -1,6 +1,8 @@
 // Budgets and the event log. Tenant admins manage their own tenant's budgets, operator admins
 // any; everyone reads their own tenant's budgets and events.
 #include <charconv>
+#include <set>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -21,7 +23,7 @@ using nlohmann::json;
 
 // A budget as the API shows it: never its webhook secret, with this month's spend and the
 // thresholds it has reached.
-json budget_json(const State& state, const Budget& b, TimeMs now_ms) {
+json budget_json(const State& state, const Budget& b, TimeMs now_ms, const TenantSpend& spend) {
   const std::string month = format_month(now_ms);
   json reached = json::array();
   for (int64_t pct : b.thresholds_pct) {
@@ -36,8 +38,7 @@ json budget_json(const State& state, const Budget& b, TimeMs now_ms) {
       {"enforcement", enforcement_name(b.enforcement)},
       {"webhook_url", b.webhook_url.empty() ? json(nullptr) : json(b.webhook_url)},
       {"month", month},
-      {"spend",
-       Money::from_micros(month_spend(state, b.tenant_id, now_ms).of(b.project_id)).to_string()},
+      {"spend", Money::from_micros(spend.of(b.project_id)).to_string()},
       {"reached_pct", reached},
       {"created_at", format_time(b.created_at_ms)},
       {"updated_at", format_time(b.updated_at_ms)},
@@ -114,7 +115,8 @@ Result<HttpResponse> set_budget(Call& call) {
   for (const auto& [id, b] : state.budgets) {
     if (b.live() && b.tenant_id == command.tenant_id && b.project_id == command.project_id) {
       call.target_id = id;
-      json out = budget_json(state, b, call.ctx.now_ms());
+      json out = budget_json(state, b, call.ctx.now_ms(),
+                             month_spend(state, b.tenant_id, call.ctx.now_ms()));
       if (!generated.empty()) out["webhook_secret"] = generated;
       return json_reply(200, out);
     }
@@ -129,8 +131,8 @@ Result<HttpResponse> list_budgets(Call& call) {
   if (!tenant) return std::unexpected(tenant.error());
   const bool include_deleted = call.target.query.contains("include_deleted");
   const State& state = call.ctx.state();
-  json items = json::array();
-  std::string last;
+  std::vector<const Budget*> shown;
+  std::set<std::string> tenants;
   bool more = false;
   const auto& budgets = state.budgets;
   for (auto it = page->after.empty() ? budgets.begin() : budgets.upper_bound(page->after);
@@ -140,14 +142,21 @@ Result<HttpResponse> list_budgets(Call& call) {
         (!include_deleted && !b.live())) {
       continue;
     }
-    if (static_cast<int>(items.size()) == page->limit) {
+    if (static_cast<int>(shown.size()) == page->limit) {
       more = true;
       break;
     }
-    items.push_back(budget_json(state, b, call.ctx.now_ms()));
-    last = it->first;
+    shown.push_back(&b);
+    tenants.insert(b.tenant_id);
   }
-  return json_reply(200, {{"items", items}, {"next_after", more ? json(last) : json(nullptr)}});
+  // One pass over the instances for the whole page, however many budgets it shows.
+  const auto spends = month_spends(state, tenants, call.ctx.now_ms());
+  json items = json::array();
+  for (const Budget* b : shown) {
+    items.push_back(budget_json(state, *b, call.ctx.now_ms(), spends.at(b->tenant_id)));
+  }
+  const json next = more ? json(shown.back()->id) : json(nullptr);
+  return json_reply(200, {{"items", items}, {"next_after", next}});
 }
 
 Result<HttpResponse> delete_budget(Call& call) {
@@ -159,8 +168,10 @@ Result<HttpResponse> delete_budget(Call& call) {
   }
   ALLOT_TRY(require_admin_of(call.caller, budget->tenant_id));
   ALLOT_TRY(call.ctx.apply(DeleteBudget{.id = id}));
-  return json_reply(200,
-                    budget_json(call.ctx.state(), *call.ctx.state().budget(id), call.ctx.now_ms()));
+  const State& state = call.ctx.state();
+  const Budget& deleted = *state.budget(id);
+  return json_reply(200, budget_json(state, deleted, call.ctx.now_ms(),
+                                     month_spend(state, deleted.tenant_id, call.ctx.now_ms())));
 }
 
 json delivery_json(const DeliveryStatus& d) {
