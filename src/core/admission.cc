@@ -144,9 +144,13 @@ std::string gpus_text(int64_t milli) {
 
 Admission admit(const Draft& draft, const Instance& instance, TimeMs now_ms) {
   const State& state = draft.base();
-  if (auto why = budget_blocks(state, instance.tenant_id, instance.project_id, now_ms)) {
-    return Admission{.ok = false, .models = {}, .why = std::move(*why)};
+  auto& memo = draft.budget_memo();
+  const auto scope = std::pair{instance.tenant_id, instance.project_id};
+  auto blocked = memo.find(scope);
+  if (blocked == memo.end()) {
+    blocked = memo.emplace(scope, budget_blocks(state, scope.first, scope.second, now_ms)).first;
   }
+  if (blocked->second) return Admission{.ok = false, .models = {}, .why = *blocked->second};
   const bool quotas = std::any_of(state.quotas.begin(), state.quotas.end(),
                                   [&](const auto& e) { return applies(e.second, instance); });
   if (!quotas && instance.spec.price_class != PriceClass::kReserved &&
