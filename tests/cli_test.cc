@@ -29,6 +29,16 @@ class CliTest : public ::testing::Test {
     return json::parse(result.out, nullptr, false);
   }
 
+  // A key of a new tenant admin of `tenant`, made by the operator.
+  std::string tenant_admin_key(const std::string& tenant) {
+    const std::string op = daemon_.admin_key();
+    const std::string user = allot_json({"users", "create", "--name", "Ann", "--email", "ann@acme",
+                                         "--role", "tenant-admin", "--tenant", tenant},
+                                        op)
+                                 .value("id", "");
+    return allot_json({"keys", "create", "laptop", "--user", user}, op).value("secret", "");
+  }
+
   Daemon daemon_;
 };
 
@@ -38,12 +48,7 @@ TEST_F(CliTest, AnOperatorSetsUpATenantWhoseKeyWorksOnlyThere) {
   const std::string other = allot_json({"tenants", "create", "globex"}, op).value("id", "");
   const std::string project =
       allot_json({"projects", "create", "vision", "--tenant", tenant}, op).value("id", "");
-  const std::string user = allot_json({"users", "create", "--name", "Ann", "--email", "ann@acme",
-                                       "--role", "tenant-admin", "--tenant", tenant},
-                                      op)
-                               .value("id", "");
-  const std::string key =
-      allot_json({"keys", "create", "laptop", "--user", user}, op).value("secret", "");
+  const std::string key = tenant_admin_key(tenant);
   ASSERT_FALSE(key.empty());
 
   const json me = allot_json({"whoami"}, key);
@@ -136,6 +141,35 @@ TEST_F(CliTest, TheOperatorSetsQuotasReservationsAndWeights) {
       allot({"prices", "set", "--model", "H100-80GB", "--region", "eu", "--gpu-hour", "x"}, op)
           .exit_code,
       5);
+}
+
+TEST_F(CliTest, ATenantAdminSetsListsAndDeletesBudgets) {
+  const std::string op = daemon_.admin_key();
+  const std::string tenant = allot_json({"tenants", "create", "acme"}, op).value("id", "");
+  const std::string project =
+      allot_json({"projects", "create", "vision", "--tenant", tenant}, op).value("id", "");
+  const std::string key = tenant_admin_key(tenant);
+  const json budget = allot_json(
+      {"budget", "set", "--amount", "250.50", "--project", project, "--thresholds", "25,75",
+       "--enforcement", "block_new", "--webhook-url", "http://127.0.0.1:9/hook"},
+      key);
+  EXPECT_EQ(budget["tenant_id"], tenant);
+  EXPECT_EQ(budget["amount"], "250.500000");
+  EXPECT_EQ(budget["thresholds_pct"], json({25, 75}));
+  EXPECT_EQ(budget["spend"], "0.000000");
+  EXPECT_TRUE(budget.value("webhook_secret", "").starts_with("whsec_"));
+  const json listed = allot_json({"budget", "list"}, key);
+  ASSERT_EQ(listed.size(), 1u);
+  EXPECT_EQ(listed[0]["enforcement"], "block_new");
+  const RunResult table = allot({"budget", "list"}, key);
+  EXPECT_NE(table.out.find("250.500000"), std::string::npos) << table.out;
+  EXPECT_EQ(allot({"budget", "set", "--amount", "0"}, key).exit_code, 5);
+  EXPECT_EQ(allot({"budget", "set", "--amount", "5", "--thresholds", "90,10"}, key).exit_code, 5);
+  const std::string id = budget["id"];
+  EXPECT_FALSE(allot_json({"budget", "delete", id}, key)["deleted_at"].is_null());
+  EXPECT_EQ(allot_json({"budget", "list"}, key).size(), 0u);
+  EXPECT_EQ(allot_json({"budget", "list", "--all"}, key).size(), 1u);
+  EXPECT_EQ(allot_json({"events"}, key).size(), 0u);
 }
 
 TEST_F(CliTest, SettingsComeFromAConfigFileWhenNotGiven) {

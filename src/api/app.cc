@@ -71,8 +71,9 @@ HttpResponse run_route(const Route& route, const HttpRequest& request, const Tar
 
 App::App(Service& service, std::string version, LogStore& logs, ApiOptions options)
     : service_(service), version_(std::move(version)), logs_(logs), options_(options) {
-  for (auto routes : {identity_routes(), node_routes(), agent_routes(), instance_routes(),
-                      rules_routes(), price_routes(), invoice_routes(), usage_routes()}) {
+  for (auto routes :
+       {identity_routes(), node_routes(), agent_routes(), instance_routes(), rules_routes(),
+        price_routes(), invoice_routes(), usage_routes(), budget_routes(), money_routes()}) {
     routes_.insert(routes_.end(), routes.begin(), routes.end());
   }
 }

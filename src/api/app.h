@@ -61,6 +61,12 @@ std::span<const Route> rules_routes();
 std::span<const Route> price_routes();
 std::span<const Route> invoice_routes();
 std::span<const Route> usage_routes();
+std::span<const Route> budget_routes();
+std::span<const Route> money_routes();
+// Applies a PATCH of a tenant's billing mode and credit limit, when either is given.
+[[nodiscard]] Status apply_billing_change(Call& call, const std::string& tenant_id,
+                                          const std::optional<std::string>& billing,
+                                          const std::optional<std::string>& credit_limit);
 
 class App {
  public:

@@ -18,6 +18,8 @@ nlohmann::json to_json(const Tenant& t) {
           {"name", t.name},
           {"is_operator", t.is_operator},
           {"weight", t.weight},
+          {"billing", billing_mode_name(t.billing)},
+          {"credit_limit", Money::from_micros(t.credit_limit_micros).to_string()},
           {"created_at", format_time(t.created_at_ms)}};
 }
 
@@ -85,6 +87,7 @@ nlohmann::json to_json(const Instance& i) {
   out["created_at"] = format_time(i.created_at_ms);
   out["started_at"] = time_or_null(i.started_at_ms);
   out["ended_at"] = time_or_null(i.ended_at_ms);
+  out["billed"] = Money::from_micros(i.billed_micros).to_string();
   for (auto& event : out["events"]) event["at"] = format_time(event["at_ms"].get<TimeMs>());
   return out;
 }

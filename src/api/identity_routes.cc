@@ -1,5 +1,4 @@
 // Tenants, projects, users, API keys and the audit log.
-#include <charconv>
 #include <map>
 
 #include <fmt/format.h>
@@ -84,10 +83,12 @@ Result<HttpResponse> get_tenant(Call& call) {
   return json_reply(200, to_json(*tenant));
 }
 
-// The operator sets a tenant's fair-share weight.
+// The operator sets a tenant's fair-share weight, and how it pays.
 Result<HttpResponse> update_tenant(Call& call) {
   JsonBody body(call.request.body);
   auto weight = body.optional_int("weight", INT64_MIN, INT64_MAX);
+  auto billing = body.optional_string("billing");
+  auto credit_limit = body.optional_string("credit_limit");
   ALLOT_TRY(body.finish());
   ALLOT_TRY(require_operator_admin(call.caller));
   const std::string& id = call.params.front();
@@ -95,6 +96,8 @@ Result<HttpResponse> update_tenant(Call& call) {
   if (call.ctx.state().tenant(id) == nullptr) {
     return fail(ErrorCode::kNotFound, fmt::format("no tenant {}", id));
   }
+  // Billing first: it is the change that may be refused, and a refusal must change nothing.
+  ALLOT_TRY(apply_billing_change(call, id, billing, credit_limit));
   if (weight) ALLOT_TRY(call.ctx.apply(SetTenantWeight{.tenant_id = id, .weight = *weight}));
   return json_reply(200, to_json(*call.ctx.state().tenant(id)));
 }
@@ -297,16 +300,10 @@ Result<HttpResponse> list_audit(Call& call) {
   } else {
     ALLOT_TRY(require_operator_admin(call.caller));
   }
-  int64_t after = 0;
-  if (!page->after.empty()) {
-    auto [end, ec] =
-        std::from_chars(page->after.data(), page->after.data() + page->after.size(), after);
-    if (ec != std::errc{} || end != page->after.data() + page->after.size() || after < 0) {
-      return fail(ErrorCode::kInvalidArgument, "after must be an audit seq number");
-    }
-  }
+  auto after = read_seq_after(*page);
+  if (!after) return std::unexpected(after.error());
   auto entries = call.ctx.store().list_audit(
-      AuditQuery{.tenant_id = *tenant, .after_seq = after, .limit = page->limit + 1});
+      AuditQuery{.tenant_id = *tenant, .after_seq = *after, .limit = page->limit + 1});
   if (!entries) return std::unexpected(entries.error());
   json items = json::array();
   const bool more = static_cast<int>(entries->size()) > page->limit;

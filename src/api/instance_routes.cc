@@ -8,6 +8,7 @@
 #include "api/reply.h"
 #include "api/routes_util.h"
 #include "common/limits.h"
+#include "common/money.h"
 #include "core/validate.h"
 
 namespace allot {
@@ -63,6 +64,7 @@ Result<HttpResponse> create_instance(Call& call) {
   auto interactive = body.optional_bool("interactive");
   auto requeue = body.optional_bool("requeue");
   auto nodes = body.optional_int("nodes", INT32_MIN, INT32_MAX);
+  auto max_price = body.optional_string("max_price");
   ALLOT_TRY(body.finish());
   if (!command) return fail(ErrorCode::kMissingField, "'command' is required");
   ALLOT_TRY(require_launcher(call.caller));
@@ -87,6 +89,15 @@ Result<HttpResponse> create_instance(Call& call) {
       return fail(ErrorCode::kInvalidArgument, "price_class must be on-demand, spot or reserved");
     }
     spec.price_class = *parsed;
+  }
+  if (max_price) {
+    auto money = Money::parse(*max_price);
+    if (!money) {
+      return fail(money.error().code,
+                  fmt::format("'max_price' must be a decimal amount per GPU-hour like \"1.50\": {}",
+                              money.error().message));
+    }
+    spec.max_price_micros = money->micros();
   }
   const std::string id = call.ctx.ids().new_id("ins");
   std::vector<std::string> member_ids;

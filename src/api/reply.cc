@@ -28,6 +28,7 @@ int http_status(ErrorCode code) {
     case ErrorCode::kLimitExceeded:
       return 422;
     case ErrorCode::kInsufficientFunds:
+    case ErrorCode::kBudgetExceeded:
       return 402;
     case ErrorCode::kUnavailable:
       return 503;

@@ -23,6 +23,9 @@ struct Call;
 // tenant without it; others see their own.
 [[nodiscard]] Result<std::optional<std::string>> tenant_filter(const Call& call);
 
+// The page's `after` as a log's seq number (0 when absent); kInvalidArgument otherwise.
+[[nodiscard]] Result<int64_t> read_seq_after(const Page& page);
+
 // One page of a map ordered by id, holding only what `visible` admits.
 template <typename T, typename Visible>
 HttpResponse page_of(const std::map<std::string, T>& map, const Page& page, Visible visible) {

@@ -35,6 +35,10 @@ void add_rules_commands(CLI::App& app, Action& action);
 
 // invoices, usage.
 void add_billing_commands(CLI::App& app, Action& action);
+// budget, events.
+void add_budget_commands(CLI::App& app, Action& action);
+// topup, balance.
+void add_money_commands(CLI::App& app, Action& action);
 
 // Adds --limit to a listing command; 0 means every item.
 CLI::Option* add_limit(CLI::App& command, int& limit);

@@ -20,6 +20,8 @@ int main(int argc, char** argv) {
   add_cluster_commands(app, action);
   add_rules_commands(app, action);
   add_billing_commands(app, action);
+  add_budget_commands(app, action);
+  add_money_commands(app, action);
   add_sim_commands(app, action);
   try {
     app.parse(argc, argv);

@@ -34,6 +34,8 @@ std::string_view code_name(ErrorCode code) {
       return "overflow";
     case ErrorCode::kInsufficientFunds:
       return "insufficient_funds";
+    case ErrorCode::kBudgetExceeded:
+      return "budget_exceeded";
     case ErrorCode::kMethodNotAllowed:
       return "method_not_allowed";
     case ErrorCode::kUnavailable:

@@ -66,4 +66,16 @@ inline constexpr size_t kMaxConnections = 10'000;
 // An idle keep-alive connection is closed after this long.
 inline constexpr int kIdleTimeoutS = 60;
 
+// Budget alerts: a handful of thresholds is what anyone reads; up to ten times the amount lets a
+// tenant hear how far past it they went.
+inline constexpr size_t kMaxBudgetThresholds = 10;
+inline constexpr int64_t kMaxBudgetThresholdPct = 1'000;
+// Webhooks: a URL as long as browsers accept, and a secret long enough to be unguessable but
+// bounded, since every delivery is signed with it.
+inline constexpr size_t kMaxWebhookUrlBytes = 2'048;
+inline constexpr size_t kMinWebhookSecretBytes = 16;
+inline constexpr size_t kMaxWebhookSecretBytes = 256;
+// Events a listing returns at most, like any page.
+inline constexpr int kMaxEventsPage = kMaxPageSize;
+
 }  // namespace allot::limits

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "core/budgets.h"
 #include "core/gpu_models.h"
 #include "core/money.h"
 #include "core/scheduler.h"
@@ -145,6 +146,13 @@ std::string gpus_text(int64_t milli) {
 Admission admit(const Draft& draft, const Instance& instance, TimeMs now_ms) {
   if (auto why = funds_block(draft, instance.tenant_id, now_ms)) return {.ok = false, .why = *why};
   const State& state = draft.base();
+  auto& memo = draft.budget_memo();
+  const auto scope = std::pair{instance.tenant_id, instance.project_id};
+  auto blocked = memo.find(scope);
+  if (blocked == memo.end()) {
+    blocked = memo.emplace(scope, budget_blocks(state, scope.first, scope.second, now_ms)).first;
+  }
+  if (blocked->second) return Admission{.ok = false, .models = {}, .why = *blocked->second};
   const bool quotas = std::any_of(state.quotas.begin(), state.quotas.end(),
                                   [&](const auto& e) { return applies(e.second, instance); });
   if (!quotas && instance.spec.price_class != PriceClass::kReserved &&
@@ -181,6 +189,7 @@ Admission admit(const Draft& draft, const Instance& instance, TimeMs now_ms) {
 
 Status check_admissible(const State& state, const std::string& tenant_id,
                         const std::string& project_id, const InstanceSpec& spec, TimeMs now_ms) {
+  if (auto ok = check_budget(state, tenant_id, project_id, now_ms); !ok) return ok;
   const int64_t need = milli_of(spec) * std::max(1, spec.nodes);
   for (const auto& [id, q] : state.quotas) {
     if (!q.live() || q.tenant_id != tenant_id ||

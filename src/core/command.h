@@ -6,6 +6,7 @@
 #include <string>
 #include <variant>
 
+#include "core/budget.h"
 #include "core/cluster.h"
 #include "core/invoice.h"
 #include "core/model.h"
@@ -231,6 +232,23 @@ struct CreateCreditNote {
   std::string reason;
 };
 
+// Sets the budget of a tenant, or of one of its projects, replacing the one there is; `id` is
+// used when there is none.
+struct SetBudget {
+  std::string id;
+  std::string tenant_id;
+  std::string project_id;  // Empty: the whole tenant.
+  int64_t amount_micros = 0;
+  std::vector<int64_t> thresholds_pct = {50, 80, 100};
+  std::string webhook_url;  // Empty: no webhook.
+  std::string webhook_secret;
+  Enforcement enforcement = Enforcement::kNone;
+};
+
+struct DeleteBudget {
+  std::string id;
+};
+
 // The timer: heartbeat deadlines, maximum run times, money, and a scheduling pass.
 struct Tick {
   bool post_all = false;  // Posts every tenant's usage so far now (closing the books).
@@ -242,6 +260,6 @@ using Command =
                  RevokeNodeCredential, CreateInstance, StopInstance, SetQuota, DeleteQuota,
                  CreateReservation, CancelReservation, SetTenantWeight, SetPrice, Topup, SetBilling,
                  Tick, DraftInvoice, FinalizeInvoice, MarkInvoicePaid, VoidInvoice,
-                 CreateCreditNote>;
+                 CreateCreditNote, SetBudget, DeleteBudget>;
 
 }  // namespace allot

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "common/limits.h"
+#include "core/budgets.h"
 #include "core/invoice_ops.h"
 #include "core/money.h"
 #include "core/validate.h"
@@ -257,6 +258,8 @@ Result<std::vector<Row>> Core::apply(const Command& command, TimeMs now_ms) {
         if constexpr (std::is_same_v<T, SetPrice>) return set_price(state_, c, now_ms);
         if constexpr (std::is_same_v<T, Topup>) return topup(state_, c, now_ms);
         if constexpr (std::is_same_v<T, SetBilling>) return set_billing(state_, c);
+        if constexpr (std::is_same_v<T, SetBudget>) return set_budget(state_, c, now_ms);
+        if constexpr (std::is_same_v<T, DeleteBudget>) return delete_budget(state_, c, now_ms);
         if constexpr (std::is_same_v<T, Tick>)
           return tick(state_, c, now_ms, Placing{*scheduler_, options_});
         if constexpr (std::is_same_v<T, DraftInvoice>) return draft_invoice(state_, c, now_ms);

@@ -3,7 +3,9 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/state.h"
@@ -64,12 +66,19 @@ class Draft {
   // The changed objects, nodes first, then the ledger's new accounts and transfers.
   std::vector<Row> rows() const;
 
+  // Why a budget blocks new work per (tenant, project), as admission found it in this command.
+  // The base state and the time are fixed within a command, so each is computed once however
+  // many queued instances ask (see budgets.h).
+  using BudgetMemo = std::map<std::pair<std::string, std::string>, std::optional<std::string>>;
+  BudgetMemo& budget_memo() const { return budget_memo_; }
+
  private:
   const State* base_;  // A pointer, so that a trial copy of a draft can replace it.
   std::map<std::string, Node> nodes_;
   std::map<std::string, Instance> instances_;
   std::vector<ledger::Account> accounts_;
   std::vector<ledger::Transfer> transfers_;
+  mutable BudgetMemo budget_memo_;  // A cache of what the base state decides: not a change.
 };
 
 }  // namespace allot

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "common/limits.h"
+#include "core/budgets.h"
 #include "core/cluster_ops.h"
 #include "core/money.h"
 #include "core/validate.h"
@@ -266,8 +267,12 @@ Result<Rows> tick(const State& state, const Tick& c, TimeMs now_ms, const Placin
     }
   }
   settle_money(draft, now_ms, placing.options, c.post_all);
+  Rows budget_rows = budget_tick(draft, now_ms);
   if (!state.queue.empty()) schedule_queue(draft, now_ms, placing);
-  return draft.rows();
+  Rows rows = draft.rows();
+  rows.insert(rows.end(), std::make_move_iterator(budget_rows.begin()),
+              std::make_move_iterator(budget_rows.end()));
+  return rows;
 }
 
 }  // namespace allot

@@ -3,6 +3,7 @@
 
 #include <variant>
 
+#include "core/budget.h"
 #include "core/cluster.h"
 #include "core/invoice.h"
 #include "core/model.h"
@@ -22,6 +23,6 @@ struct LedgerEntry {
 
 using Row = std::variant<Tenant, Project, User, ApiKey, JoinToken, Node, Instance, Quota,
                          Reservation, meter::Price, ledger::Account, LedgerEntry, Invoice,
-                         CreditNote>;
+                         CreditNote, Budget, BudgetAlert, Event>;
 
 }  // namespace allot

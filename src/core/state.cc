@@ -48,6 +48,12 @@ void State::put(const Row& row) {
           put_invoice(object);
         } else if constexpr (std::is_same_v<T, CreditNote>) {
           if (credit_notes.insert_or_assign(object.id, object).second) ++credit_notes_numbered;
+        } else if constexpr (std::is_same_v<T, Budget>) {
+          budgets[object.id] = object;
+        } else if constexpr (std::is_same_v<T, BudgetAlert>) {
+          budget_alerts[object.key()] = object;
+        } else if constexpr (std::is_same_v<T, Event>) {
+          last_event_seq = std::max(last_event_seq, object.seq);
         } else {
           auto old = instances.find(object.id);
           const bool was_queued =
@@ -91,6 +97,7 @@ const Reservation* State::reservation(const std::string& id) const {
   return find(reservations, id);
 }
 const Invoice* State::invoice(const std::string& id) const { return find(invoices, id); }
+const Budget* State::budget(const std::string& id) const { return find(budgets, id); }
 
 const ApiKey* State::key_for_hash(const std::string& token_hash) const {
   auto it = key_by_hash.find(token_hash);

@@ -26,6 +26,9 @@ struct State {
   ledger::Ledger ledger;
   std::map<std::string, Invoice> invoices;
   std::map<std::string, CreditNote> credit_notes;
+  std::map<std::string, Budget> budgets;
+  std::map<std::string, BudgetAlert> budget_alerts;  // By BudgetAlert::key().
+  int64_t last_event_seq = 0;  // Events live in the store; the core numbers the next ones.
 
   // Derived indexes, kept true by put().
   std::unordered_map<std::string, std::string> key_by_hash;         // key hash -> key id
@@ -56,6 +59,7 @@ struct State {
   const Quota* quota(const std::string& id) const;
   const Reservation* reservation(const std::string& id) const;
   const Invoice* invoice(const std::string& id) const;
+  const Budget* budget(const std::string& id) const;
 
  private:
   void put_invoice(const Invoice& invoice);

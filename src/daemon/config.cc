@@ -44,11 +44,14 @@ Status check(const DaemonConfig& config) {
                           config.log_level));
 }
 
-// The millisecond settings, by name, or null.
+// The settings that are positive whole numbers (durations and counts), by name, or null.
 int64_t* duration_field(DaemonConfig& config, std::string_view name) {
   if (name == "heartbeat_interval_ms") return &config.heartbeat_interval_ms;
   if (name == "heartbeat_timeout_ms") return &config.heartbeat_timeout_ms;
   if (name == "stop_grace_ms") return &config.stop_grace_ms;
+  if (name == "webhook_retry_base_ms") return &config.webhook_retry_base_ms;
+  if (name == "webhook_retry_max_ms") return &config.webhook_retry_max_ms;
+  if (name == "webhook_max_attempts") return &config.webhook_max_attempts;
   return nullptr;
 }
 
@@ -108,7 +111,9 @@ Status apply_env(DaemonConfig& config, const GetEnv& getenv) {
   read("ALLOT_LOG_LEVEL", config.log_level);
   read("ALLOT_SCHEDULER_POLICY", config.scheduler_policy);
   read("ALLOT_ADMIN_KEY", config.admin_key);
-  for (const char* name : {"heartbeat_interval_ms", "heartbeat_timeout_ms", "stop_grace_ms"}) {
+  for (const char* name :
+       {"heartbeat_interval_ms", "heartbeat_timeout_ms", "stop_grace_ms", "webhook_retry_base_ms",
+        "webhook_retry_max_ms", "webhook_max_attempts"}) {
     std::string variable = "ALLOT_" + std::string(name);
     std::transform(variable.begin(), variable.end(), variable.begin(),
                    [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
@@ -148,6 +153,13 @@ Result<DaemonConfig> load_daemon_config(const std::vector<std::string>& args, co
       ->check(CLI::PositiveNumber);
   cli.add_option("--stop-grace-ms", grace, "SIGTERM to SIGKILL for stopped instances")
       ->check(CLI::PositiveNumber);
+  std::optional<int64_t> retry_base, retry_max, max_attempts;
+  cli.add_option("--webhook-retry-base-ms", retry_base, "first wait before a webhook retry")
+      ->check(CLI::PositiveNumber);
+  cli.add_option("--webhook-retry-max-ms", retry_max, "longest wait between webhook attempts")
+      ->check(CLI::PositiveNumber);
+  cli.add_option("--webhook-max-attempts", max_attempts, "attempts before a webhook is given up")
+      ->check(CLI::PositiveNumber);
   std::vector<const char*> argv;
   argv.reserve(args.size());
   for (const std::string& arg : args) argv.push_back(arg.c_str());
@@ -178,6 +190,9 @@ Result<DaemonConfig> load_daemon_config(const std::vector<std::string>& args, co
   if (interval) config.heartbeat_interval_ms = *interval;
   if (timeout) config.heartbeat_timeout_ms = *timeout;
   if (grace) config.stop_grace_ms = *grace;
+  if (retry_base) config.webhook_retry_base_ms = *retry_base;
+  if (retry_max) config.webhook_retry_max_ms = *retry_max;
+  if (max_attempts) config.webhook_max_attempts = *max_attempts;
   if (auto ok = check(config); !ok) return std::unexpected(ok.error());
   return config;
 }

@@ -24,6 +24,11 @@ struct DaemonConfig {
   int64_t heartbeat_interval_ms = 2'000;   // Agents report this often.
   int64_t heartbeat_timeout_ms = 30'000;   // A node silent this long is lost.
   int64_t stop_grace_ms = 10'000;          // SIGTERM to SIGKILL when an instance is stopped.
+  // Webhook deliveries: the first retry's wait (doubling after each failure), the longest wait,
+  // and the attempts after which a delivery is given up.
+  int64_t webhook_retry_base_ms = 1'000;
+  int64_t webhook_retry_max_ms = 300'000;
+  int64_t webhook_max_attempts = 10;
 };
 
 using GetEnv = std::function<const char*(const char*)>;

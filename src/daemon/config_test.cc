@@ -56,5 +56,20 @@ TEST(DaemonConfig, BadSettingsNameTheirSource) {
   EXPECT_FALSE(load({"--no-such-flag"}));
 }
 
+TEST(DaemonConfig, WebhookRetriesComeFromEachSource) {
+  testing::TempDir dir;
+  const auto file = dir.path() / "allot.toml";
+  std::ofstream(file) << "webhook_retry_base_ms = 500\nwebhook_max_attempts = 3\n";
+  auto config = load({"--config", file.string(), "--webhook-retry-max-ms", "9000"},
+                     {{"ALLOT_WEBHOOK_MAX_ATTEMPTS", "4"}});
+  ASSERT_TRUE(config) << config.error().message;
+  EXPECT_EQ(config->webhook_retry_base_ms, 500);
+  EXPECT_EQ(config->webhook_retry_max_ms, 9000);
+  EXPECT_EQ(config->webhook_max_attempts, 4);
+  EXPECT_EQ(load({})->webhook_retry_base_ms, 1'000);
+  EXPECT_FALSE(load({"--webhook-max-attempts", "0"}));
+  EXPECT_FALSE(load({}, {{"ALLOT_WEBHOOK_RETRY_BASE_MS", "soon"}}));
+}
+
 }  // namespace
 }  // namespace allot

@@ -18,6 +18,7 @@
 #include "common/signals.h"
 #include "daemon/bootstrap.h"
 #include "daemon/config.h"
+#include "daemon/webhook.h"
 #include "sched/core_scheduler.h"
 
 #ifndef ALLOT_VERSION
@@ -89,6 +90,18 @@ int run(const DaemonConfig& config, const sigset_t& stop_signals) {
   spdlog::info("msg=\"store open\" backend={} schema_version={} objects={}", (*store)->backend(),
                (*store)->schema_version(), rows->size());
 
+  // Webhooks go out on their own thread with their own store connection, so that a slow
+  // receiver never holds up the core.
+  auto outbox = open_configured_store(config);
+  if (!outbox) {
+    spdlog::critical("msg=\"cannot open the store\" error=\"{}\"", outbox.error().message);
+    return 1;
+  }
+  WebhookSender webhooks(std::move(*outbox), clock,
+                         WebhookOptions{.retry_base_ms = config.webhook_retry_base_ms,
+                                        .retry_max_ms = config.webhook_retry_max_ms,
+                                        .max_attempts = config.webhook_max_attempts});
+
   Service service(core, **store, ids, clock, *audit_seq);
   LogStore logs(std::filesystem::path(config.data_dir) / "logs");
   App app(service, ALLOT_VERSION, logs,
@@ -141,6 +154,7 @@ int run(const DaemonConfig& config, const sigset_t& stop_signals) {
   (*server)->run();
   signals.join();
   ticker.join();
+  webhooks.stop();
   service.stop();
   spdlog::info("msg=\"stopped\"");
   return 0;

@@ -144,7 +144,44 @@ constexpr std::array<std::string_view, 4> kInvoices = {
     "CREATE INDEX credit_notes_by_invoice ON credit_notes (invoice_id)",
 };
 
-constexpr std::array<Migration, 7> kMigrations = {
+// Budgets, their alerts, the event log and the webhook outbox with every attempt.
+constexpr std::array<std::string_view, 7> kBudgets = {
+    R"(CREATE TABLE budgets (
+         id TEXT PRIMARY KEY,
+         tenant_id TEXT NOT NULL REFERENCES tenants (id),
+         doc TEXT NOT NULL))",
+    R"(CREATE TABLE budget_alerts (
+         budget_id TEXT NOT NULL REFERENCES budgets (id),
+         month TEXT NOT NULL,
+         threshold_pct BIGINT NOT NULL,
+         spend_micros BIGINT NOT NULL,
+         at_ms BIGINT NOT NULL,
+         PRIMARY KEY (budget_id, month, threshold_pct)))",
+    R"(CREATE TABLE events (
+         seq BIGINT PRIMARY KEY,
+         at_ms BIGINT NOT NULL,
+         tenant_id TEXT NOT NULL,
+         kind TEXT NOT NULL,
+         payload TEXT NOT NULL))",
+    "CREATE INDEX events_by_tenant ON events (tenant_id, seq)",
+    R"(CREATE TABLE webhook_deliveries (
+         event_seq BIGINT PRIMARY KEY REFERENCES events (seq),
+         budget_id TEXT NOT NULL REFERENCES budgets (id),
+         url TEXT NOT NULL,
+         state TEXT NOT NULL,
+         attempts BIGINT NOT NULL,
+         next_attempt_ms BIGINT NOT NULL,
+         last_status TEXT NOT NULL))",
+    "CREATE INDEX webhook_deliveries_due ON webhook_deliveries (state, next_attempt_ms)",
+    R"(CREATE TABLE webhook_attempts (
+         event_seq BIGINT NOT NULL REFERENCES webhook_deliveries (event_seq),
+         attempt BIGINT NOT NULL,
+         at_ms BIGINT NOT NULL,
+         result TEXT NOT NULL,
+         PRIMARY KEY (event_seq, attempt)))",
+};
+
+constexpr std::array<Migration, 8> kMigrations = {
     Migration{1, "identity: tenants, projects, users, API keys, audit log", kIdentity},
     Migration{2, "cluster: join tokens, nodes, instances", kCluster},
     Migration{3, "rules: quotas, reservations, tenant weights", kRules},
@@ -152,6 +189,7 @@ constexpr std::array<Migration, 7> kMigrations = {
     Migration{5, "prices: the effective-dated price catalog", kPrices},
     Migration{6, "money: tenant billing modes, credit limits, account data", kMoney},
     Migration{7, "invoices: invoices and credit notes", kInvoices},
+    Migration{8, "budgets: alerts, the event log and the webhook outbox", kBudgets},
 };
 
 }  // namespace

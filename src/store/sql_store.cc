@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include "common/clock.h"
+#include "store/budget_store.h"
 #include "store/cluster_json.h"
 #include "store/db.h"
 #include "store/invoice_json.h"
@@ -125,6 +126,9 @@ Status write_row(Db& db, const Row& row) {
           const DbValue p[] = {o.id, o.invoice_id, o.tenant_id, o.number,
                                credit_note_document(o).dump()};
           return db.exec(kInsertCreditNote, p);
+        } else if constexpr (std::is_same_v<T, Budget> || std::is_same_v<T, BudgetAlert> ||
+                             std::is_same_v<T, Event>) {
+          return write_budget_row(db, o);
         } else {
           const DbValue p[] = {o.id,
                                o.tenant_id,
@@ -303,6 +307,7 @@ class SqlStore final : public Store {
     }
     if (auto ok = load_documents("invoices", invoice_from_document, out); !ok) return ok;
     if (auto ok = load_documents("credit_notes", credit_note_from_document, out); !ok) return ok;
+    if (auto ok = load_budget_rows(*db_, out); !ok) return ok;
     // Oldest first, so that the queue is rebuilt in arrival order.
     return load_documents("instances", instance_from_document, out, "created_at_ms, id");
   }
@@ -341,6 +346,18 @@ class SqlStore final : public Store {
     auto rows = db_->query("SELECT COALESCE(MAX(seq), 0) FROM audit_log", {});
     if (!rows) return std::unexpected(rows.error());
     return db_int(rows->at(0).at(0));
+  }
+
+  Result<std::vector<StoredEvent>> list_events(const EventQuery& query) override {
+    return query_events(*db_, query);
+  }
+
+  Result<std::vector<Delivery>> due_deliveries(TimeMs now_ms, int limit) override {
+    return query_due_deliveries(*db_, now_ms, limit);
+  }
+
+  Status record_delivery_attempt(const DeliveryAttempt& attempt) override {
+    return in_transaction(*db_, [&] { return write_delivery_attempt(*db_, attempt); });
   }
 
   Status put_ledger_accounts(std::span<const ledger::Account> accounts) override {

@@ -37,6 +37,42 @@ struct AuditQuery {
   int limit = 100;
 };
 
+struct EventQuery {
+  std::optional<std::string> tenant_id;  // Unset: every tenant.
+  int64_t after_seq = 0;                 // Events with seq greater than this.
+  int limit = 100;
+};
+
+// Where a webhook delivery stands.
+struct DeliveryStatus {
+  std::string state;  // "pending", "delivered" or "failed" (out of attempts).
+  int64_t attempts = 0;
+  TimeMs next_attempt_ms = 0;
+  std::string last_status;  // The last attempt's HTTP status, or why it reached no server.
+
+  bool operator==(const DeliveryStatus&) const = default;
+};
+
+struct StoredEvent {
+  Event event;
+  std::optional<DeliveryStatus> delivery;  // Set when the event goes to a webhook.
+};
+
+// A delivery that is due: the event (with its URL) and the secret that signs it.
+struct Delivery {
+  Event event;
+  std::string secret;
+  DeliveryStatus status;
+};
+
+// One attempt's result and what follows from it.
+struct DeliveryAttempt {
+  int64_t event_seq = 0;
+  TimeMs at_ms = 0;
+  std::string result;  // As DeliveryStatus::last_status.
+  DeliveryStatus next;
+};
+
 // Everything one group commit writes.
 struct Batch {
   std::vector<Row> rows;
@@ -59,6 +95,14 @@ class Store {
 
   // The highest audit seq written so far, 0 when there is none.
   [[nodiscard]] virtual Result<int64_t> last_audit_seq() = 0;
+
+  // Events matching the query, oldest first, with their webhook delivery's status.
+  [[nodiscard]] virtual Result<std::vector<StoredEvent>> list_events(const EventQuery& query) = 0;
+
+  // The webhook outbox: pending deliveries due at `now_ms`, oldest first, at most `limit`; and
+  // one attempt's result, recorded durably with the delivery's new status.
+  [[nodiscard]] virtual Result<std::vector<Delivery>> due_deliveries(TimeMs now_ms, int limit) = 0;
+  [[nodiscard]] virtual Status record_delivery_attempt(const DeliveryAttempt& attempt) = 0;
 
   // The ledger's journal. Accounts are written when made; transfers as they were asked, with the
   // time they were made, at journal positions first_seq, first_seq + 1, ... in one transaction

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include "core/core.h"
+
 #include "support/postgres.h"
 #include "support/temp_dir.h"
 
@@ -66,12 +68,12 @@ AuditEntry audit(int64_t seq, std::string tenant) {
 }
 
 TEST_P(StoreTest, MigrationsRunOnceAndReachTheLatestVersion) {
-  EXPECT_EQ(store_->schema_version(), 7);
+  EXPECT_EQ(store_->schema_version(), 8);
   EXPECT_EQ(store_->backend(), GetParam());
   store_.reset();
   auto again = open();
   ASSERT_NE(again, nullptr);
-  EXPECT_EQ(again->schema_version(), 7);
+  EXPECT_EQ(again->schema_version(), 8);
 }
 
 TEST_P(StoreTest, WhatIsCommittedLoadsBackAfterReopening) {
@@ -245,6 +247,71 @@ TEST_P(StoreTest, AuditPagesByTenantAndSeq) {
   ASSERT_TRUE(a);
   ASSERT_EQ(a->size(), 1u);
   EXPECT_EQ(a->front().seq, 3);
+}
+
+TEST_P(StoreTest, BudgetsAlertsAndTheEventLogLoadBackWithTheOutbox) {
+  const Budget budget{.id = "bud_0000000000000001",
+                      .tenant_id = kTenant.id,
+                      .project_id = kProject.id,
+                      .amount_micros = 5'000'000,
+                      .thresholds_pct = {50, 100},
+                      .webhook_url = "http://127.0.0.1:9/hook",
+                      .webhook_secret = "whsec_0123456789abcdef",
+                      .enforcement = Enforcement::kStopRunning,
+                      .created_at_ms = 20,
+                      .updated_at_ms = 20};
+  const BudgetAlert alert{.budget_id = budget.id,
+                          .month = "2027-01",
+                          .threshold_pct = 50,
+                          .spend_micros = 2'500'000,
+                          .at_ms = 30};
+  const Event hooked{.seq = 1,
+                     .at_ms = 30,
+                     .tenant_id = kTenant.id,
+                     .kind = "budget.threshold",
+                     .payload = R"({"threshold_pct":50})",
+                     .webhook_budget_id = budget.id,
+                     .webhook_url = budget.webhook_url};
+  const Event other{
+      .seq = 2, .at_ms = 31, .tenant_id = "ten_0000000000000002", .kind = "x", .payload = "{}"};
+  ASSERT_TRUE(store_->commit(Batch{.rows = {kTenant, kProject, budget, hooked, alert, other}}));
+  store_.reset();
+  store_ = open();
+  auto rows = store_->load();
+  ASSERT_TRUE(rows);
+  Core core;
+  core.restore(*rows);
+  EXPECT_EQ(core.state().budgets.at(budget.id), budget);
+  EXPECT_EQ(core.state().budget_alerts.at(alert.key()), alert);
+  EXPECT_EQ(core.state().last_event_seq, 2);
+
+  auto mine = store_->list_events(EventQuery{.tenant_id = kTenant.id});
+  ASSERT_TRUE(mine);
+  ASSERT_EQ(mine->size(), 1u);
+  EXPECT_EQ(mine->at(0).event.payload, hooked.payload);
+  ASSERT_TRUE(mine->at(0).delivery);
+  EXPECT_EQ(mine->at(0).delivery->state, "pending");
+  EXPECT_EQ(store_->list_events(EventQuery{.after_seq = 1})->size(), 1u);
+
+  auto due = store_->due_deliveries(30, 10);
+  ASSERT_TRUE(due);
+  ASSERT_EQ(due->size(), 1u);
+  EXPECT_EQ(due->at(0).secret, budget.webhook_secret);
+  EXPECT_EQ(due->at(0).event.webhook_url, budget.webhook_url);
+  EXPECT_TRUE(store_->due_deliveries(29, 10)->empty());  // Not before the event.
+  const DeliveryStatus retry{
+      .state = "pending", .attempts = 1, .next_attempt_ms = 1'030, .last_status = "500"};
+  ASSERT_TRUE(store_->record_delivery_attempt(
+      DeliveryAttempt{.event_seq = 1, .at_ms = 30, .result = "500", .next = retry}));
+  EXPECT_TRUE(store_->due_deliveries(1'029, 10)->empty());
+  EXPECT_EQ(store_->due_deliveries(1'030, 10)->at(0).status, retry);
+  const DeliveryStatus done{.state = "delivered", .attempts = 2, .last_status = "200"};
+  ASSERT_TRUE(store_->record_delivery_attempt(
+      DeliveryAttempt{.event_seq = 1, .at_ms = 1'030, .result = "200", .next = done}));
+  EXPECT_TRUE(store_->due_deliveries(99'999, 10)->empty());
+  EXPECT_EQ(store_->list_events(EventQuery{.tenant_id = kTenant.id})->at(0).delivery, done);
+  // Events are append-only: the same seq again is refused, and the batch with it.
+  EXPECT_FALSE(store_->commit(Batch{.rows = {hooked}}));
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, StoreTest, ::testing::Values("sqlite", "postgres"),

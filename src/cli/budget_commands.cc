@@ -1,0 +1,86 @@
+// budget and events: a tenant's monthly budgets, their alerts, and the event log.
+#include "cli/commands.h"
+
+namespace allot::cli {
+namespace {
+
+using nlohmann::json;
+
+const std::vector<Column> kBudgetColumns = {{"id", "id"},
+                                            {"tenant", "tenant_id"},
+                                            {"project", "project_id"},
+                                            {"amount", "amount"},
+                                            {"spend", "spend"},
+                                            {"month", "month"},
+                                            {"reached", "reached_pct"},
+                                            {"enforcement", "enforcement"},
+                                            {"webhook", "webhook_url"}};
+const std::vector<Column> kEventColumns = {
+    {"seq", "seq"}, {"at", "at"}, {"tenant", "tenant_id"}, {"kind", "kind"}, {"data", "data"}};
+
+struct Options {
+  std::string id, tenant, project, amount, enforcement, webhook_url, webhook_secret;
+  std::vector<int64_t> thresholds;
+  int limit = 0;
+  bool all = false;
+};
+
+}  // namespace
+
+void add_budget_commands(CLI::App& app, Action& action) {
+  static Options o;  // Lives as long as the program: the actions read it after parsing.
+  static const std::string kTrue = "true";
+  static const std::string kNone;
+
+  CLI::App* budget =
+      app.add_subcommand("budget", "monthly budgets per tenant or project")->require_subcommand(1);
+  CLI::App* list = budget->add_subcommand("list", "list budgets with this month's spend");
+  add_limit(*list, o.limit);
+  list->add_option("--tenant", o.tenant, "only this tenant's");
+  list->add_flag("--all", o.all, "deleted ones too");
+  list->callback([&action] {
+    action = show_list(
+        [] {
+          return "/v1/budgets" +
+                 query({{"tenant_id", &o.tenant}, {"include_deleted", o.all ? &kTrue : &kNone}});
+        },
+        o.limit, kBudgetColumns);
+  });
+  CLI::App* set = budget->add_subcommand("set", "set the budget of a tenant or one project");
+  set->add_option("--tenant", o.tenant, "the tenant (default: yours)");
+  set->add_option("--project", o.project, "only this project of it");
+  set->add_option("--amount", o.amount, "per calendar month, e.g. 2500.00")->required();
+  set->add_option("--thresholds", o.thresholds, "alert at these percents (default 50 80 100)")
+      ->delimiter(',');
+  set->add_option("--enforcement", o.enforcement, "none (default), block_new or stop_running");
+  set->add_option("--webhook-url", o.webhook_url, "POST each alert here, signed");
+  set->add_option("--webhook-secret", o.webhook_secret, "the signing secret (default: made)");
+  set->callback([&action] {
+    action = show_call(
+        "PUT", [] { return std::string("/v1/budgets"); },
+        [] {
+          json body{{"amount", o.amount}};
+          if (!o.tenant.empty()) body["tenant_id"] = o.tenant;
+          if (!o.project.empty()) body["project_id"] = o.project;
+          if (!o.thresholds.empty()) body["thresholds_pct"] = o.thresholds;
+          if (!o.enforcement.empty()) body["enforcement"] = o.enforcement;
+          if (!o.webhook_url.empty()) body["webhook_url"] = o.webhook_url;
+          if (!o.webhook_secret.empty()) body["webhook_secret"] = o.webhook_secret;
+          return body;
+        });
+  });
+  CLI::App* remove = budget->add_subcommand("delete", "remove a budget");
+  remove->add_option("id", o.id, "its id")->required();
+  remove->callback(
+      [&action] { action = show_call("DELETE", [] { return "/v1/budgets/" + o.id; }); });
+
+  CLI::App* events = app.add_subcommand("events", "the event log: budget alerts and more");
+  add_limit(*events, o.limit);
+  events->add_option("--tenant", o.tenant, "only this tenant's");
+  events->callback([&action] {
+    action = show_list([] { return "/v1/events" + query({{"tenant_id", &o.tenant}}); }, o.limit,
+                       kEventColumns);
+  });
+}
+
+}  // namespace allot::cli

@@ -1,0 +1,199 @@
+#include "store/budget_store.h"
+
+#include <fmt/format.h>
+
+namespace allot {
+namespace {
+
+using nlohmann::json;
+
+constexpr std::string_view kUpsertBudget =
+    "INSERT INTO budgets (id, tenant_id, doc) VALUES ($1, $2, $3) "
+    "ON CONFLICT (id) DO UPDATE SET doc = excluded.doc";
+constexpr std::string_view kInsertAlert =
+    "INSERT INTO budget_alerts (budget_id, month, threshold_pct, spend_micros, at_ms) "
+    "VALUES ($1, $2, $3, $4, $5)";
+constexpr std::string_view kInsertEvent =
+    "INSERT INTO events (seq, at_ms, tenant_id, kind, payload) VALUES ($1, $2, $3, $4, $5)";
+constexpr std::string_view kInsertDelivery =
+    "INSERT INTO webhook_deliveries (event_seq, budget_id, url, state, attempts, "
+    "next_attempt_ms, last_status) VALUES ($1, $2, $3, 'pending', 0, $4, '')";
+constexpr std::string_view kEventColumns =
+    "SELECT e.seq, e.at_ms, e.tenant_id, e.kind, e.payload, d.url, d.state, d.attempts, "
+    "d.next_attempt_ms, d.last_status, d.budget_id FROM events e "
+    "LEFT JOIN webhook_deliveries d ON d.event_seq = e.seq ";
+
+Event event_of(const DbRow& r) {
+  return Event{.seq = db_int(r[0]),
+               .at_ms = db_int(r[1]),
+               .tenant_id = db_text(r[2]),
+               .kind = db_text(r[3]),
+               .payload = db_text(r[4])};
+}
+
+// Columns 5..10 of kEventColumns: the delivery, when the event has one.
+std::optional<DeliveryStatus> delivery_of(const DbRow& r, Event& event) {
+  if (std::holds_alternative<std::monostate>(r[5])) return std::nullopt;
+  event.webhook_url = db_text(r[5]);
+  event.webhook_budget_id = db_text(r[10]);
+  return DeliveryStatus{.state = db_text(r[6]),
+                        .attempts = db_int(r[7]),
+                        .next_attempt_ms = db_int(r[8]),
+                        .last_status = db_text(r[9])};
+}
+
+}  // namespace
+
+json budget_document(const Budget& b) {
+  return {{"id", b.id},
+          {"tenant_id", b.tenant_id},
+          {"project_id", b.project_id},
+          {"amount_micros", b.amount_micros},
+          {"thresholds_pct", b.thresholds_pct},
+          {"webhook_url", b.webhook_url},
+          {"webhook_secret", b.webhook_secret},
+          {"enforcement", enforcement_name(b.enforcement)},
+          {"created_at_ms", b.created_at_ms},
+          {"updated_at_ms", b.updated_at_ms},
+          {"deleted_at_ms", b.deleted_at_ms}};
+}
+
+Result<Budget> budget_from_document(const json& d) {
+  try {
+    auto enforcement = parse_enforcement(d.at("enforcement").get<std::string>());
+    if (!enforcement) return fail(ErrorCode::kInternal, "a stored budget has a bad enforcement");
+    return Budget{.id = d.at("id"),
+                  .tenant_id = d.at("tenant_id"),
+                  .project_id = d.at("project_id"),
+                  .amount_micros = d.at("amount_micros"),
+                  .thresholds_pct = d.at("thresholds_pct").get<std::vector<int64_t>>(),
+                  .webhook_url = d.at("webhook_url"),
+                  .webhook_secret = d.at("webhook_secret"),
+                  .enforcement = *enforcement,
+                  .created_at_ms = d.at("created_at_ms"),
+                  .updated_at_ms = d.at("updated_at_ms"),
+                  .deleted_at_ms = d.at("deleted_at_ms")};
+  } catch (const json::exception& e) {
+    return fail(ErrorCode::kInternal, std::string("a stored budget is malformed: ") + e.what());
+  }
+}
+
+json event_json(const Event& e) {
+  return {{"id", e.id()},
+          {"seq", e.seq},
+          {"at", format_time(e.at_ms)},
+          {"tenant_id", e.tenant_id},
+          {"kind", e.kind},
+          {"data", json::parse(e.payload, nullptr, false)}};
+}
+
+Status write_budget_row(Db& db, const Budget& b) {
+  const DbValue p[] = {b.id, b.tenant_id, budget_document(b).dump()};
+  return db.exec(kUpsertBudget, p);
+}
+
+Status write_budget_row(Db& db, const BudgetAlert& a) {
+  const DbValue p[] = {a.budget_id, a.month, a.threshold_pct, a.spend_micros, a.at_ms};
+  return db.exec(kInsertAlert, p);
+}
+
+Status write_budget_row(Db& db, const Event& e) {
+  const DbValue p[] = {e.seq, e.at_ms, e.tenant_id, e.kind, e.payload};
+  if (auto ok = db.exec(kInsertEvent, p); !ok) return ok;
+  if (e.webhook_url.empty()) return {};
+  // The outbox entry commits with the event, so that no event is lost or sent without a record.
+  const DbValue d[] = {e.seq, e.webhook_budget_id, e.webhook_url, e.at_ms};
+  return db.exec(kInsertDelivery, d);
+}
+
+Status load_budget_rows(Db& db, std::vector<Row>& out) {
+  auto budgets = db.query("SELECT doc FROM budgets ORDER BY id", {});
+  if (!budgets) return std::unexpected(budgets.error());
+  for (const DbRow& r : *budgets) {
+    auto budget = budget_from_document(json::parse(db_text(r[0]), nullptr, false));
+    if (!budget) return std::unexpected(budget.error());
+    out.emplace_back(std::move(*budget));
+  }
+  auto alerts = db.query(
+      "SELECT budget_id, month, threshold_pct, spend_micros, at_ms FROM budget_alerts "
+      "ORDER BY budget_id, month, threshold_pct",
+      {});
+  if (!alerts) return std::unexpected(alerts.error());
+  for (const DbRow& r : *alerts) {
+    out.emplace_back(BudgetAlert{.budget_id = db_text(r[0]),
+                                 .month = db_text(r[1]),
+                                 .threshold_pct = db_int(r[2]),
+                                 .spend_micros = db_int(r[3]),
+                                 .at_ms = db_int(r[4])});
+  }
+  // Only the last event: the log itself stays in the store, like the audit log.
+  auto last = db.query(
+      "SELECT seq, at_ms, tenant_id, kind, payload FROM events ORDER BY seq DESC LIMIT 1", {});
+  if (!last) return std::unexpected(last.error());
+  for (const DbRow& r : *last) out.emplace_back(event_of(r));
+  return {};
+}
+
+Result<std::vector<StoredEvent>> query_events(Db& db, const EventQuery& query) {
+  Result<std::vector<DbRow>> rows;
+  if (query.tenant_id) {
+    const DbValue p[] = {query.after_seq, int64_t{query.limit}, *query.tenant_id};
+    rows = db.query(fmt::format("{}WHERE e.seq > $1 AND e.tenant_id = $3 ORDER BY e.seq LIMIT $2",
+                                kEventColumns),
+                    p);
+  } else {
+    const DbValue p[] = {query.after_seq, int64_t{query.limit}};
+    rows = db.query(fmt::format("{}WHERE e.seq > $1 ORDER BY e.seq LIMIT $2", kEventColumns), p);
+  }
+  if (!rows) return std::unexpected(rows.error());
+  std::vector<StoredEvent> out;
+  out.reserve(rows->size());
+  for (const DbRow& r : *rows) {
+    StoredEvent stored{.event = event_of(r), .delivery = std::nullopt};
+    stored.delivery = delivery_of(r, stored.event);
+    out.push_back(std::move(stored));
+  }
+  return out;
+}
+
+Result<std::vector<Delivery>> query_due_deliveries(Db& db, TimeMs now_ms, int limit) {
+  const DbValue p[] = {now_ms, int64_t{limit}};
+  auto rows =
+      db.query(fmt::format("{}WHERE d.state = 'pending' AND d.next_attempt_ms <= $1 ORDER BY e.seq "
+                           "LIMIT $2",
+                           kEventColumns),
+               p);
+  if (!rows) return std::unexpected(rows.error());
+  std::vector<Delivery> out;
+  for (const DbRow& r : *rows) {
+    Delivery delivery{.event = event_of(r), .secret = {}, .status = {}};
+    delivery.status = delivery_of(r, delivery.event).value_or(DeliveryStatus{});
+    const DbValue b[] = {delivery.event.webhook_budget_id};
+    auto budget = db.query("SELECT doc FROM budgets WHERE id = $1", b);
+    if (!budget) return std::unexpected(budget.error());
+    if (budget->empty()) continue;
+    auto parsed = budget_from_document(json::parse(db_text(budget->at(0).at(0)), nullptr, false));
+    if (!parsed) return std::unexpected(parsed.error());
+    delivery.secret = parsed->webhook_secret;
+    out.push_back(std::move(delivery));
+  }
+  return out;
+}
+
+Status write_delivery_attempt(Db& db, const DeliveryAttempt& a) {
+  const DbValue attempt[] = {a.event_seq, a.next.attempts, a.at_ms, a.result};
+  if (auto ok = db.exec("INSERT INTO webhook_attempts (event_seq, attempt, at_ms, result) "
+                        "VALUES ($1, $2, $3, $4)",
+                        attempt);
+      !ok) {
+    return ok;
+  }
+  const DbValue p[] = {a.event_seq, a.next.state, a.next.attempts, a.next.next_attempt_ms,
+                       a.next.last_status};
+  return db.exec(
+      "UPDATE webhook_deliveries SET state = $2, attempts = $3, next_attempt_ms = $4, "
+      "last_status = $5 WHERE event_seq = $1",
+      p);
+}
+
+}  // namespace allot
