@@ -143,6 +143,25 @@ TEST_F(CliTest, TheOperatorSetsQuotasReservationsAndWeights) {
       5);
 }
 
+TEST_F(CliTest, TheOperatorTopsUpAPrepaidTenantWhichReadsItsBalance) {
+  const std::string op = daemon_.admin_key();
+  const std::string tenant = allot_json({"tenants", "create", "acme"}, op).value("id", "");
+  EXPECT_EQ(allot_json({"tenants", "set", tenant, "--billing", "prepaid"}, op)["billing"],
+            "prepaid");
+  EXPECT_EQ(allot_json({"topup", tenant, "100", "--id", "inv-77"}, op)["cash"], "100.000000");
+  EXPECT_EQ(allot_json({"topup", tenant, "100", "--id", "inv-77"}, op)["cash"], "100.000000");
+  EXPECT_EQ(allot_json({"topup", tenant, "5", "--credit", "--expires", "2099-01-01T00:00:00Z"},
+                       op)["credits"],
+            "5.000000");
+  const std::string key = tenant_admin_key(tenant);
+  const json own = allot_json({"balance"}, key);
+  EXPECT_EQ(own["cash"], "100.000000");
+  EXPECT_EQ(own["available"], "105.000000");
+  EXPECT_EQ(allot_json({"balance", "--ledger"}, key).size(), 2u);
+  EXPECT_EQ(allot({"topup", tenant, "-1"}, op).exit_code, 5);
+  EXPECT_EQ(allot({"topup", tenant, "1"}, key).exit_code, 3);
+}
+
 TEST_F(CliTest, ATenantAdminSetsListsAndDeletesBudgets) {
   const std::string op = daemon_.admin_key();
   const std::string tenant = allot_json({"tenants", "create", "acme"}, op).value("id", "");

@@ -1,4 +1,5 @@
 #include <memory>
+#include <optional>
 
 #include "cli/commands.h"
 
@@ -27,9 +28,9 @@ const std::vector<Column> kAuditColumns = {{"seq", "seq"},       {"at", "at"},
 
 // The state each command's options write into; it outlives parsing, so actions may read it.
 struct Options {
-  std::string id, name, email, role, tenant, user;
+  std::string id, name, email, role, tenant, user, billing, credit_limit;
   int limit = 0;
-  int64_t weight = 0;
+  std::optional<int64_t> weight;
   bool disable = false, enable = false;
 };
 
@@ -107,13 +108,22 @@ void add_identity_commands(CLI::App& app, Action& action) {
       action = show_call(
           "POST", [] { return std::string("/v1/tenants"); }, [] { return json{{"name", o.name}}; });
     });
-    CLI::App* set = group.add_subcommand("set", "change a tenant's fair-share weight");
+    CLI::App* set =
+        group.add_subcommand("set", "change a tenant's fair-share weight or how it pays");
     set->add_option("id", o.id, "its id")->required();
-    set->add_option("--weight", o.weight, "1 to 1000: its share of a contended cluster")
-        ->required();
+    set->add_option("--weight", o.weight, "1 to 1000: its share of a contended cluster");
+    set->add_option("--billing", o.billing, "prepaid or postpaid");
+    set->add_option("--credit-limit", o.credit_limit, "postpaid: the most it may owe (0: none)");
     set->callback([&action] {
       action = show_call(
-          "PATCH", [] { return "/v1/tenants/" + o.id; }, [] { return json{{"weight", o.weight}}; });
+          "PATCH", [] { return "/v1/tenants/" + o.id; },
+          [] {
+            json body = json::object();
+            if (o.weight) body["weight"] = *o.weight;
+            if (!o.billing.empty()) body["billing"] = o.billing;
+            if (!o.credit_limit.empty()) body["credit_limit"] = o.credit_limit;
+            return body;
+          });
     });
   });
 
