@@ -159,6 +159,9 @@ struct Instance {
   std::string hold_id;  // The pending transfer holding its runway; empty: none.
   int64_t hold_micros = 0;
   bool settled = false;  // Ended, and its whole charge posted.
+  // Billing ends here even though the work ran on: its tenant's money ran out first and the timer
+  // found it only after the work had ended. 0: none.
+  TimeMs billing_cap_ms = 0;
 
   bool operator==(const Instance&) const = default;
   // GPU milli this instance holds on each of its GPUs.

@@ -197,10 +197,13 @@ Status apply_money(ledger::Ledger& ledger, Rows& rows, TimeMs now_ms) {
   if (chain.empty()) return {};
   for (size_t i = 0; i + 1 < chain.size(); ++i) chain[i].linked = true;
   const size_t first = ledger.requests().size();
-  for (const Status& result : ledger.create_transfers(chain, now_ms)) {
-    if (!result) {
+  const std::vector<Status> results = ledger.create_transfers(chain, now_ms);
+  for (size_t i = 0; i < results.size(); ++i) {
+    // The chain fails as one; the transfer that failed says why, the others name it.
+    if (!results[i] && !results[i].error().message.starts_with("linked transfer ")) {
       undo();
-      return result;
+      return std::unexpected(Error{results[i].error().code,
+                                   fmt::format("{}: {}", chain[i].id, results[i].error().message)});
     }
   }
   assert(ledger.requests().size() == first + chain.size());

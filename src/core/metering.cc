@@ -8,7 +8,8 @@ std::optional<Usage> usage_of(const State& state, const Instance& instance, Time
   if (instance.started_at_ms == 0 || instance.gpu_indices.empty()) return std::nullopt;
   const Node* node = state.node(instance.node_id);
   if (node == nullptr) return std::nullopt;
-  const TimeMs end_ms = is_final(instance.state) ? instance.ended_at_ms : now_ms;
+  TimeMs end_ms = is_final(instance.state) ? instance.ended_at_ms : now_ms;
+  if (instance.billing_cap_ms != 0) end_ms = std::min(end_ms, instance.billing_cap_ms);
   Usage usage{
       .key = {.model = node->gpus.at(static_cast<size_t>(instance.gpu_indices.front())).model,
               .region = node->region,

@@ -1,5 +1,7 @@
 #include "core/money.h"
 
+#include <random>
+
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -31,7 +33,7 @@ class MoneyTest : public ::testing::Test {
 
   void ok(const Command& command, TimeMs at = kT0) {
     auto rows = core.apply(command, at);
-    ASSERT_TRUE(rows) << rows.error().message;
+    ASSERT_TRUE(rows) << rows.error().message << " at " << at;
   }
 
   ErrorCode refused(const Command& command, TimeMs at = kT0) {
@@ -59,12 +61,16 @@ class MoneyTest : public ::testing::Test {
     return id;
   }
 
-  // Ticks every 10 s up to `until`, with the node's heartbeats saying its work runs on.
+  // Ticks every 10 s up to `until`, with the node's heartbeats saying its work runs (placed work
+  // starts, work told to stop is gone).
   void advance(TimeMs from, TimeMs until) {
     for (TimeMs at = from; at <= until; at += 10'000) {
       std::vector<WorkloadReport> running;
       for (const auto& [id, i] : core.state().instances) {
-        if (i.state == InstanceState::kRunning) running.push_back({id});
+        if (is_final(i.state) || i.state == InstanceState::kQueued) continue;
+        running.push_back({.instance_id = id,
+                           .state = i.stop_requested ? WorkloadReportState::kExited
+                                                     : WorkloadReportState::kRunning});
       }
       beat(running, at);
       ok(Tick{}, at);
@@ -225,6 +231,102 @@ TEST_F(MoneyTest, TheJournalReplaysIntoTheSameBalances) {
   }
   EXPECT_EQ(replayed.accounts(), ledger.accounts());
   expect_ledger_sums_to_zero();
+}
+
+// Any mix of top-ups, credits, launches, stops, price changes and ticks: the ledger sums to zero
+// after every step, no prepaid balance goes below zero, and once the books close every tenant's
+// posted usage equals the charges of its instances exactly.
+TEST_F(MoneyTest, PropertyAnySequenceKeepsTheBooksExact) {
+  const uint64_t seed = 20261201;
+  SCOPED_TRACE(fmt::format("seed {}", seed));
+  std::mt19937_64 rng(seed);
+  const std::string other = "ten_0000000000000002";
+  ok(CreateTenant{other, "beta"});
+  ok(CreateProject{"prj_0000000000000002", other, "p"});
+  ok(SetBilling{kTenant, BillingMode::kPrepaid});
+  ok(SetBilling{other, BillingMode::kPostpaid, 40 * kUnit});
+  const std::string tenants[] = {kTenant, other};
+  const std::string projects[] = {"prj_0000000000000001", "prj_0000000000000002"};
+  std::vector<std::string> launched;
+  TimeMs now = kT0;
+  for (int step = 0; step < 400; ++step) {
+    now += static_cast<TimeMs>(rng() % 20'000);
+    const size_t who = rng() % 2;
+    switch (rng() % 6) {
+      case 0:
+        (void)core.apply(Topup{.id = fmt::format("t{}", step),
+                               .tenant_id = tenants[who],
+                               .amount_micros = static_cast<int64_t>(rng() % (30 * kUnit)) + 1,
+                               .credit = rng() % 3 == 0,
+                               .expires_at_ms = rng() % 2 == 0 ? 0 : now + 30'000},
+                         now);
+        break;
+      case 1: {
+        const std::string id = fmt::format("ins_{:016x}", ++next_);
+        InstanceSpec spec{.command = {"true"}};
+        if (rng() % 2 == 0) {
+          spec.gpus = static_cast<int>(rng() % 3) + 1;
+        } else {
+          spec.gpu_milli = static_cast<int>(rng() % 999) + 1;
+        }
+        if (core.apply(CreateInstance{id, tenants[who], projects[who], "usr_1", spec}, now)) {
+          launched.push_back(id);
+        }
+        break;
+      }
+      case 2:
+        if (!launched.empty())
+          (void)core.apply(StopInstance{launched[rng() % launched.size()]}, now);
+        break;
+      case 3:
+        price(PriceClass::kOnDemand, static_cast<int64_t>(rng() % (7'200 * kUnit)) + 1, now);
+        break;
+      default:
+        advance(now, now);  // The node reports its work running (or gone), then the timer.
+        break;
+    }
+    const auto sums = core.state().ledger.sums();
+    ASSERT_TRUE(sums.posted == 0 && sums.pending == 0) << "step " << step;
+    // What the instances say they hold is what the ledger holds.
+    for (const std::string& tenant : tenants) {
+      int64_t held = 0;
+      for (const auto& [id, i] : core.state().instances) {
+        if (i.tenant_id == tenant) held += i.hold_micros;
+      }
+      const ledger::Account* own =
+          core.state().ledger.account(tenant_account(tenant, core.state().tenant(tenant)->billing));
+      ASSERT_EQ(own == nullptr ? 0 : own->debits_pending, held) << "step " << step;
+    }
+    ASSERT_GE(balance(now).cash_micros, 0) << "step " << step;
+  }
+  ok(Tick{.post_all = true}, now);
+  for (const std::string& tenant : tenants) {
+    int64_t charged = 0;
+    for (const auto& [id, i] : core.state().instances) {
+      if (i.tenant_id != tenant) continue;
+      auto usage = usage_of(core.state(), i, now);
+      const int64_t charge = usage ? *charge_of(core.state(), *usage) : 0;
+      EXPECT_EQ(i.billed_micros, charge) << id;
+      charged += charge;
+    }
+    int64_t posted = 0;
+    for (const ledger::Transfer& t : core.state().ledger.transfers()) {
+      if (t.code == "usage" && t.debit_account_id.starts_with("tenant/" + tenant + "/")) {
+        posted += t.amount;
+      }
+    }
+    EXPECT_EQ(posted, charged) << tenant;
+  }
+  EXPECT_GE(balance(now).cash_micros, 0);
+  EXPECT_GE(balance_of(core.state(), other, now)->cash_micros, -40 * kUnit);
+  // The sequence did what it is meant to test: work ran, was billed, and money ran out.
+  int ran = 0, ran_out = 0;
+  for (const auto& [id, i] : core.state().instances) {
+    ran += i.billed_micros > 0 ? 1 : 0;
+    ran_out += i.reason.starts_with("stopped: the") ? 1 : 0;
+  }
+  EXPECT_GT(ran, 10);
+  EXPECT_GT(ran_out, 0);
 }
 
 }  // namespace

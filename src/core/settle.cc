@@ -95,8 +95,16 @@ bool stop_where_money_runs_out(Draft& draft, const Tenant& tenant,
                               : "stopped: the credit limit was reached";
   for (const std::string& id : ids) {
     const Instance& i = *draft.instance(id);
-    if (is_final(i.state)) continue;
-    end_instance(draft, id, InstanceState::kStopped, std::max(lo * 1000, i.started_at_ms), why);
+    const TimeMs end_ms = std::max(lo * 1000, i.started_at_ms);
+    if (!is_final(i.state)) {
+      end_instance(draft, id, InstanceState::kStopped, end_ms, why);
+    } else if (i.started_at_ms != 0 && i.ended_at_ms > end_ms) {
+      // It ended on its own after the money ran out, before the timer saw it: it is billed to
+      // where the money lasted.
+      Instance& capped = draft.edit_instance(id);
+      capped.billing_cap_ms = end_ms;
+      capped.events.push_back(InstanceEvent{end_ms, "", "billing ends here: " + why.substr(9)});
+    }
   }
   return true;
 }
@@ -112,9 +120,11 @@ void post_usage(Draft& draft, const Tenant& tenant, const std::vector<std::strin
     credits.emplace_back(a->id, a->credit_balance());
   }
   const std::string own = tenant_account(tenant.id, tenant.billing);
+  // Every hold first: the ledger counts held money as spent, so one instance's hold would keep
+  // another's usage from being paid.
+  for (const std::string& id : ids) money::release_hold(draft, draft.edit_instance(id));
   for (const std::string& id : ids) {
     Instance& i = draft.edit_instance(id);
-    money::release_hold(draft, i);
     const int64_t charge = charge_to(draft.base(), i, now_ms);
     int64_t due = charge - i.billed_micros;
     ++i.postings;

@@ -143,7 +143,8 @@ json instance_document(const Instance& i) {
           {"postings", i.postings},
           {"hold_id", i.hold_id},
           {"hold_micros", i.hold_micros},
-          {"settled", i.settled}};
+          {"settled", i.settled},
+          {"billing_cap_ms", i.billing_cap_ms}};
 }
 
 Result<Node> node_from_document(const json& d) {
@@ -195,7 +196,8 @@ Result<Instance> instance_from_document(const json& d) {
                .postings = d.value("postings", int64_t{0}),
                .hold_id = d.value("hold_id", std::string()),
                .hold_micros = d.value("hold_micros", int64_t{0}),
-               .settled = d.value("settled", false)};
+               .settled = d.value("settled", false),
+               .billing_cap_ms = d.value("billing_cap_ms", int64_t{0})};
     for (const json& e : d.at("events")) {
       i.events.push_back(InstanceEvent{e.at("at_ms"), e.at("state"), e.at("message")});
     }
