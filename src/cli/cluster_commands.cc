@@ -71,7 +71,7 @@ Action list_of(std::string target, const int& limit, const std::vector<Column>& 
 struct RunOptions {
   int gpus = 0, milli = 0;
   std::vector<std::string> gpu_types, env, labels, command;
-  std::string project, region, price_class;
+  std::string project, region, price_class, max_price;
   int64_t cpu_milli = 0, memory_mib = 0, max_run_s = 0;
   bool interactive = false;
   bool requeue = false;
@@ -105,6 +105,7 @@ int run_instance(Session& session, const RunOptions& o) {
   if (o.max_run_s > 0) body["max_run_s"] = o.max_run_s;
   if (o.interactive) body["interactive"] = true;
   if (o.requeue) body["requeue"] = true;
+  if (!o.max_price.empty()) body["max_price"] = o.max_price;
   if (o.nodes != 1) body["nodes"] = o.nodes;
   json env, labels;
   if (!pairs(o.env, "--env", env) || !pairs(o.labels, "--label", labels)) return kUsage;
@@ -201,6 +202,7 @@ void add_cluster_commands(CLI::App& app, Action& action) {
   run_cmd->add_option("--max-run", run.max_run_s, "stop after this many seconds");
   run_cmd->add_flag("--interactive", run.interactive, "runs until stopped");
   run_cmd->add_flag("--requeue", run.requeue, "spot: go back to the queue when preempted");
+  run_cmd->add_option("--max-price", run.max_price, "spot: the most it pays per GPU-hour");
   run_cmd->add_option("--nodes", run.nodes,
                       "a gang: this many nodes, each with --gpus, all started at once");
   run_cmd->add_option("command", run.command, "the command and its arguments")->required();

@@ -49,6 +49,8 @@ int64_t* duration_field(DaemonConfig& config, std::string_view name) {
   if (name == "heartbeat_interval_ms") return &config.heartbeat_interval_ms;
   if (name == "heartbeat_timeout_ms") return &config.heartbeat_timeout_ms;
   if (name == "stop_grace_ms") return &config.stop_grace_ms;
+  if (name == "rating_interval_ms") return &config.rating_interval_ms;
+  if (name == "runway_s") return &config.runway_s;
   if (name == "webhook_retry_base_ms") return &config.webhook_retry_base_ms;
   if (name == "webhook_retry_max_ms") return &config.webhook_retry_max_ms;
   if (name == "webhook_max_attempts") return &config.webhook_max_attempts;
@@ -112,8 +114,8 @@ Status apply_env(DaemonConfig& config, const GetEnv& getenv) {
   read("ALLOT_SCHEDULER_POLICY", config.scheduler_policy);
   read("ALLOT_ADMIN_KEY", config.admin_key);
   for (const char* name :
-       {"heartbeat_interval_ms", "heartbeat_timeout_ms", "stop_grace_ms", "webhook_retry_base_ms",
-        "webhook_retry_max_ms", "webhook_max_attempts"}) {
+       {"heartbeat_interval_ms", "heartbeat_timeout_ms", "stop_grace_ms", "rating_interval_ms",
+        "runway_s", "webhook_retry_base_ms", "webhook_retry_max_ms", "webhook_max_attempts"}) {
     std::string variable = "ALLOT_" + std::string(name);
     std::transform(variable.begin(), variable.end(), variable.begin(),
                    [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
@@ -153,7 +155,11 @@ Result<DaemonConfig> load_daemon_config(const std::vector<std::string>& args, co
       ->check(CLI::PositiveNumber);
   cli.add_option("--stop-grace-ms", grace, "SIGTERM to SIGKILL for stopped instances")
       ->check(CLI::PositiveNumber);
-  std::optional<int64_t> retry_base, retry_max, max_attempts;
+  std::optional<int64_t> retry_base, retry_max, max_attempts, rating, runway;
+  cli.add_option("--rating-interval-ms", rating, "how often running work's usage is posted")
+      ->check(CLI::PositiveNumber);
+  cli.add_option("--runway-s", runway, "seconds of charge a bounded tenant's work holds ahead")
+      ->check(CLI::PositiveNumber);
   cli.add_option("--webhook-retry-base-ms", retry_base, "first wait before a webhook retry")
       ->check(CLI::PositiveNumber);
   cli.add_option("--webhook-retry-max-ms", retry_max, "longest wait between webhook attempts")
@@ -190,6 +196,8 @@ Result<DaemonConfig> load_daemon_config(const std::vector<std::string>& args, co
   if (interval) config.heartbeat_interval_ms = *interval;
   if (timeout) config.heartbeat_timeout_ms = *timeout;
   if (grace) config.stop_grace_ms = *grace;
+  if (rating) config.rating_interval_ms = *rating;
+  if (runway) config.runway_s = *runway;
   if (retry_base) config.webhook_retry_base_ms = *retry_base;
   if (retry_max) config.webhook_retry_max_ms = *retry_max;
   if (max_attempts) config.webhook_max_attempts = *max_attempts;

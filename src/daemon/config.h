@@ -26,6 +26,8 @@ struct DaemonConfig {
   int64_t stop_grace_ms = 10'000;          // SIGTERM to SIGKILL when an instance is stopped.
   // Webhook deliveries: the first retry's wait (doubling after each failure), the longest wait,
   // and the attempts after which a delivery is given up.
+  int64_t rating_interval_ms = 60'000;  // Usage is posted to the ledger this often.
+  int64_t runway_s = 3'600;  // A bounded tenant's work holds this much of its charge ahead.
   int64_t webhook_retry_base_ms = 1'000;
   int64_t webhook_retry_max_ms = 300'000;
   int64_t webhook_max_attempts = 10;

@@ -71,5 +71,19 @@ TEST(DaemonConfig, WebhookRetriesComeFromEachSource) {
   EXPECT_FALSE(load({}, {{"ALLOT_WEBHOOK_RETRY_BASE_MS", "soon"}}));
 }
 
+TEST(DaemonConfig, MoneyTimingComesFromEachSource) {
+  testing::TempDir dir;
+  const auto file = dir.path() / "allot.toml";
+  std::ofstream(file) << "runway_s = 600\n";
+  auto config = load({"--config", file.string(), "--rating-interval-ms", "5000"});
+  ASSERT_TRUE(config) << config.error().message;
+  EXPECT_EQ(config->runway_s, 600);
+  EXPECT_EQ(config->rating_interval_ms, 5'000);
+  EXPECT_EQ(load({}, {{"ALLOT_RUNWAY_S", "120"}})->runway_s, 120);
+  EXPECT_EQ(load({})->rating_interval_ms, 60'000);
+  EXPECT_FALSE(load({}, {{"ALLOT_RUNWAY_S", "-1"}}));
+  EXPECT_FALSE(load({"--rating-interval-ms", "0"}));
+}
+
 }  // namespace
 }  // namespace allot

@@ -67,7 +67,10 @@ int run(const DaemonConfig& config, const sigset_t& stop_signals) {
     return 1;
   }
   sched::PolicyScheduler scheduler(std::move(*policy));
-  Core core(CoreOptions{.heartbeat_timeout_ms = config.heartbeat_timeout_ms}, &scheduler);
+  Core core(CoreOptions{.heartbeat_timeout_ms = config.heartbeat_timeout_ms,
+                        .rating_interval_ms = config.rating_interval_ms,
+                        .runway_s = config.runway_s},
+            &scheduler);
   core.restore(*rows);
   // The ledger is replayed from its journal and must sum to zero before anything is served.
   auto ledger = (*store)->load_ledger();
