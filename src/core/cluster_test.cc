@@ -272,6 +272,19 @@ TEST_F(ClusterCoreTest, OnDemandWorkPreemptsTheSpotWorkThatLosesTheFewestGpuSeco
   ASSERT_GE(events.size(), 2u);
   EXPECT_EQ(events[events.size() - 2].state, "preempted");
   EXPECT_EQ(events[events.size() - 2].at_ms, kT0 + 10'000);
+  // Its first run stays on as a record of its own, metered like any run; it starts afresh.
+  EXPECT_EQ(instance(young_spot).started_at_ms, 0);
+  const Instance* run = nullptr;
+  for (const auto& [id, i] : core.state().instances) {
+    if (i.reason.find(young_spot) != std::string::npos) run = &i;
+  }
+  ASSERT_NE(run, nullptr);
+  EXPECT_EQ(run->state, InstanceState::kPreempted);
+  EXPECT_EQ(run->tenant_id, instance(young_spot).tenant_id);
+  const auto usage = usage_of(core.state(), *run, kT0 + 60'000);
+  ASSERT_TRUE(usage.has_value());
+  EXPECT_EQ(usage->end_s - usage->start_s, 1);  // From 9 s to 10 s.
+  EXPECT_EQ(usage->milli, 8000);
   // Spot work never preempts.
   const std::string more_spot = launch({.gpus = 8, .price_class = PriceClass::kSpot}, kT0 + 11'000);
   EXPECT_EQ(instance(more_spot).state, InstanceState::kQueued);

@@ -92,8 +92,9 @@ Outcome place_gang(Draft& draft, const std::vector<std::string>& members, TimeMs
       }
       Instance probe = member;
       if (!admission.models.empty()) probe.spec.gpu_models = admission.models;
+      const NodeFilter priced = spot_price_filter(trial.base(), probe, now_ms);
       auto only = [&](const Node& node) {
-        return scope.contains(node.id) && !taken.contains(node.id);
+        return scope.contains(node.id) && !taken.contains(node.id) && (!priced || priced(node));
       };
       std::string member_why;
       auto placement = placing.scheduler.place(trial, probe, only, member_why);

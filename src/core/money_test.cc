@@ -210,6 +210,30 @@ TEST_F(MoneyTest, SpotWorkIsPreemptedAtTheSecondItsPricePassesItsMaximum) {
             ErrorCode::kInvalidArgument);  // On-demand work has no maximum.
 }
 
+TEST_F(MoneyTest, AGangOfSpotWorkStartsOnlyWhereTheSpotPriceIsWithinItsMaximum) {
+  ok(eight_gpu_join("nod_0000000000000002", "b", "eu", "H100-80GB", kToken));
+  ok(NodeHeartbeat{.node_id = "nod_0000000000000002"});
+  price(PriceClass::kSpot, 5'000 * kUnit);
+  price(PriceClass::kSpot, 3'000 * kUnit, kT0 + 60'000);
+  const std::string id = fmt::format("ins_{:016x}", ++next_);
+  ok(CreateInstance{.id = id,
+                    .tenant_id = kTenant,
+                    .project_id = "prj_0000000000000001",
+                    .user_id = "usr_1",
+                    .spec = {.gpus = 8,
+                             .price_class = PriceClass::kSpot,
+                             .command = {"true"},
+                             .nodes = 2,
+                             .max_price_micros = 4'000 * kUnit},
+                    .member_ids = {"ins_00000000000000aa"}});
+  EXPECT_EQ(instance(id).state, InstanceState::kQueued);
+  beat({}, kT0 + 60'000);
+  ok(NodeHeartbeat{.node_id = "nod_0000000000000002"}, kT0 + 60'000);
+  ok(Tick{}, kT0 + 60'000);  // The price falls within its maximum: both members are placed.
+  EXPECT_EQ(instance(id).state, InstanceState::kScheduled);
+  EXPECT_EQ(instance("ins_00000000000000aa").state, InstanceState::kScheduled);
+}
+
 TEST_F(MoneyTest, TheJournalReplaysIntoTheSameBalances) {
   ok(SetBilling{kTenant, BillingMode::kPrepaid});
   ok(Topup{.id = "pay-1", .tenant_id = kTenant, .amount_micros = 70 * kUnit});

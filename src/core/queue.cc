@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "common/random.h"
 #include "core/admission.h"
 #include "core/cluster_ops.h"
 #include "core/money.h"
@@ -69,6 +70,27 @@ std::optional<Victims> cheapest_victims(const Draft& draft, const InstanceSpec& 
   return best;
 }
 
+// The run an instance that goes back to the queue has just ended stays on as a record of its own,
+// so that it is metered, posted and invoiced like any other; the instance starts afresh. The
+// record's id is derived from the instance's and the run's start, so a replay derives the same.
+void keep_run(Draft& draft, Instance& victim) {
+  if (victim.started_at_ms == 0 && victim.hold_id.empty()) return;  // Nothing to bill.
+  Instance run = victim;
+  run.id = fmt::format(
+      "ins_{}", sha256_hex(fmt::format("{}@{}", victim.id, victim.started_at_ms)).substr(0, 16));
+  run.spec.requeue = false;
+  run.reason = fmt::format("run of instance {}, which went back to the queue", victim.id);
+  if (draft.instance(run.id) == nullptr) draft.add_instance(std::move(run));
+  victim.started_at_ms = 0;
+  victim.billed_micros = 0;
+  victim.billed_to_ms = 0;
+  victim.hold_id.clear();  // The record holds it now, and settles it.
+  victim.hold_micros = 0;
+  victim.settled = false;
+  victim.billing_cap_ms = 0;
+  ++victim.postings;  // Its next transfers' ids stay unlike any it used before.
+}
+
 // Preempts the victims: their billing ends now; those that asked go back to the queue.
 void preempt(Draft& draft, const Victims& victims, const std::string& for_id, TimeMs now_ms) {
   for (const std::string& id : victims.ids) {
@@ -76,6 +98,7 @@ void preempt(Draft& draft, const Victims& victims, const std::string& for_id, Ti
                  fmt::format("preempted for instance {}", for_id));
     Instance& victim = draft.edit_instance(id);
     if (!victim.spec.requeue) continue;
+    keep_run(draft, victim);
     victim.node_id.clear();
     victim.gpu_indices.clear();
     victim.gpu_uuids.clear();
