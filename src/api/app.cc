@@ -8,7 +8,7 @@
 namespace allot {
 namespace {
 
-// Matches `segments` against a pattern, collecting placeholders into `params`.
+// Matches `segments` against a pattern, collecting the `{name}` segments' values into `params`.
 bool matches(std::string_view pattern, const std::vector<std::string>& segments,
              std::vector<std::string>& params) {
   params.clear();

@@ -28,7 +28,7 @@ struct Call {
   const Target& target;
   Context& ctx;
   Caller caller;
-  std::vector<std::string> params;  // The path's {placeholders}, in order.
+  std::vector<std::string> params;  // The values of the path's {name} segments, in order.
   std::string target_id;            // Set by handlers that create something, for the audit log.
   LogStore& logs;
   const ApiOptions& options;

@@ -1,5 +1,5 @@
 // A minimal SQL connection, implemented once for SQLite and once for libpq, so that the store's
-// statements and migrations are written a single time. Statements use $1, $2, ... placeholders.
+// statements and migrations are written a single time. Statements number their parameters: $1, $2.
 #pragma once
 
 #include <cstdint>

@@ -12,7 +12,7 @@ namespace allot {
 namespace {
 
 // SQLite numbers parameters ?1, ?2, ...; the store writes $1, $2, ... for both backends.
-std::string to_sqlite_placeholders(std::string_view sql) {
+std::string to_sqlite_parameters(std::string_view sql) {
   std::string out(sql);
   for (char& c : out) {
     if (c == '$') c = '?';
@@ -53,7 +53,7 @@ class SqliteDb final : public Db {
     std::string key(sql);
     if (auto it = statements_.find(key); it != statements_.end()) return it->second;
     sqlite3_stmt* statement = nullptr;
-    const std::string text = to_sqlite_placeholders(sql);
+    const std::string text = to_sqlite_parameters(sql);
     if (sqlite3_prepare_v2(db_, text.c_str(), static_cast<int>(text.size()), &statement, nullptr) !=
         SQLITE_OK) {
       return std::unexpected(error(sql));

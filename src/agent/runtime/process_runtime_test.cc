@@ -108,16 +108,16 @@ TEST_F(ProcessRuntime, StopSendsSigterm) {
 
 TEST_F(ProcessRuntime, ProgramIgnoringSigtermIsKilledOnceTheGraceHasPassed) {
   // An ignored signal stays ignored across exec, so the sleep ignores SIGTERM too.
-  start(shell("ins_stubborn", "trap '' TERM; : > ready; sleep 1000"));
+  start(shell("ins_ignores_term", "trap '' TERM; : > ready; sleep 1000"));
   ASSERT_TRUE(
-      eventually([&] { return std::filesystem::exists(work_dir("ins_stubborn") / "ready"); }));
-  runtime_->stop("ins_stubborn", milliseconds(5'000));
+      eventually([&] { return std::filesystem::exists(work_dir("ins_ignores_term") / "ready"); }));
+  runtime_->stop("ins_ignores_term", milliseconds(5'000));
   for (int i = 0; i < 10; ++i) {
     std::this_thread::sleep_for(milliseconds(20));
-    EXPECT_EQ(status_of(*runtime_, "ins_stubborn")->state, WorkloadState::kRunning);
+    EXPECT_EQ(status_of(*runtime_, "ins_ignores_term")->state, WorkloadState::kRunning);
   }
   clock_.advance_ms(5'000);
-  const WorkloadStatus ended = wait_until_ended(*runtime_, "ins_stubborn");
+  const WorkloadStatus ended = wait_until_ended(*runtime_, "ins_ignores_term");
   EXPECT_EQ(ended.signal, SIGKILL);
 }
 
