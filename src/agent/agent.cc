@@ -192,12 +192,14 @@ void Agent::apply_work(const json& work) {
   if (started) wake();  // Report the new workloads as running at once.
 }
 
-Result<bool> Agent::heartbeat(bool with_telemetry) {
+Result<bool> Agent::heartbeat() {
   std::vector<WorkloadStatus> statuses = runtime_->poll();
   json body = {{"node_id", node_id_},
                {"logs", log_chunks(statuses)},
                {"workloads", workload_reports(statuses)}};
-  if (with_telemetry) body["gpus"] = telemetry(*gpus_, clock_.now_ms());
+  // Every report carries the GPUs' readings, so that a workload's start and end fall on an energy
+  // reading and its energy is exactly the counters' deltas while it ran.
+  body["gpus"] = telemetry(*gpus_, clock_.now_ms());
   auto response = client_->send("POST", "/v1/agent/heartbeat", body.dump(), credential_);
   if (!response) return std::unexpected(response.error());
   if (response->status == 401) return false;
@@ -260,10 +262,9 @@ int Agent::run() {
   }
   std::thread waiter([this] { wait_loop(); });
   waiter.detach();  // It may sit in a long poll; the process ends without it.
-  TimeMs last_telemetry_ms = 0;
+  TimeMs last_beat_ms = 0;
   while (!stopping_) {
-    const bool with_telemetry = clock_.now_ms() - last_telemetry_ms >= interval_ms_;
-    auto beat = heartbeat(with_telemetry);
+    auto beat = heartbeat();
     if (beat && !*beat) {
       spdlog::critical("msg=\"the controller refuses this node's credential\" node_id={}",
                        node_id_);
@@ -274,10 +275,10 @@ int Agent::run() {
       std::this_thread::sleep_for(std::chrono::milliseconds(500));
       continue;
     }
-    if (with_telemetry) last_telemetry_ms = clock_.now_ms();
+    last_beat_ms = clock_.now_ms();
     // Until the next report: woken by the controller, by a workload that changed, or by time.
     std::unique_lock lock(mutex_);
-    while (!wake_ && !stopping_ && clock_.now_ms() - last_telemetry_ms < interval_ms_) {
+    while (!wake_ && !stopping_ && clock_.now_ms() - last_beat_ms < interval_ms_) {
       woken_.wait_for(lock, std::chrono::milliseconds(50));
       if (wake_) break;
       lock.unlock();

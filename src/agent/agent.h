@@ -42,7 +42,7 @@ class Agent {
  private:
   Status ensure_credential();
   // One report to the controller and the handling of its answer; false when refused.
-  Result<bool> heartbeat(bool with_telemetry);
+  Result<bool> heartbeat();
   void apply_work(const nlohmann::json& work);
   nlohmann::json workload_reports(std::vector<WorkloadStatus>& statuses);
   nlohmann::json log_chunks(const std::vector<WorkloadStatus>& statuses);

@@ -73,6 +73,21 @@ inline constexpr int64_t kMaxBudgetThresholdPct = 1'000;
 // Webhooks: a URL as long as browsers accept, and a secret long enough to be unguessable but
 // bounded, since every delivery is signed with it.
 inline constexpr size_t kMaxWebhookUrlBytes = 2'048;
+
+// The operator's books. A useful life or a loan or lease term over 50 years is a typing error.
+inline constexpr int kMaxLifeMonths = 600;
+// PUE above 5 is no data centre anyone runs GPUs in; below 1 is impossible.
+inline constexpr int64_t kMaxPueMilli = 5'000;
+// A rate over 100 % a year is a typing error (ppm: parts per million).
+inline constexpr int64_t kMaxAnnualRatePpm = 1'000'000;
+// Declining balance beyond 10x straight-line's rate writes an asset off in a few months.
+inline constexpr int64_t kMaxDecliningFactorMilli = 10'000;
+// The nodes of one asset (a batch bought together), and assets and fixed costs in all.
+inline constexpr size_t kMaxNodesPerAsset = 1'024;
+inline constexpr size_t kMaxAssets = 100'000;
+inline constexpr size_t kMaxFixedCosts = 10'000;
+// Steps of one region's power price or grid intensity series (hourly for over a year).
+inline constexpr size_t kMaxRateSteps = 10'000;
 inline constexpr size_t kMinWebhookSecretBytes = 16;
 inline constexpr size_t kMaxWebhookSecretBytes = 256;
 // Events a listing returns at most, like any page.

@@ -30,11 +30,21 @@ struct GpuTelemetry {
   int utilization_pct = 0;
   int64_t memory_used_bytes = 0;
   int64_t power_mw = 0;
-  int64_t energy_mj = 0;  // Total since the agent started, reset-corrected by the agent.
+  // Since the agent started, corrected by the agent for driver reloads; the controller takes a
+  // lower reading than the last as the agent restarting from zero.
+  int64_t energy_mj = 0;
   int temperature_c = 0;
   int64_t ecc_errors = 0;
 
   bool operator==(const GpuTelemetry&) const = default;
+};
+
+// Energy and carbon of one instance within one month, from its GPUs' energy counters.
+struct EnergyUse {
+  int64_t energy_mj = 0;
+  int64_t carbon_ug = 0;  // Micrograms CO2e: kWh x PUE x the grid's intensity.
+
+  bool operator==(const EnergyUse&) const = default;
 };
 
 struct Gpu {
@@ -162,6 +172,8 @@ struct Instance {
   // Billing ends here even though the work ran on: its tenant's money ran out first and the timer
   // found it only after the work had ended. 0: none.
   TimeMs billing_cap_ms = 0;
+  // Energy and carbon while it ran, per month (by the month's first moment).
+  std::map<TimeMs, EnergyUse> energy;
 
   bool operator==(const Instance&) const = default;
   // GPU milli this instance holds on each of its GPUs.

@@ -8,6 +8,7 @@
 
 #include "core/budget.h"
 #include "core/cluster.h"
+#include "core/finance.h"
 #include "core/invoice.h"
 #include "core/model.h"
 #include "meter/rating.h"
@@ -249,6 +250,53 @@ struct DeleteBudget {
   std::string id;
 };
 
+// The operator's books (core/books.cc). A new asset: a node or a batch of nodes, its cost,
+// depreciation and financing.
+struct CreateAsset {
+  finance::Asset asset;
+};
+
+// A change of estimate, from the month `change.from_month_ms` holds on.
+struct ChangeAssetEstimate {
+  std::string asset_id;
+  finance::EstimateChange change;
+};
+
+struct RetireAsset {
+  std::string asset_id;
+  TimeMs retired_ms = 0;  // 0: now.
+  int64_t proceeds_micros = 0;
+};
+
+// A region's PUE and colocation price; a field left empty keeps what it was.
+struct SetSite {
+  std::string region;
+  std::optional<int64_t> pue_milli;
+  std::optional<int64_t> colocation_micros_per_kw_month;
+};
+
+enum class SiteRate { kPowerPrice, kCarbonIntensity };
+
+// A new step of a region's energy price or grid intensity, from `point.from_ms` (0: now) on;
+// never dated in the past, so what was metered stays true.
+struct AddSiteRate {
+  std::string region;
+  SiteRate rate = SiteRate::kPowerPrice;
+  RatePoint point;
+};
+
+struct AddFixedCost {
+  FixedCost cost;
+};
+
+struct DeleteFixedCost {
+  std::string id;
+};
+
+struct SetRentalPrice {
+  RentalPrice price;
+};
+
 // The timer: heartbeat deadlines, maximum run times, money, and a scheduling pass.
 struct Tick {
   bool post_all = false;  // Posts every tenant's usage so far now (closing the books).
@@ -260,6 +308,7 @@ using Command =
                  RevokeNodeCredential, CreateInstance, StopInstance, SetQuota, DeleteQuota,
                  CreateReservation, CancelReservation, SetTenantWeight, SetPrice, Topup, SetBilling,
                  Tick, DraftInvoice, FinalizeInvoice, MarkInvoicePaid, VoidInvoice,
-                 CreateCreditNote, SetBudget, DeleteBudget>;
+                 CreateCreditNote, SetBudget, DeleteBudget, CreateAsset, ChangeAssetEstimate,
+                 RetireAsset, SetSite, AddSiteRate, AddFixedCost, DeleteFixedCost, SetRentalPrice>;
 
 }  // namespace allot

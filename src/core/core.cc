@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "common/limits.h"
+#include "core/books.h"
 #include "core/budgets.h"
 #include "core/invoice_ops.h"
 #include "core/money.h"
@@ -276,6 +277,18 @@ Result<std::vector<Row>> Core::apply(const Command& command, TimeMs now_ms) {
         if constexpr (std::is_same_v<T, CreateCreditNote>) {
           return create_credit_note(state_, c, now_ms);
         }
+        if constexpr (std::is_same_v<T, CreateAsset>) return create_asset(state_, c, now_ms);
+        if constexpr (std::is_same_v<T, ChangeAssetEstimate>) {
+          return change_asset_estimate(state_, c);
+        }
+        if constexpr (std::is_same_v<T, RetireAsset>) return retire_asset(state_, c, now_ms);
+        if constexpr (std::is_same_v<T, SetSite>) return set_site(state_, c);
+        if constexpr (std::is_same_v<T, AddSiteRate>) return add_site_rate(state_, c, now_ms);
+        if constexpr (std::is_same_v<T, AddFixedCost>) return add_fixed_cost(state_, c, now_ms);
+        if constexpr (std::is_same_v<T, DeleteFixedCost>) {
+          return delete_fixed_cost(state_, c, now_ms);
+        }
+        if constexpr (std::is_same_v<T, SetRentalPrice>) return set_rental_price(state_, c, now_ms);
       },
       command);
   if (!rows) return rows;

@@ -57,11 +57,13 @@ std::vector<std::string> Draft::instances_on(const std::string& node_id) const {
 
 std::vector<Row> Draft::rows() const {
   std::vector<Row> out;
-  out.reserve(nodes_.size() + instances_.size() + accounts_.size() + transfers_.size());
+  out.reserve(nodes_.size() + instances_.size() + accounts_.size() + transfers_.size() +
+              others_.size());
   for (const auto& [id, node] : nodes_) out.emplace_back(node);
   for (const auto& [id, instance] : instances_) out.emplace_back(instance);
   for (const ledger::Account& account : accounts_) out.emplace_back(account);
   for (const ledger::Transfer& transfer : transfers_) out.emplace_back(LedgerEntry{0, transfer});
+  out.insert(out.end(), others_.begin(), others_.end());
   return out;
 }
 

@@ -62,8 +62,10 @@ class Draft {
   void add_transfer(ledger::Transfer transfer) { transfers_.push_back(std::move(transfer)); }
   const std::vector<ledger::Account>& accounts() const { return accounts_; }
   const std::vector<ledger::Transfer>& transfers() const { return transfers_; }
+  // Any other changed object (the books' rows), written after the rest.
+  void add_row(Row row) { others_.push_back(std::move(row)); }
 
-  // The changed objects, nodes first, then the ledger's new accounts and transfers.
+  // The changed objects, nodes first, then the ledger's new accounts and transfers, then others.
   std::vector<Row> rows() const;
 
   // Why a budget blocks new work per (tenant, project), as admission found it in this command.
@@ -78,6 +80,7 @@ class Draft {
   std::map<std::string, Instance> instances_;
   std::vector<ledger::Account> accounts_;
   std::vector<ledger::Transfer> transfers_;
+  std::vector<Row> others_;
   mutable BudgetMemo budget_memo_;  // A cache of what the base state decides: not a change.
 };
 

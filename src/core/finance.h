@@ -82,14 +82,6 @@ struct NodeEnergy {
   bool operator==(const NodeEnergy&) const = default;
 };
 
-// Energy and carbon of one instance within one month.
-struct EnergyUse {
-  int64_t energy_mj = 0;
-  int64_t carbon_ug = 0;  // Micrograms CO2e: kWh x PUE x grid intensity.
-
-  bool operator==(const EnergyUse&) const = default;
-};
-
 struct Books {
   std::map<std::string, finance::Asset> assets;
   std::map<std::string, Site> sites;  // By region.

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "common/limits.h"
+#include "core/books.h"
 #include "core/budgets.h"
 #include "core/cluster_ops.h"
 #include "core/money.h"
@@ -177,8 +178,10 @@ Result<Rows> node_heartbeat(const State& state, const NodeHeartbeat& c, TimeMs n
     return fail(ErrorCode::kNotFound, fmt::format("no node {}", c.node_id));
   }
   Draft draft(state);
+  const Node& was = *state.node(c.node_id);
+  const bool came_back = was.lost || was.last_heartbeat_ms == 0;
+  meter_energy(draft, c, now_ms);  // Before the readings replace the last ones.
   Node& node = draft.edit_node(c.node_id);
-  const bool came_back = node.lost || node.last_heartbeat_ms == 0;
   node.lost = false;
   node.last_heartbeat_ms = now_ms;
   for (const GpuHeartbeat& beat : c.gpus) {

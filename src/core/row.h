@@ -5,6 +5,7 @@
 
 #include "core/budget.h"
 #include "core/cluster.h"
+#include "core/finance.h"
 #include "core/invoice.h"
 #include "core/model.h"
 #include "core/rules.h"
@@ -21,8 +22,9 @@ struct LedgerEntry {
   bool operator==(const LedgerEntry&) const = default;
 };
 
-using Row = std::variant<Tenant, Project, User, ApiKey, JoinToken, Node, Instance, Quota,
-                         Reservation, meter::Price, ledger::Account, LedgerEntry, Invoice,
-                         CreditNote, Budget, BudgetAlert, Event>;
+using Row =
+    std::variant<Tenant, Project, User, ApiKey, JoinToken, Node, Instance, Quota, Reservation,
+                 meter::Price, ledger::Account, LedgerEntry, Invoice, CreditNote, Budget,
+                 BudgetAlert, Event, finance::Asset, Site, FixedCost, RentalPrice, NodeEnergy>;
 
 }  // namespace allot

@@ -54,6 +54,16 @@ void State::put(const Row& row) {
           budget_alerts[object.key()] = object;
         } else if constexpr (std::is_same_v<T, Event>) {
           last_event_seq = std::max(last_event_seq, object.seq);
+        } else if constexpr (std::is_same_v<T, finance::Asset>) {
+          books.assets[object.id] = object;
+        } else if constexpr (std::is_same_v<T, Site>) {
+          books.sites[object.region] = object;
+        } else if constexpr (std::is_same_v<T, FixedCost>) {
+          books.fixed_costs[object.id] = object;
+        } else if constexpr (std::is_same_v<T, RentalPrice>) {
+          books.rental_prices[object.key()] = object;
+        } else if constexpr (std::is_same_v<T, NodeEnergy>) {
+          books.energy[object.node_id][object.hour_ms] = object.energy_mj;
         } else {
           auto old = instances.find(object.id);
           const bool was_queued =

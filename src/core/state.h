@@ -29,6 +29,8 @@ struct State {
   std::map<std::string, Budget> budgets;
   std::map<std::string, BudgetAlert> budget_alerts;  // By BudgetAlert::key().
   int64_t last_event_seq = 0;  // Events live in the store; the core numbers the next ones.
+  // The operator's books: assets, sites, fixed costs, rental prices, energy (core/finance.h).
+  Books books;
 
   // Derived indexes, kept true by put().
   std::unordered_map<std::string, std::string> key_by_hash;         // key hash -> key id

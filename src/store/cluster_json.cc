@@ -120,6 +120,11 @@ json instance_document(const Instance& i) {
   for (const InstanceEvent& e : i.events) {
     events.push_back({{"at_ms", e.at_ms}, {"state", e.state}, {"message", e.message}});
   }
+  json energy = json::array();
+  for (const auto& [month_ms, use] : i.energy) {
+    energy.push_back(
+        {{"month_ms", month_ms}, {"energy_mj", use.energy_mj}, {"carbon_ug", use.carbon_ug}});
+  }
   return {{"id", i.id},
           {"tenant_id", i.tenant_id},
           {"project_id", i.project_id},
@@ -144,7 +149,8 @@ json instance_document(const Instance& i) {
           {"hold_id", i.hold_id},
           {"hold_micros", i.hold_micros},
           {"settled", i.settled},
-          {"billing_cap_ms", i.billing_cap_ms}};
+          {"billing_cap_ms", i.billing_cap_ms},
+          {"energy", energy}};
 }
 
 Result<Node> node_from_document(const json& d) {
@@ -200,6 +206,10 @@ Result<Instance> instance_from_document(const json& d) {
                .billing_cap_ms = d.value("billing_cap_ms", int64_t{0})};
     for (const json& e : d.at("events")) {
       i.events.push_back(InstanceEvent{e.at("at_ms"), e.at("state"), e.at("message")});
+    }
+    for (const json& e : d.value("energy", json::array())) {
+      i.energy[e.at("month_ms").get<TimeMs>()] =
+          EnergyUse{.energy_mj = e.at("energy_mj"), .carbon_ug = e.at("carbon_ug")};
     }
     return i;
   } catch (const json::exception& e) {

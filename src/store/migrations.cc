@@ -181,7 +181,21 @@ constexpr std::array<std::string_view, 7> kBudgets = {
          PRIMARY KEY (event_seq, attempt)))",
 };
 
-constexpr std::array<Migration, 8> kMigrations = {
+// The operator's books: assets, sites (per region), fixed costs, rental prices, and each node's
+// energy per hour.
+constexpr std::array<std::string_view, 5> kBooks = {
+    "CREATE TABLE assets (id TEXT PRIMARY KEY, doc TEXT NOT NULL)",
+    "CREATE TABLE sites (region TEXT PRIMARY KEY, doc TEXT NOT NULL)",
+    "CREATE TABLE fixed_costs (id TEXT PRIMARY KEY, doc TEXT NOT NULL)",
+    "CREATE TABLE rental_prices (key TEXT PRIMARY KEY, doc TEXT NOT NULL)",
+    R"(CREATE TABLE node_energy (
+         node_id TEXT NOT NULL REFERENCES nodes (id),
+         hour_ms BIGINT NOT NULL,
+         energy_mj BIGINT NOT NULL,
+         PRIMARY KEY (node_id, hour_ms)))",
+};
+
+constexpr std::array<Migration, 9> kMigrations = {
     Migration{1, "identity: tenants, projects, users, API keys, audit log", kIdentity},
     Migration{2, "cluster: join tokens, nodes, instances", kCluster},
     Migration{3, "rules: quotas, reservations, tenant weights", kRules},
@@ -190,6 +204,7 @@ constexpr std::array<Migration, 8> kMigrations = {
     Migration{6, "money: tenant billing modes, credit limits, account data", kMoney},
     Migration{7, "invoices: invoices and credit notes", kInvoices},
     Migration{8, "budgets: alerts, the event log and the webhook outbox", kBudgets},
+    Migration{9, "books: assets, sites, fixed costs, rental prices, node energy", kBooks},
 };
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include "store/budget_store.h"
 #include "store/cluster_json.h"
 #include "store/db.h"
+#include "store/finance_json.h"
 #include "store/invoice_json.h"
 #include "store/ledger_journal.h"
 #include "store/migrations.h"
@@ -42,6 +43,21 @@ constexpr std::string_view kUpsertInstance =
     "INSERT INTO instances (id, tenant_id, project_id, state, created_at_ms, doc) "
     "VALUES ($1, $2, $3, $4, $5, $6) "
     "ON CONFLICT (id) DO UPDATE SET state = excluded.state, doc = excluded.doc";
+constexpr std::string_view kUpsertAsset =
+    "INSERT INTO assets (id, doc) VALUES ($1, $2) ON CONFLICT (id) DO UPDATE SET doc = "
+    "excluded.doc";
+constexpr std::string_view kUpsertSite =
+    "INSERT INTO sites (region, doc) VALUES ($1, $2) "
+    "ON CONFLICT (region) DO UPDATE SET doc = excluded.doc";
+constexpr std::string_view kUpsertFixedCost =
+    "INSERT INTO fixed_costs (id, doc) VALUES ($1, $2) "
+    "ON CONFLICT (id) DO UPDATE SET doc = excluded.doc";
+constexpr std::string_view kUpsertRentalPrice =
+    "INSERT INTO rental_prices (key, doc) VALUES ($1, $2) "
+    "ON CONFLICT (key) DO UPDATE SET doc = excluded.doc";
+constexpr std::string_view kUpsertNodeEnergy =
+    "INSERT INTO node_energy (node_id, hour_ms, energy_mj) VALUES ($1, $2, $3) "
+    "ON CONFLICT (node_id, hour_ms) DO UPDATE SET energy_mj = excluded.energy_mj";
 constexpr std::string_view kUpsertQuota =
     "INSERT INTO quotas (id, tenant_id, doc) VALUES ($1, $2, $3) "
     "ON CONFLICT (id) DO UPDATE SET doc = excluded.doc";
@@ -129,6 +145,21 @@ Status write_row(Db& db, const Row& row) {
         } else if constexpr (std::is_same_v<T, Budget> || std::is_same_v<T, BudgetAlert> ||
                              std::is_same_v<T, Event>) {
           return write_budget_row(db, o);
+        } else if constexpr (std::is_same_v<T, finance::Asset>) {
+          const DbValue p[] = {o.id, asset_document(o).dump()};
+          return db.exec(kUpsertAsset, p);
+        } else if constexpr (std::is_same_v<T, Site>) {
+          const DbValue p[] = {o.region, site_document(o).dump()};
+          return db.exec(kUpsertSite, p);
+        } else if constexpr (std::is_same_v<T, FixedCost>) {
+          const DbValue p[] = {o.id, fixed_cost_document(o).dump()};
+          return db.exec(kUpsertFixedCost, p);
+        } else if constexpr (std::is_same_v<T, RentalPrice>) {
+          const DbValue p[] = {o.key(), rental_price_document(o).dump()};
+          return db.exec(kUpsertRentalPrice, p);
+        } else if constexpr (std::is_same_v<T, NodeEnergy>) {
+          const DbValue p[] = {o.node_id, o.hour_ms, o.energy_mj};
+          return db.exec(kUpsertNodeEnergy, p);
         } else {
           const DbValue p[] = {o.id,
                                o.tenant_id,
@@ -283,6 +314,23 @@ class SqlStore final : public Store {
     return {};
   }
 
+  Status load_books(std::vector<Row>& out) {
+    if (auto ok = load_documents("assets", asset_from_document, out); !ok) return ok;
+    if (auto ok = load_documents("sites", site_from_document, out, "region"); !ok) return ok;
+    if (auto ok = load_documents("fixed_costs", fixed_cost_from_document, out); !ok) return ok;
+    if (auto ok = load_documents("rental_prices", rental_price_from_document, out, "key"); !ok) {
+      return ok;
+    }
+    auto energy = db_->query(
+        "SELECT node_id, hour_ms, energy_mj FROM node_energy ORDER BY node_id, hour_ms", {});
+    if (!energy) return std::unexpected(energy.error());
+    for (const DbRow& r : *energy) {
+      out.emplace_back(
+          NodeEnergy{.node_id = db_text(r[0]), .hour_ms = db_int(r[1]), .energy_mj = db_int(r[2])});
+    }
+    return {};
+  }
+
   Status load_cluster(std::vector<Row>& out) {
     auto tokens = db_->query(
         "SELECT id, name, token_hash, created_at_ms, expires_at_ms, revoked_at_ms "
@@ -308,6 +356,7 @@ class SqlStore final : public Store {
     if (auto ok = load_documents("invoices", invoice_from_document, out); !ok) return ok;
     if (auto ok = load_documents("credit_notes", credit_note_from_document, out); !ok) return ok;
     if (auto ok = load_budget_rows(*db_, out); !ok) return ok;
+    if (auto ok = load_books(out); !ok) return ok;
     // Oldest first, so that the queue is rebuilt in arrival order.
     return load_documents("instances", instance_from_document, out, "created_at_ms, id");
   }

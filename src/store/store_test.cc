@@ -68,12 +68,12 @@ AuditEntry audit(int64_t seq, std::string tenant) {
 }
 
 TEST_P(StoreTest, MigrationsRunOnceAndReachTheLatestVersion) {
-  EXPECT_EQ(store_->schema_version(), 8);
+  EXPECT_EQ(store_->schema_version(), 9);
   EXPECT_EQ(store_->backend(), GetParam());
   store_.reset();
   auto again = open();
   ASSERT_NE(again, nullptr);
-  EXPECT_EQ(again->schema_version(), 8);
+  EXPECT_EQ(again->schema_version(), 9);
 }
 
 TEST_P(StoreTest, WhatIsCommittedLoadsBackAfterReopening) {
@@ -124,6 +124,51 @@ TEST_P(StoreTest, RulesAndWeightsLoadBackAfterReopening) {
   auto rows = open()->load();
   ASSERT_TRUE(rows) << rows.error().message;
   const std::vector<Row> expected = {weighted, kProject, deleted, cancelled, price};
+  EXPECT_EQ(*rows, expected);
+}
+
+TEST_P(StoreTest, TheBooksAndEnergyLoadBackAfterReopening) {
+  Node node{.id = "nod_0000000000000001", .name = "n1", .region = "eu"};
+  node.gpus.push_back(Gpu{.index = 0, .uuid = "GPU-0", .model = "H100-80GB"});
+  finance::Asset asset{
+      .id = "ast_0000000000000001",
+      .name = "rack one",
+      .node_ids = {node.id},
+      .cost_micros = 300'000'000'000,
+      .in_service_ms = 1'000,
+      .life_months = 60,
+      .salvage_micros = 1'000'000,
+      .method = finance::Method::kDecliningBalance,
+      .declining_factor_milli = 1'500,
+      .changes = {{.from_month_ms = 2'678'400'000, .life_months = 48, .salvage_micros = 5}},
+      .financing = {.kind = finance::FinancingKind::kLoan,
+                    .principal_micros = 100'000'000'000,
+                    .annual_rate_ppm = 65'000,
+                    .term_months = 36},
+      .power_kw_milli = 10'500,
+      .created_at_ms = 3};
+  const Site site{.region = "eu",
+                  .pue_milli = 1'300,
+                  .colocation_micros_per_kw_month = 150'000'000,
+                  .power_micros_per_kwh = {{0, 200'000}, {5'000, 210'000}},
+                  .carbon_g_per_kwh = {{0, 380}}};
+  const FixedCost cost{.id = "fxc_0000000000000001",
+                       .name = "staff",
+                       .monthly_micros = 9'000'000'000,
+                       .region = "eu",
+                       .rule = AllocationRule::kByPower,
+                       .from_month_ms = 0,
+                       .created_at_ms = 4};
+  const RentalPrice rent{.provider = "cloud", .gpu_model = "H100-80GB", .micros_per_gpu_hour = 3};
+  const NodeEnergy energy{.node_id = node.id, .hour_ms = 3'600'000, .energy_mj = 12'345};
+  NodeEnergy more = energy;
+  more.energy_mj = 20'000;
+  ASSERT_TRUE(store_->commit(Batch{.rows = {node, asset, site, cost, rent, energy}}));
+  ASSERT_TRUE(store_->commit(Batch{.rows = {more}}));  // The hour's total grows in place.
+  store_.reset();
+  auto rows = open()->load();
+  ASSERT_TRUE(rows) << rows.error().message;
+  const std::vector<Row> expected = {node, asset, site, cost, rent, more};
   EXPECT_EQ(*rows, expected);
 }
 
