@@ -58,6 +58,10 @@ TEST_F(InvoiceUsageTest, TheInvoiceChargesWhatRanAndCreditNotesStayWithinItsTota
   EXPECT_EQ(line["amount"], amount);
   EXPECT_EQ(invoice["subtotal"], amount);
   EXPECT_EQ(invoice["total"], amount);
+  // The simulated GPUs' energy counters ran while it did: the invoice shows what it used.
+  EXPECT_NE(ran.value("energy_kwh", ""), "0.000000") << ran.dump();
+  EXPECT_EQ(line["energy_kwh"], ran.value("energy_kwh", "")) << ran.dump();
+  EXPECT_EQ(invoice["energy_kwh"], ran.value("energy_kwh", ""));
 
   // The member sees the same spend in the usage report, by project.
   const json usage =
@@ -66,6 +70,7 @@ TEST_F(InvoiceUsageTest, TheInvoiceChargesWhatRanAndCreditNotesStayWithinItsTota
   EXPECT_EQ(usage["items"][0]["key"], project_id_);
   EXPECT_EQ(usage["items"][0]["name"], "vision");
   EXPECT_EQ(usage["items"][0]["spend"], amount);
+  EXPECT_EQ(usage["items"][0]["energy_kwh"], ran.value("energy_kwh", ""));
   EXPECT_EQ(usage["forecast"]["burn_per_hour"], "0.000000");  // Nothing runs now.
 
   const std::string path = "/v1/invoices/" + invoice.value("id", "");
@@ -93,7 +98,7 @@ TEST_F(InvoiceUsageTest, TheInvoiceChargesWhatRanAndCreditNotesStayWithinItsTota
   const ClientResponse csv = daemon_.request("GET", path + "?format=csv", "", member_key_);
   EXPECT_EQ(csv.status, 200);
   EXPECT_TRUE(csv.body.starts_with("project_id,project,gpu_model,")) << csv.body;
-  EXPECT_NE(csv.body.find("\r\ntotal,,,,,,," + amount + "\r\n"), std::string::npos) << csv.body;
+  EXPECT_NE(csv.body.find("\r\ntotal,,,,,,," + amount + ",,\r\n"), std::string::npos) << csv.body;
   const ClientResponse html = daemon_.request("GET", path + "?format=html", "", member_key_);
   EXPECT_EQ(html.status, 200);
   EXPECT_TRUE(html.body.starts_with("<!DOCTYPE html>"));

@@ -1,7 +1,9 @@
 #include "api/codec.h"
 
-#include "common/money.h"
+#include <limits>
 
+#include "billing/invoice_render.h"
+#include "common/money.h"
 #include "store/cluster_json.h"
 
 namespace allot {
@@ -88,6 +90,9 @@ nlohmann::json to_json(const Instance& i) {
   out["started_at"] = time_or_null(i.started_at_ms);
   out["ended_at"] = time_or_null(i.ended_at_ms);
   out["billed"] = Money::from_micros(i.billed_micros).to_string();
+  const EnergyUse energy = i.energy_between(0, std::numeric_limits<TimeMs>::max());
+  out["energy_kwh"] = billing::energy_kwh_text(energy.energy_mj);
+  out["carbon_kg"] = billing::carbon_kg_text(energy.carbon_ug);
   for (auto& event : out["events"]) event["at"] = format_time(event["at_ms"].get<TimeMs>());
   return out;
 }

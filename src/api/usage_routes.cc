@@ -87,14 +87,20 @@ Result<HttpResponse> usage(Call& call) {
   json items = json::array();
   int64_t milli_seconds = 0;
   int64_t spend = 0;
+  int64_t energy_mj = 0;
+  int64_t carbon_ug = 0;
   for (const billing::UsageGroup& g : *groups) {
     items.push_back({{"key", g.key},
                      {"name", group_name(state, *query, g.key)},
                      {"gpu_milli_seconds", g.gpu_milli_seconds},
                      {"gpu_hours", billing::gpu_hours_text(g.gpu_milli_seconds)},
-                     {"spend", money(g.spend_micros)}});
+                     {"spend", money(g.spend_micros)},
+                     {"energy_kwh", billing::energy_kwh_text(g.energy_mj)},
+                     {"carbon_kg", billing::carbon_kg_text(g.carbon_ug)}});
     if (__builtin_add_overflow(milli_seconds, g.gpu_milli_seconds, &milli_seconds) ||
-        __builtin_add_overflow(spend, g.spend_micros, &spend)) {
+        __builtin_add_overflow(spend, g.spend_micros, &spend) ||
+        __builtin_add_overflow(energy_mj, g.energy_mj, &energy_mj) ||
+        __builtin_add_overflow(carbon_ug, g.carbon_ug, &carbon_ug)) {
       return fail(ErrorCode::kOverflow, "the report's total leaves the range of amounts");
     }
   }
@@ -107,7 +113,9 @@ Result<HttpResponse> usage(Call& call) {
             {"total",
              {{"gpu_milli_seconds", milli_seconds},
               {"gpu_hours", billing::gpu_hours_text(milli_seconds)},
-              {"spend", money(spend)}}},
+              {"spend", money(spend)},
+              {"energy_kwh", billing::energy_kwh_text(energy_mj)},
+              {"carbon_kg", billing::carbon_kg_text(carbon_ug)}}},
             {"forecast",
              {{"month", format_month(forecast->month_ms)},
               {"spent", money(forecast->spent_micros)},

@@ -57,6 +57,9 @@ Result<DraftInvoice> draft_month(const State& state, const std::string& tenant_i
         __builtin_add_overflow(line.amount_micros, *amount, &line.amount_micros)) {
       return std::unexpected(overflow());
     }
+    const EnergyUse energy = instance.energy_between(month_ms, next_month_start(month_ms));
+    line.energy_mj += energy.energy_mj;
+    line.carbon_ug += energy.carbon_ug;
   }
   DraftInvoice out{.tenant_id = tenant_id, .month_ms = month_ms};
   out.lines.reserve(lines.size());

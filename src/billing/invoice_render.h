@@ -14,6 +14,10 @@ namespace allot::billing {
 
 // GPU milli-seconds as GPU-hours with six decimals, rounded half up: 45,000,000 -> "12.500000".
 std::string gpu_hours_text(int64_t gpu_milli_seconds);
+// Energy as kWh with six decimals (whole mWh, rounded half up): 3,600,000,000 mJ -> "1.000000".
+std::string energy_kwh_text(int64_t energy_mj);
+// Carbon as kg CO2e with six decimals (whole mg, rounded half up): 1,500 µg -> "0.000002".
+std::string carbon_kg_text(int64_t carbon_ug);
 
 nlohmann::json invoice_json(const Invoice& invoice);
 nlohmann::json credit_note_json(const CreditNote& note);

@@ -19,7 +19,9 @@ Invoice sample() {
       .lines = {InvoiceLine{.project_id = kVision,
                             .key = {.model = "H100-80GB", .region = "eu"},
                             .gpu_milli_seconds = 45'000'000,
-                            .amount_micros = 31'250'000},
+                            .amount_micros = 31'250'000,
+                            .energy_mj = 7'200'000'000,
+                            .carbon_ug = 1'500'000},
                 InvoiceLine{
                     .project_id = kSpeech,
                     .key = {.model = "H100-80GB", .region = "eu", .price_class = PriceClass::kSpot},
@@ -56,21 +58,38 @@ TEST(InvoiceJson, ShowsAmountsAsDecimalStrings) {
   EXPECT_EQ(out["lines"][0]["amount"], "31.250000");
   EXPECT_EQ(out["lines"][1]["price_class"], "spot");
   EXPECT_TRUE(out["paid_at"].is_null());
+  // Energy and carbon are shown per line and for the invoice, not charged.
+  EXPECT_EQ(out["lines"][0]["energy_kwh"], "2.000000");
+  EXPECT_EQ(out["lines"][0]["carbon_kg"], "0.001500");
+  EXPECT_EQ(out["energy_kwh"], "2.000000");
+}
+
+TEST(EnergyText, IsKwhAndKgWithSixDecimalsRoundedHalfUp) {
+  EXPECT_EQ(energy_kwh_text(0), "0.000000");
+  EXPECT_EQ(energy_kwh_text(3'600'000'000), "1.000000");
+  EXPECT_EQ(energy_kwh_text(1'799), "0.000000");  // Just under half a mWh.
+  EXPECT_EQ(energy_kwh_text(1'800), "0.000001");  // Half a mWh rounds up.
+  EXPECT_EQ(carbon_kg_text(499), "0.000000");
+  EXPECT_EQ(carbon_kg_text(500), "0.000001");
+  EXPECT_EQ(carbon_kg_text(6'000'000'000), "6.000000");
+  EXPECT_EQ(carbon_kg_text(-1'500), "-0.000002");
 }
 
 TEST(InvoiceCsv, HasAHeaderOneRowPerLineAndTotalsWithTextQuoted) {
   const State state = base_state();
   const std::string csv = invoice_csv(state, sample());
-  EXPECT_EQ(csv,
-            "project_id,project,gpu_model,region,price_class,gpu_milli_seconds,gpu_hours,amount\r\n"
-            "prj_0000000000000001,\"vision, \"\"main\"\"\",H100-80GB,eu,on-demand,45000000,"
-            "12.500000,31.250000\r\n"
-            "prj_0000000000000002,'=speech,H100-80GB,eu,spot,1000,0.000278,0.000001\r\n"
-            "subtotal,,,,,,,31.250001\r\n"
-            "credits,,,,,,,1.000000\r\n"
-            "total,,,,,,,30.250001\r\n"
-            "credited,,,,,,,0.250000\r\n"
-            "amount_due,,,,,,,30.000001\r\n");
+  EXPECT_EQ(
+      csv,
+      "project_id,project,gpu_model,region,price_class,gpu_milli_seconds,gpu_hours,amount,"
+      "energy_kwh,carbon_kg\r\n"
+      "prj_0000000000000001,\"vision, \"\"main\"\"\",H100-80GB,eu,on-demand,45000000,"
+      "12.500000,31.250000,2.000000,0.001500\r\n"
+      "prj_0000000000000002,'=speech,H100-80GB,eu,spot,1000,0.000278,0.000001,0.000000,0.000000\r\n"
+      "subtotal,,,,,,,31.250001,,\r\n"
+      "credits,,,,,,,1.000000,,\r\n"
+      "total,,,,,,,30.250001,,\r\n"
+      "credited,,,,,,,0.250000,,\r\n"
+      "amount_due,,,,,,,30.000001,,\r\n");
 }
 
 TEST(InvoiceHtml, IsSelfContainedAndEscapesEveryText) {

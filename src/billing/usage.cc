@@ -34,17 +34,22 @@ std::string group_key(const Instance& instance, const Usage& usage, const UsageQ
   return {};
 }
 
-Status add_to(UsageGroup& group, int64_t milli_seconds, int64_t spend_micros) {
+Status add_to(UsageGroup& group, int64_t milli_seconds, int64_t spend_micros,
+              const EnergyUse& energy) {
   if (__builtin_add_overflow(group.gpu_milli_seconds, milli_seconds, &group.gpu_milli_seconds) ||
-      __builtin_add_overflow(group.spend_micros, spend_micros, &group.spend_micros)) {
+      __builtin_add_overflow(group.spend_micros, spend_micros, &group.spend_micros) ||
+      __builtin_add_overflow(group.energy_mj, energy.energy_mj, &group.energy_mj) ||
+      __builtin_add_overflow(group.carbon_ug, energy.carbon_ug, &group.carbon_ug)) {
     return std::unexpected(overflow());
   }
   return {};
 }
 
-// Adds one usage's share of [from_s, to_s) to the group named `key`.
-Status add_window(const State& state, const Usage& usage, int64_t from_s, int64_t to_s,
-                  const std::string& key, std::map<std::string, UsageGroup>& groups) {
+// Adds one instance's share of [from_s, to_s) to the group named `key`, with the energy of the
+// days that start in [energy_from_s, energy_to_s).
+Status add_window(const State& state, const Instance& instance, const Usage& usage, int64_t from_s,
+                  int64_t to_s, const std::string& key, std::map<std::string, UsageGroup>& groups,
+                  int64_t energy_from_s, int64_t energy_to_s) {
   auto milli_seconds = milli_seconds_within(usage.milli, usage.start_s, usage.end_s, from_s, to_s);
   if (!milli_seconds) return std::unexpected(milli_seconds.error());
   if (*milli_seconds == 0) return {};
@@ -52,18 +57,23 @@ Status add_window(const State& state, const Usage& usage, int64_t from_s, int64_
   if (!spend) return std::unexpected(spend.error());
   UsageGroup& group = groups[key];
   group.key = key;
-  return add_to(group, *milli_seconds, *spend);
+  return add_to(group, *milli_seconds, *spend,
+                instance.energy_between(energy_from_s * 1000, energy_to_s * 1000));
 }
 
 // Days are cut at UTC midnights, each charged by charge_between, so the days add up to the window.
-Status add_days(const State& state, const Usage& usage, const UsageQuery& query,
-                std::map<std::string, UsageGroup>& groups) {
+Status add_days(const State& state, const Instance& instance, const Usage& usage,
+                const UsageQuery& query, std::map<std::string, UsageGroup>& groups) {
   const int64_t first_s = std::max(usage.start_s, query.from_s);
   const int64_t last_s = std::min(usage.end_s, query.to_s);
   for (int64_t day_s = first_s - first_s % kDaySeconds; day_s < last_s; day_s += kDaySeconds) {
     const int64_t from_s = std::max(day_s, query.from_s);
     const int64_t to_s = std::min(day_s + kDaySeconds, query.to_s);
-    if (auto ok = add_window(state, usage, from_s, to_s, day_name(day_s), groups); !ok) return ok;
+    if (auto ok = add_window(state, instance, usage, from_s, to_s, day_name(day_s), groups, day_s,
+                             day_s + kDaySeconds);
+        !ok) {
+      return ok;
+    }
   }
   return {};
 }
@@ -83,10 +93,11 @@ Result<std::vector<UsageGroup>> usage_report(const State& state, const UsageQuer
     if (query.tenant_id && instance.tenant_id != *query.tenant_id) continue;
     auto usage = usage_of(state, instance, now_ms);
     if (!usage) continue;
-    Status added = query.group_by == GroupBy::kDay
-                       ? add_days(state, *usage, query, groups)
-                       : add_window(state, *usage, query.from_s, query.to_s,
-                                    group_key(instance, *usage, query), groups);
+    Status added =
+        query.group_by == GroupBy::kDay
+            ? add_days(state, instance, *usage, query, groups)
+            : add_window(state, instance, *usage, query.from_s, query.to_s,
+                         group_key(instance, *usage, query), groups, query.from_s, query.to_s);
     if (!added) return std::unexpected(added.error());
   }
   std::vector<UsageGroup> out;

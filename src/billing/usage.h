@@ -30,6 +30,9 @@ struct UsageGroup {
   std::string key;  // A tenant, project or label value, GPU model, or day ("2026-12-01").
   int64_t gpu_milli_seconds = 0;
   int64_t spend_micros = 0;
+  // Energy and carbon of the whole UTC days that start in the window (by day: that day's).
+  int64_t energy_mj = 0;
+  int64_t carbon_ug = 0;
 
   bool operator==(const UsageGroup&) const = default;
 };

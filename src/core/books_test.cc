@@ -79,10 +79,8 @@ class BooksTest : public ::testing::Test {
     return id;
   }
 
-  EnergyUse energy(const std::string& id, TimeMs month_ms = month_start(kT0)) {
-    const auto& map = core.state().instance(id)->energy;
-    auto it = map.find(month_ms);
-    return it == map.end() ? EnergyUse{} : it->second;
+  EnergyUse energy(const std::string& id) {
+    return core.state().instance(id)->energy_between(month_start(kT0), next_month_start(kT0));
   }
 
   Core core{CoreOptions{.heartbeat_timeout_ms = 3'600'000'000}};

@@ -93,4 +93,13 @@ bool is_final(InstanceState state) {
          state == InstanceState::kLost;
 }
 
+EnergyUse Instance::energy_between(TimeMs from_ms, TimeMs to_ms) const {
+  EnergyUse sum;
+  for (auto it = energy.lower_bound(from_ms); it != energy.end() && it->first < to_ms; ++it) {
+    sum.energy_mj += it->second.energy_mj;
+    sum.carbon_ug += it->second.carbon_ug;
+  }
+  return sum;
+}
+
 }  // namespace allot

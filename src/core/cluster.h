@@ -39,7 +39,7 @@ struct GpuTelemetry {
   bool operator==(const GpuTelemetry&) const = default;
 };
 
-// Energy and carbon of one instance within one month, from its GPUs' energy counters.
+// Energy and carbon of one instance within one UTC day, from its GPUs' energy counters.
 struct EnergyUse {
   int64_t energy_mj = 0;
   int64_t carbon_ug = 0;  // Micrograms CO2e: kWh x PUE x the grid's intensity.
@@ -172,8 +172,11 @@ struct Instance {
   // Billing ends here even though the work ran on: its tenant's money ran out first and the timer
   // found it only after the work had ended. 0: none.
   TimeMs billing_cap_ms = 0;
-  // Energy and carbon while it ran, per month (by the month's first moment).
+  // Energy and carbon while it ran, per UTC day (by the day's first moment), so that invoices
+  // (months) and usage reports (days and windows of days) can both be cut from it.
   std::map<TimeMs, EnergyUse> energy;
+  // The sum over the days that start in [from_ms, to_ms).
+  EnergyUse energy_between(TimeMs from_ms, TimeMs to_ms) const;
 
   bool operator==(const Instance&) const = default;
   // GPU milli this instance holds on each of its GPUs.

@@ -11,6 +11,7 @@ namespace allot {
 namespace {
 
 constexpr TimeMs kHourMs = 3'600'000;
+constexpr TimeMs kDayMs = 24 * kHourMs;
 
 // The instances running on GPU `index` of the node before this heartbeat, with their milli.
 void occupants(const Draft& draft, const std::string& node_id, int index,
@@ -41,7 +42,7 @@ void meter_energy(Draft& draft, const NodeHeartbeat& beat, TimeMs now_ms) {
   const Site* site = draft.base().books.site(before.region);
   const int64_t pue_milli = site != nullptr ? site->pue_milli : 1000;
   const int64_t g_per_kwh = site != nullptr ? value_at(site->carbon_g_per_kwh, now_ms) : 0;
-  const TimeMs month_ms = month_start(now_ms);
+  const TimeMs day_ms = now_ms - (now_ms % kDayMs);
   int64_t node_mj = 0;
   std::vector<std::string> ids;
   std::vector<int64_t> milli;
@@ -57,7 +58,7 @@ void meter_energy(Draft& draft, const NodeHeartbeat& beat, TimeMs now_ms) {
     occupants(draft, beat.node_id, gpu_beat.index, ids, milli);
     const std::vector<int64_t> shares = finance::allocate(delta, milli);
     for (size_t i = 0; i < ids.size(); ++i) {
-      EnergyUse& use = draft.edit_instance(ids[i]).energy[month_ms];
+      EnergyUse& use = draft.edit_instance(ids[i]).energy[day_ms];
       use.energy_mj += shares[i];
       use.carbon_ug += carbon_ug(shares[i], pue_milli, g_per_kwh);
     }

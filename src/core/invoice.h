@@ -30,6 +30,9 @@ struct InvoiceLine {
   meter::PriceKey key;
   int64_t gpu_milli_seconds = 0;  // GPU milli x seconds within the month.
   int64_t amount_micros = 0;
+  // What the line's work used and emitted in the month (shown, not charged).
+  int64_t energy_mj = 0;
+  int64_t carbon_ug = 0;
 
   bool operator==(const InvoiceLine&) const = default;
 };

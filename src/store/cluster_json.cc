@@ -121,9 +121,9 @@ json instance_document(const Instance& i) {
     events.push_back({{"at_ms", e.at_ms}, {"state", e.state}, {"message", e.message}});
   }
   json energy = json::array();
-  for (const auto& [month_ms, use] : i.energy) {
+  for (const auto& [day_ms, use] : i.energy) {
     energy.push_back(
-        {{"month_ms", month_ms}, {"energy_mj", use.energy_mj}, {"carbon_ug", use.carbon_ug}});
+        {{"day_ms", day_ms}, {"energy_mj", use.energy_mj}, {"carbon_ug", use.carbon_ug}});
   }
   return {{"id", i.id},
           {"tenant_id", i.tenant_id},
@@ -208,7 +208,7 @@ Result<Instance> instance_from_document(const json& d) {
       i.events.push_back(InstanceEvent{e.at("at_ms"), e.at("state"), e.at("message")});
     }
     for (const json& e : d.value("energy", json::array())) {
-      i.energy[e.at("month_ms").get<TimeMs>()] =
+      i.energy[e.at("day_ms").get<TimeMs>()] =
           EnergyUse{.energy_mj = e.at("energy_mj"), .carbon_ug = e.at("carbon_ug")};
     }
     return i;

@@ -12,7 +12,9 @@ json invoice_document(const Invoice& v) {
                      {"region", line.key.region},
                      {"price_class", price_class_name(line.key.price_class)},
                      {"gpu_milli_seconds", line.gpu_milli_seconds},
-                     {"amount_micros", line.amount_micros}});
+                     {"amount_micros", line.amount_micros},
+                     {"energy_mj", line.energy_mj},
+                     {"carbon_ug", line.carbon_ug}});
   }
   return {{"id", v.id},
           {"tenant_id", v.tenant_id},
@@ -57,7 +59,9 @@ Result<Invoice> invoice_from_document(const json& d) {
                                             .region = line.at("region"),
                                             .price_class = *price_class},
                                     .gpu_milli_seconds = line.at("gpu_milli_seconds"),
-                                    .amount_micros = line.at("amount_micros")});
+                                    .amount_micros = line.at("amount_micros"),
+                                    .energy_mj = line.value("energy_mj", int64_t{0}),
+                                    .carbon_ug = line.value("carbon_ug", int64_t{0})});
     }
     return v;
   } catch (const json::exception& e) {
