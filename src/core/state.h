@@ -7,6 +7,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/finance.h"
 #include "core/row.h"
 
 namespace allot {
@@ -29,6 +30,7 @@ struct State {
   std::map<std::string, Budget> budgets;
   std::map<std::string, BudgetAlert> budget_alerts;  // By BudgetAlert::key().
   int64_t last_event_seq = 0;  // Events live in the store; the core numbers the next ones.
+  Books books;
 
   // Derived indexes, kept true by put().
   std::unordered_map<std::string, std::string> key_by_hash;         // key hash -> key id
