@@ -7,6 +7,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/finance.h"
 #include "core/row.h"
 
 namespace allot {

@@ -57,6 +57,22 @@ int64_t* duration_field(DaemonConfig& config, std::string_view name) {
   return nullptr;
 }
 
+// A whole-number setting and the least it may be: durations and counts are positive, while a
+// weight may be 0 (the plugin is off).
+struct WholeSetting {
+  int64_t* field = nullptr;
+  int64_t least = 1;
+};
+
+WholeSetting whole_setting(DaemonConfig& config, std::string_view name) {
+  if (name == "scheduler_carbon_weight") return {&config.scheduler_carbon_weight, 0};
+  return {duration_field(config, name), 1};
+}
+
+std::string whole_wanted(int64_t least) {
+  return least > 0 ? "a positive whole number" : "a whole number, 0 or more";
+}
+
 Status apply_file(DaemonConfig& config, const std::string& path) {
   toml::table table;
   try {
@@ -67,13 +83,13 @@ Status apply_file(DaemonConfig& config, const std::string& path) {
   }
   for (const auto& [key, node] : table) {
     const std::string name(key.str());
-    if (int64_t* field = duration_field(config, name)) {
+    if (const WholeSetting setting = whole_setting(config, name); setting.field != nullptr) {
       const auto number = node.value<int64_t>();
-      if (!number || *number <= 0) {
+      if (!number || *number < setting.least) {
         return fail(ErrorCode::kInvalidArgument,
-                    fmt::format("{}: '{}' must be a positive whole number", path, name));
+                    fmt::format("{}: '{}' must be {}", path, name, whole_wanted(setting.least)));
       }
-      *field = *number;
+      *setting.field = *number;
       continue;
     }
     const auto text = node.value<std::string>();
@@ -115,19 +131,21 @@ Status apply_env(DaemonConfig& config, const GetEnv& getenv) {
   read("ALLOT_ADMIN_KEY", config.admin_key);
   for (const char* name :
        {"heartbeat_interval_ms", "heartbeat_timeout_ms", "stop_grace_ms", "rating_interval_ms",
-        "runway_s", "webhook_retry_base_ms", "webhook_retry_max_ms", "webhook_max_attempts"}) {
+        "runway_s", "webhook_retry_base_ms", "webhook_retry_max_ms", "webhook_max_attempts",
+        "scheduler_carbon_weight"}) {
     std::string variable = "ALLOT_" + std::string(name);
     std::transform(variable.begin(), variable.end(), variable.begin(),
                    [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
     const char* value = getenv(variable.c_str());
     if (value == nullptr || *value == '\0') continue;
+    const WholeSetting setting = whole_setting(config, name);
     int64_t number = 0;
     const char* end = value + std::strlen(value);
-    if (std::from_chars(value, end, number).ptr != end || number <= 0) {
+    if (std::from_chars(value, end, number).ptr != end || number < setting.least) {
       return fail(ErrorCode::kInvalidArgument,
-                  fmt::format("{} must be a positive whole number", variable));
+                  fmt::format("{} must be {}", variable, whole_wanted(setting.least)));
     }
-    *duration_field(config, name) = number;
+    *setting.field = number;
   }
   return {};
 }
@@ -148,6 +166,10 @@ Result<DaemonConfig> load_daemon_config(const std::vector<std::string>& args, co
   cli.add_option("--log-level", log_level, "trace, debug, info, warn or error");
   cli.add_option("--port-file", port_file, "write the bound port to this file");
   cli.add_option("--scheduler-policy", policy, "placement policy (default allot)");
+  std::optional<int64_t> carbon_weight;
+  cli.add_option("--scheduler-carbon-weight", carbon_weight,
+                 "weight of the carbon score plugin (default 0: off)")
+      ->check(CLI::NonNegativeNumber);
   std::optional<int64_t> interval, timeout, grace;
   cli.add_option("--heartbeat-interval-ms", interval, "how often agents report")
       ->check(CLI::PositiveNumber);
@@ -193,6 +215,7 @@ Result<DaemonConfig> load_daemon_config(const std::vector<std::string>& args, co
   if (log_level) config.log_level = *log_level;
   if (port_file) config.port_file = *port_file;
   if (policy) config.scheduler_policy = *policy;
+  if (carbon_weight) config.scheduler_carbon_weight = *carbon_weight;
   if (interval) config.heartbeat_interval_ms = *interval;
   if (timeout) config.heartbeat_timeout_ms = *timeout;
   if (grace) config.stop_grace_ms = *grace;

@@ -31,6 +31,9 @@ struct DaemonConfig {
   int64_t webhook_retry_base_ms = 1'000;
   int64_t webhook_retry_max_ms = 300'000;
   int64_t webhook_max_attempts = 10;
+  // Above 0, the carbon score plugin joins the scheduling policy with this weight; 0 leaves it
+  // out.
+  int64_t scheduler_carbon_weight = 0;
 };
 
 using GetEnv = std::function<const char*(const char*)>;

@@ -85,5 +85,47 @@ TEST(DaemonConfig, MoneyTimingComesFromEachSource) {
   EXPECT_FALSE(load({"--rating-interval-ms", "0"}));
 }
 
+TEST(DaemonConfig, CarbonWeightIsOffByDefaultAndComesFromEachSource) {
+  testing::TempDir dir;
+  const auto file = dir.path() / "allot.toml";
+  EXPECT_EQ(load({})->scheduler_carbon_weight, 0);
+  std::ofstream(file) << "scheduler_carbon_weight = 3\n";
+  auto from_file = load({"--config", file.string()});
+  ASSERT_TRUE(from_file) << from_file.error().message;
+  EXPECT_EQ(from_file->scheduler_carbon_weight, 3);
+  EXPECT_EQ(load({"--config", file.string()}, {{"ALLOT_SCHEDULER_CARBON_WEIGHT", "5"}})
+                ->scheduler_carbon_weight,
+            5);
+  EXPECT_EQ(load({"--scheduler-carbon-weight", "7"}, {{"ALLOT_SCHEDULER_CARBON_WEIGHT", "5"}})
+                ->scheduler_carbon_weight,
+            7);
+  // 0 turns the plugin off again wherever it was turned on before.
+  EXPECT_EQ(
+      load({"--config", file.string(), "--scheduler-carbon-weight", "0"})->scheduler_carbon_weight,
+      0);
+  EXPECT_EQ(load({}, {{"ALLOT_SCHEDULER_CARBON_WEIGHT", "0"}})->scheduler_carbon_weight, 0);
+}
+
+TEST(DaemonConfig, CarbonWeightMustBeAWholeNumberZeroOrMore) {
+  testing::TempDir dir;
+  const auto file = dir.path() / "allot.toml";
+  std::ofstream(file) << "scheduler_carbon_weight = -1\n";
+  auto negative = load({"--config", file.string()});
+  ASSERT_FALSE(negative);
+  EXPECT_NE(negative.error().message.find("'scheduler_carbon_weight' must be a whole number, 0 or "
+                                          "more"),
+            std::string::npos)
+      << negative.error().message;
+  std::ofstream(file) << "scheduler_carbon_weight = \"high\"\n";
+  EXPECT_FALSE(load({"--config", file.string()}));
+  auto env = load({}, {{"ALLOT_SCHEDULER_CARBON_WEIGHT", "-2"}});
+  ASSERT_FALSE(env);
+  EXPECT_EQ(env.error().message, "ALLOT_SCHEDULER_CARBON_WEIGHT must be a whole number, 0 or more");
+  EXPECT_FALSE(load({"--scheduler-carbon-weight", "-1"}));
+  EXPECT_FALSE(load({"--scheduler-carbon-weight", "lots"}));
+  // The durations stay positive only.
+  EXPECT_FALSE(load({}, {{"ALLOT_RUNWAY_S", "0"}}));
+}
+
 }  // namespace
 }  // namespace allot

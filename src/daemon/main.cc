@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <thread>
+#include <vector>
 
 #include <fmt/format.h>
 #include <spdlog/sinks/stdout_sinks.h>
@@ -49,7 +50,12 @@ Result<std::unique_ptr<Store>> open_configured_store(const DaemonConfig& config)
 
 int run(const DaemonConfig& config, const sigset_t& stop_signals) {
   setup_logging(config.log_level);
-  auto policy = sched::make_policy(config.scheduler_policy);
+  std::vector<sched::AddedScore> added;
+  if (config.scheduler_carbon_weight > 0) {
+    added.push_back(
+        {.plugin = "carbon", .weight = static_cast<double>(config.scheduler_carbon_weight)});
+  }
+  auto policy = sched::make_policy(config.scheduler_policy, added);
   if (!policy) {
     spdlog::critical("msg=\"bad scheduler policy\" error=\"{}\"", policy.error().message);
     return 2;
@@ -89,7 +95,8 @@ int run(const DaemonConfig& config, const sigset_t& stop_signals) {
     spdlog::critical("msg=\"bootstrap failed\" error=\"{}\"", first_key.error().message);
     return 1;
   }
-  spdlog::info("msg=\"scheduler\" policy={}", scheduler.policy_name());
+  spdlog::info("msg=\"scheduler\" policy={} carbon_weight={}", scheduler.policy_name(),
+               config.scheduler_carbon_weight);
   spdlog::info("msg=\"store open\" backend={} schema_version={} objects={}", (*store)->backend(),
                (*store)->schema_version(), rows->size());
 

@@ -1,5 +1,8 @@
 #include "sched/core_scheduler.h"
 
+#include <algorithm>
+#include <iterator>
+
 namespace allot::sched {
 
 NodeView view_of(const Node& node) {
@@ -29,6 +32,35 @@ Request request_of(const InstanceSpec& spec) {
                  .region = spec.region};
 }
 
+std::map<std::string, double> carbon_by_region(const Books& books, TimeMs at_ms) {
+  std::map<std::string, double> out;
+  for (const auto& [region, site] : books.sites) {
+    // The step in force: the last one starting at or before `at_ms` (steps are sorted by start).
+    // This is value_at's rule, but a region with no step yet is left out rather than read as 0,
+    // which would make it look carbon-free.
+    const auto& steps = site.carbon_g_per_kwh;
+    const auto after = std::ranges::upper_bound(steps, at_ms, {}, &RatePoint::from_ms);
+    if (after == steps.begin()) continue;
+    // PUE below 1.0 cannot happen (a facility uses at least its IT energy); reading a bad figure
+    // as 1.0 keeps one site's typo from making it look cleaner than its grid.
+    const int64_t pue_milli = std::max<int64_t>(site.pue_milli, 1000);
+    out.emplace(region, static_cast<double>(std::prev(after)->value) *
+                            static_cast<double>(pue_milli) / 1000.0);
+  }
+  return out;
+}
+
+// The core does not pass the command's time to the scheduler (Scheduler::place takes only the
+// draft), so the time is the latest the draft knows of. Nodes that take work have been heard from
+// within heartbeat_timeout_ms and report every couple of seconds, and a new instance was created
+// at the command's own time, so this trails the real moment by seconds, while grid intensity
+// series step by the hour or the quarter hour.
+TimeMs placement_time(const Draft& draft, const Instance& instance) {
+  TimeMs latest = instance.created_at_ms;
+  draft.for_each_node([&](const Node& node) { latest = std::max(latest, node.last_heartbeat_ms); });
+  return latest;
+}
+
 std::optional<Placement> PolicyScheduler::place(const Draft& draft, const Instance& instance,
                                                 const NodeFilter& only, std::string& why) const {
   std::vector<NodeView> views;
@@ -45,7 +77,9 @@ std::optional<Placement> PolicyScheduler::place(const Draft& draft, const Instan
     if (!is_final(other.state)) workload.push_back(request_of(other.spec));
   }
   workload.push_back(request_of(instance.spec));
-  auto choice = policy_->place(typical_shapes(workload), request_of(instance.spec), views, why);
+  CycleState cycle = typical_shapes(workload);
+  cycle.carbon_g_per_kwh = carbon_by_region(draft.base().books, placement_time(draft, instance));
+  auto choice = policy_->place(cycle, request_of(instance.spec), views, why);
   if (!choice) return std::nullopt;
   return Placement{views[choice->node].id, choice->gpus};
 }

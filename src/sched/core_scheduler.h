@@ -2,7 +2,9 @@
 // so that the controller places work with the very code that `allot sim replay` measures.
 #pragma once
 
+#include <map>
 #include <memory>
+#include <string>
 
 #include "core/scheduler.h"
 #include "sched/sched.h"
@@ -28,5 +30,14 @@ class PolicyScheduler final : public allot::Scheduler {
 NodeView view_of(const Node& node);
 // The request an instance makes.
 Request request_of(const InstanceSpec& spec);
+
+// Each region's grid carbon intensity in force at `at_ms` times the site's PUE, in grams of CO2e
+// per kWh of IT energy (CycleState::carbon_g_per_kwh). Sites with no intensity step at or before
+// `at_ms` are left out: the carbon plugin treats them as unknown, not as carbon-free.
+std::map<std::string, double> carbon_by_region(const Books& books, TimeMs at_ms);
+
+// The moment a placement in `draft` is made, as far as the scheduler can tell (see
+// core_scheduler.cc): the newest node heartbeat or the instance's creation, whichever is later.
+TimeMs placement_time(const Draft& draft, const Instance& instance);
 
 }  // namespace allot::sched

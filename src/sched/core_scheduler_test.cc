@@ -3,6 +3,12 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
 #include "common/random.h"
 #include "core/core.h"
 
@@ -83,6 +89,146 @@ INSTANTIATE_TEST_SUITE_P(Policies, CoreWithPolicyTest,
                            std::erase(name, '-');
                            return name;
                          });
+
+// The carbon plugin through PolicyScheduler over a real State: two equal nodes, nod_…1 in region
+// "north" and nod_…2 in "south"; the base policy ties them and takes the first in id order.
+struct CoreCarbonCase {
+  std::string name;
+  double carbon_weight = 0;  // 0: off.
+  std::map<std::string, Site> sites;
+  TimeMs heard_at_ms = kT0;  // The nodes' last heartbeat: the latest time the draft knows.
+  std::string region;        // The request's; empty: any.
+  std::string node;
+};
+
+constexpr TimeMs kHour = 3'600'000;
+
+Site site(std::string region, std::vector<RatePoint> carbon, int64_t pue_milli = 1000) {
+  return Site{
+      .region = std::move(region), .pue_milli = pue_milli, .carbon_g_per_kwh = std::move(carbon)};
+}
+
+std::map<std::string, Site> sites(std::vector<Site> list) {
+  std::map<std::string, Site> out;
+  for (Site& s : list) out.emplace(s.region, std::move(s));
+  return out;
+}
+
+class CoreCarbon : public ::testing::TestWithParam<CoreCarbonCase> {};
+
+TEST_P(CoreCarbon, PlacesOnTheExpectedNode) {
+  const CoreCarbonCase& c = GetParam();
+  std::vector<AddedScore> added;
+  if (c.carbon_weight > 0) added.push_back({.plugin = "carbon", .weight = c.carbon_weight});
+  auto policy = make_policy(kDefaultPolicy, added);
+  ASSERT_TRUE(policy.has_value()) << policy.error().message;
+  const PolicyScheduler scheduler(std::move(*policy));
+  Core core(CoreOptions{}, &scheduler);
+  auto apply = [&](const Command& command, TimeMs at_ms) {
+    auto rows = core.apply(command, at_ms);
+    ASSERT_TRUE(rows) << rows.error().message;
+  };
+  apply(CreateJoinToken{"jtk_0000000000000001", "t", std::string(64, 'a'), 0}, kT0);
+  for (int n = 1; n <= 2; ++n) {
+    JoinNode join{.node_id = fmt::format("nod_{:016x}", n),
+                  .join_token_hash = std::string(64, 'a'),
+                  .credential_hash = std::string(64, static_cast<char>('0' + n)),
+                  .name = fmt::format("n{}", n),
+                  .region = n == 1 ? "north" : "south",
+                  .cpu_milli = 64'000,
+                  .memory_mib = 256'000};
+    for (int g = 0; g < 4; ++g) {
+      join.gpus.push_back(
+          GpuReport{.index = g, .uuid = fmt::format("n{}-{}", n, g), .model = "A100-80GB"});
+    }
+    apply(join, kT0);
+    apply(NodeHeartbeat{.node_id = join.node_id}, c.heard_at_ms);
+  }
+  // No command sets the books yet, so the sites go straight into a copy of the core's state.
+  State state = core.state();
+  state.books.sites = c.sites;
+  const Draft draft(state);
+  const Instance instance{
+      .id = "ins_0000000000000001", .spec = {.gpus = 1, .region = c.region}, .created_at_ms = kT0};
+  std::string why;
+  const auto placement = scheduler.place(draft, instance, {}, why);
+  ASSERT_TRUE(placement.has_value()) << why;
+  EXPECT_EQ(placement->node_id, c.node);
+}
+
+const auto kNorthDirtySouthClean = sites({site("north", {{kT0, 700}}), site("south", {{kT0, 50}})});
+
+INSTANTIATE_TEST_SUITE_P(
+    Carbon, CoreCarbon,
+    ::testing::Values(
+        CoreCarbonCase{"OffTheDefaultPolicyTakesTheFirstNodeThoughItsGridIsDirtier", 0,
+                       kNorthDirtySouthClean, kT0, "", "nod_0000000000000001"},
+        CoreCarbonCase{"OnTheCleanerRegionWins", 1, kNorthDirtySouthClean, kT0, "",
+                       "nod_0000000000000002"},
+        CoreCarbonCase{"OnARequestForTheDirtyRegionStaysThere", 1, kNorthDirtySouthClean, kT0,
+                       "north", "nod_0000000000000001"},
+        CoreCarbonCase{
+            "OnTheStepInForceAtTheLatestHeartbeatDecides", 1,
+            sites({site("north", {{kT0, 700}}), site("south", {{kT0, 50}, {kT0 + kHour, 900}})}),
+            kT0 + kHour, "", "nod_0000000000000001"},
+        CoreCarbonCase{
+            "OnTheStepBeforeTheNextOneStillHolds", 1,
+            sites({site("north", {{kT0, 700}}), site("south", {{kT0, 50}, {kT0 + kHour, 900}})}),
+            kT0 + kHour - 1, "", "nod_0000000000000002"},
+        CoreCarbonCase{
+            "OnPueCountsWithTheGrid", 1,
+            sites({site("north", {{kT0, 400}}, 1600), site("south", {{kT0, 400}}, 1100)}), kT0, "",
+            "nod_0000000000000002"},
+        CoreCarbonCase{"OnASiteWithNoStepYetIsUnknownNotClean", 1,
+                       sites({site("north", {{kT0, 700}}), site("south", {{kT0 + kHour, 10}})}),
+                       kT0, "", "nod_0000000000000001"},
+        CoreCarbonCase{"OnNoSitesChangeNothing", 1, {}, kT0, "", "nod_0000000000000001"}),
+    [](const auto& info) { return info.param.name; });
+
+struct IntensityCase {
+  std::string name;
+  Site site;
+  TimeMs at_ms;
+  std::optional<double> grams;  // nullopt: the region is left out.
+};
+
+class CarbonByRegion : public ::testing::TestWithParam<IntensityCase> {};
+
+TEST_P(CarbonByRegion, IsTheStepInForceTimesPue) {
+  const IntensityCase& c = GetParam();
+  Books books;
+  books.sites.emplace(c.site.region, c.site);
+  const auto grids = carbon_by_region(books, c.at_ms);
+  if (!c.grams) {
+    EXPECT_FALSE(grids.contains(c.site.region));
+  } else {
+    ASSERT_TRUE(grids.contains(c.site.region));
+    EXPECT_DOUBLE_EQ(grids.at(c.site.region), *c.grams);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Carbon, CarbonByRegion,
+    ::testing::Values(
+        IntensityCase{"TheFirstStepHoldsFromItsStart", site("r", {{100, 300}, {200, 500}}), 100,
+                      300.0},
+        IntensityCase{"ALaterStepReplacesIt", site("r", {{100, 300}, {200, 500}}), 200, 500.0},
+        IntensityCase{"TheLastStepHoldsForever", site("r", {{100, 300}, {200, 500}}), kT0, 500.0},
+        IntensityCase{"BeforeTheFirstStepTheRegionIsLeftOut", site("r", {{100, 300}}), 99,
+                      std::nullopt},
+        IntensityCase{"ASiteWithNoSeriesIsLeftOut", site("r", {}), kT0, std::nullopt},
+        IntensityCase{"PueMultipliesTheGrid", site("r", {{0, 400}}, 1500), 1, 600.0},
+        IntensityCase{"APueBelowOneCountsAsOne", site("r", {{0, 400}}, 0), 1, 400.0}),
+    [](const auto& info) { return info.param.name; });
+
+TEST(PlacementTime, IsTheLatestHeartbeatOrTheInstanceCreationIfLater) {
+  State state;
+  state.nodes.emplace("a", Node{.id = "a", .last_heartbeat_ms = 500});
+  state.nodes.emplace("b", Node{.id = "b", .last_heartbeat_ms = 900});
+  const Draft draft(state);
+  EXPECT_EQ(placement_time(draft, Instance{.created_at_ms = 100}), 900);
+  EXPECT_EQ(placement_time(draft, Instance{.created_at_ms = 1200}), 1200);
+}
 
 }  // namespace
 }  // namespace allot::sched

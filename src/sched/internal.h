@@ -108,6 +108,8 @@ struct Env {
   ModelTable models;
   ShapeTable shapes;
   std::vector<double>* frag_cache = nullptr;  // NaN: not computed.
+  // Per node: its region's effective carbon intensity (region_carbon in plugins.h).
+  std::vector<double> carbon;
 };
 
 // Healthy, model-allowed GPU positions of a node for a request.

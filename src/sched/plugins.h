@@ -41,6 +41,12 @@ std::unique_ptr<Score> spread_score();
 std::unique_ptr<Score> packing_score();
 std::unique_ptr<Score> dot_product_score();
 std::unique_ptr<Score> frag_score(std::string name, FragOptions options);
+std::unique_ptr<Score> carbon_score();
+
+// The carbon intensity (g/kWh of IT energy) that the carbon score uses for a node in `region`:
+// the cycle's figure for the region, or the worst the cycle knows when it has none, or 0 when it
+// knows none at all.
+double region_carbon(const CycleState& cycle, const std::string& region);
 
 // Builds an Env for `nodes` (models interned, shapes compiled) and their facts.
 Env make_env(const CycleState& cycle, const std::vector<NodeView>& nodes,

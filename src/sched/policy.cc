@@ -1,9 +1,11 @@
 #include "sched/policy.h"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 
 #include <fmt/format.h>
-#include <limits>
+#include <fmt/ranges.h>
 
 namespace allot::sched {
 namespace internal {
@@ -101,12 +103,6 @@ std::vector<std::unique_ptr<Filter>> all_filters() {
   return filters;
 }
 
-std::unique_ptr<Policy> with_score(std::string_view name, std::unique_ptr<Score> score) {
-  std::vector<std::pair<std::unique_ptr<Score>, double>> scores;
-  scores.emplace_back(std::move(score), 1.0);
-  return std::make_unique<PluginPolicy>(std::string(name), all_filters(), std::move(scores));
-}
-
 // Allot's default: FGD with the paper's score, plus two charges in the same unit (GPU milli of
 // fragment): GPU milli that a node's CPU can no longer feed, at weight 1 (a stranded milli is a
 // fragment milli; 0.5 to 4 measured the same), and GPU milli taken from models that constrained
@@ -123,20 +119,47 @@ std::vector<std::string_view> policy_names() {
   return {"first-fit", "best-fit", "spread", "gpu-packing", "dot-product", "fgd", "allot"};
 }
 
-Result<std::unique_ptr<Policy>> make_policy(std::string_view name) {
+std::vector<std::string_view> added_score_names() { return {"carbon"}; }
+
+Result<std::unique_ptr<Policy>> make_policy(std::string_view name) { return make_policy(name, {}); }
+
+Result<std::unique_ptr<Policy>> make_policy(std::string_view name,
+                                            const std::vector<AddedScore>& added) {
   using namespace internal;  // NOLINT(google-build-using-namespace): the factories below.
-  if (name == "first-fit") return with_score(name, first_fit_score());
-  if (name == "best-fit") return with_score(name, best_fit_score());
-  if (name == "spread") return with_score(name, spread_score());
-  if (name == "gpu-packing") return with_score(name, packing_score());
-  if (name == "dot-product") return with_score(name, dot_product_score());
-  if (name == "fgd") return with_score(name, frag_score("fgd", FragOptions{.paper_score = true}));
-  if (name == "allot") return with_score(name, frag_score("allot", allot_options()));
-  std::string known;
-  for (std::string_view n : policy_names())
-    known += std::string(known.empty() ? "" : ", ") + std::string(n);
-  return fail(ErrorCode::kInvalidArgument,
-              fmt::format("unknown scheduling policy \"{}\"; known: {}", name, known));
+  std::unique_ptr<Score> own;
+  if (name == "first-fit") own = first_fit_score();
+  if (name == "best-fit") own = best_fit_score();
+  if (name == "spread") own = spread_score();
+  if (name == "gpu-packing") own = packing_score();
+  if (name == "dot-product") own = dot_product_score();
+  if (name == "fgd") own = frag_score("fgd", FragOptions{.paper_score = true});
+  if (name == "allot") own = frag_score("allot", allot_options());
+  if (own == nullptr) {
+    return fail(ErrorCode::kInvalidArgument,
+                fmt::format("unknown scheduling policy \"{}\"; known: {}", name,
+                            fmt::join(policy_names(), ", ")));
+  }
+  std::vector<std::pair<std::unique_ptr<Score>, double>> scores;
+  // The policy's own plugin comes first, so that it still picks the GPUs.
+  scores.emplace_back(std::move(own), 1.0);
+  for (const AddedScore& extra : added) {
+    std::unique_ptr<Score> score;
+    if (extra.plugin == "carbon") score = carbon_score();
+    if (score == nullptr) {
+      return fail(ErrorCode::kInvalidArgument,
+                  fmt::format("unknown score plugin \"{}\"; known: {}", extra.plugin,
+                              fmt::join(added_score_names(), ", ")));
+    }
+    // A weight of 0 or below would make the plugin do nothing or prefer the dirtier node, and NaN
+    // would make every score NaN: refuse them rather than place work by them.
+    if (!(extra.weight > 0) || !std::isfinite(extra.weight)) {
+      return fail(ErrorCode::kInvalidArgument,
+                  fmt::format("score plugin \"{}\" needs a weight above 0, not {}", extra.plugin,
+                              extra.weight));
+    }
+    scores.emplace_back(std::move(score), extra.weight);
+  }
+  return std::make_unique<PluginPolicy>(std::string(name), all_filters(), std::move(scores));
 }
 
 }  // namespace allot::sched

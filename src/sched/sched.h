@@ -60,6 +60,10 @@ struct CycleState {
   // Typical request shapes with their weights (frequencies summing to 1), for
   // fragmentation-aware plugins. Empty when the policy needs none.
   std::vector<std::pair<Request, double>> typical;
+  // Each region's grid carbon intensity at the moment of placement times its PUE: grams of CO2e
+  // per kWh of IT energy, for the carbon score plugin. A region missing here is unknown; when the
+  // map is empty the plugin scores every node alike.
+  std::map<std::string, double> carbon_g_per_kwh;
 };
 
 class FilterPlugin {
@@ -133,6 +137,25 @@ class Policy {
 [[nodiscard]] Result<std::unique_ptr<Policy>> make_policy(std::string_view name);
 std::vector<std::string_view> policy_names();
 inline constexpr std::string_view kDefaultPolicy = "allot";
+
+// A score plugin added to a policy after its own, with its weight. The policy's own plugin keeps
+// weight 1 and still picks the GPUs, so an added plugin only changes which of the nodes that the
+// filters admit wins. None is part of any policy unless added.
+//
+// "carbon": prefers nodes in regions whose grid emits less CO2e per kWh of IT energy (intensity
+// times PUE, from CycleState::carbon_g_per_kwh). It scores minus one point per 100 g/kWh, so at
+// weight 1 a region 100 g/kWh cleaner is worth what one step of the allot policy's FGD score is
+// worth (about 40 GPU milli of fragmentation). A node whose region has no intensity counts as the
+// worst known region.
+struct AddedScore {
+  std::string plugin;
+  double weight = 1;
+};
+// The policy `name` with `added` after its own score plugin. Unknown policies or plugins, and
+// weights that are not above 0, fail with kInvalidArgument.
+[[nodiscard]] Result<std::unique_ptr<Policy>> make_policy(std::string_view name,
+                                                          const std::vector<AddedScore>& added);
+std::vector<std::string_view> added_score_names();
 
 // The default plugins: queue order by priority, weighted share and age; reserve CPU, memory and
 // GPU milli.

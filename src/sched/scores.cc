@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cmath>
 
 #include "sched/plugins.h"
@@ -156,7 +157,38 @@ class Frag final : public Score {
   FragOptions options_;
 };
 
+// Grams of CO2e per kWh that cost one point of score: at weight 1 a region 100 g/kWh cleaner is
+// worth one step of the FGD paper score that the default policy uses (about 40 GPU milli of
+// fragmentation), enough to decide between near-equal nodes without overriding packing.
+constexpr double kCarbonPerPoint = 100.0;
+
+// Prefers nodes in cleaner regions. It keeps no state: the intensities come from the cycle
+// through Env::carbon, fixed for the cycle. It picks GPUs as first-fit does, which matters only
+// when it is a policy's first score plugin; otherwise the first plugin's pick is used.
+class Carbon final : public Score {
+ public:
+  std::string_view name() const override { return "carbon"; }
+  double eval(Env& env, const CompiledRequest& request, size_t index, const NodeFacts& facts,
+              Pick& pick) const override {
+    pick = pick_gpus(request, facts, Prefer::kLowest);
+    const double grams = index < env.carbon.size() ? env.carbon[index] : 0.0;
+    return -grams / kCarbonPerPoint;
+  }
+};
+
 }  // namespace
+
+double region_carbon(const CycleState& cycle, const std::string& region) {
+  const auto& known = cycle.carbon_g_per_kwh;
+  if (const auto it = known.find(region); it != known.end()) return it->second;
+  // A region with no intensity counts as the worst known one, not as clean: otherwise a site that
+  // never reported its grid would attract work on missing data. Counting it as worse than the
+  // worst known would push work away from it on no evidence either, so the worst known is the
+  // neutral choice: the plugin then only rewards nodes known to be cleaner.
+  double worst = 0;
+  for (const auto& [name, grams] : known) worst = std::max(worst, grams);
+  return worst;
+}
 
 std::unique_ptr<Score> first_fit_score() { return std::make_unique<FirstFit>(); }
 std::unique_ptr<Score> best_fit_score() { return std::make_unique<BestFit>(); }
@@ -166,5 +198,6 @@ std::unique_ptr<Score> dot_product_score() { return std::make_unique<DotProduct>
 std::unique_ptr<Score> frag_score(std::string name, FragOptions options) {
   return std::make_unique<Frag>(std::move(name), options);
 }
+std::unique_ptr<Score> carbon_score() { return std::make_unique<Carbon>(); }
 
 }  // namespace allot::sched::internal
