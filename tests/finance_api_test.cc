@@ -37,6 +37,38 @@ class FinanceApiTest : public ApiTest {
             {"life_months", life}};
   }
 
+  // A site with its rates, a fixed cost (and one deleted), and a rental price, each read back.
+  void keep_books() {
+    const json site = call("PUT", "/v1/finance/sites/eu-west",
+                           {{"pue", "1.3"}, {"colocation_per_kw_month", "150.00"}}, op_key_, 200);
+    EXPECT_EQ(site["pue"], "1.300");
+    EXPECT_EQ(site["colocation_per_kw_month"], "150.000000");
+    EXPECT_EQ(call("POST", "/v1/finance/sites/eu-west/power-prices", {{"price_per_kwh", "0.21"}},
+                   op_key_, 201)["power_prices"][0]["price_per_kwh"],
+              "0.210000");
+    EXPECT_EQ(call("POST", "/v1/finance/sites/eu-west/carbon", {{"g_per_kwh", 380}}, op_key_,
+                   201)["carbon"][0]["g_per_kwh"],
+              380);
+    EXPECT_EQ(call("GET", "/v1/finance/sites", nullptr, op_key_, 200)["items"].size(), 1u);
+    const json cost =
+        call("POST", "/v1/finance/costs",
+             {{"name", "staff"}, {"monthly", "9000.00"}, {"rule", "per_gpu"}}, op_key_, 201);
+    EXPECT_TRUE(std::regex_match(cost.value("id", ""), std::regex("fxc_[0-9a-f]{16}")));
+    EXPECT_EQ(cost["from_month"], month_);
+    const std::string gone =
+        call("POST", "/v1/finance/costs", {{"name", "old"}, {"monthly", "1"}}, op_key_, 201)
+            .value("id", "");
+    EXPECT_FALSE(
+        call("DELETE", "/v1/finance/costs/" + gone, nullptr, op_key_, 200)["deleted_at"].is_null());
+    EXPECT_EQ(call("GET", "/v1/finance/costs", nullptr, op_key_, 200)["items"].size(), 1u);
+    EXPECT_EQ(
+        call("PUT", "/v1/finance/rental-prices",
+             {{"provider", "cloudco"}, {"gpu_model", "H100-80GB"}, {"price_per_gpu_hour", "2.49"}},
+             op_key_, 200)["price_per_gpu_hour"],
+        "2.490000");
+    EXPECT_EQ(call("GET", "/v1/finance/rental-prices", nullptr, op_key_, 200)["items"].size(), 1u);
+  }
+
   // Everything in the books and everything else the operator lists: unchanged means unchanged.
   std::string everything() {
     std::string out = snapshot();
@@ -60,6 +92,13 @@ class FinanceApiTest : public ApiTest {
     EXPECT_EQ(everything(), before)
         << method << " " << target << " " << body.dump() << " changed something";
   }
+
+  struct Case {
+    std::string method, target;
+    json body;
+    int status;
+    std::string code;
+  };
 
   const std::string month_ = format_month(SystemClock().now_ms());
 };
@@ -136,34 +175,7 @@ TEST_F(FinanceApiTest, ALoanIsAmortisedAndARetiredAssetBooksItsLoss) {
 
 TEST_F(FinanceApiTest, TheMonthsReportAddsTheBooksUp) {
   join_node("gpu-3", "eu-west");
-  const json site = call("PUT", "/v1/finance/sites/eu-west",
-                         {{"pue", "1.3"}, {"colocation_per_kw_month", "150.00"}}, op_key_, 200);
-  EXPECT_EQ(site["pue"], "1.300");
-  EXPECT_EQ(site["colocation_per_kw_month"], "150.000000");
-  EXPECT_EQ(call("POST", "/v1/finance/sites/eu-west/power-prices", {{"price_per_kwh", "0.21"}},
-                 op_key_, 201)["power_prices"][0]["price_per_kwh"],
-            "0.210000");
-  EXPECT_EQ(call("POST", "/v1/finance/sites/eu-west/carbon", {{"g_per_kwh", 380}}, op_key_,
-                 201)["carbon"][0]["g_per_kwh"],
-            380);
-  EXPECT_EQ(call("GET", "/v1/finance/sites", nullptr, op_key_, 200)["items"].size(), 1u);
-  const json cost =
-      call("POST", "/v1/finance/costs",
-           {{"name", "staff"}, {"monthly", "9000.00"}, {"rule", "per_gpu"}}, op_key_, 201);
-  EXPECT_TRUE(std::regex_match(cost.value("id", ""), std::regex("fxc_[0-9a-f]{16}")));
-  EXPECT_EQ(cost["from_month"], month_);
-  const std::string gone =
-      call("POST", "/v1/finance/costs", {{"name", "old"}, {"monthly", "1"}}, op_key_, 201)
-          .value("id", "");
-  EXPECT_FALSE(
-      call("DELETE", "/v1/finance/costs/" + gone, nullptr, op_key_, 200)["deleted_at"].is_null());
-  EXPECT_EQ(call("GET", "/v1/finance/costs", nullptr, op_key_, 200)["items"].size(), 1u);
-  EXPECT_EQ(
-      call("PUT", "/v1/finance/rental-prices",
-           {{"provider", "cloudco"}, {"gpu_model", "H100-80GB"}, {"price_per_gpu_hour", "2.49"}},
-           op_key_, 200)["price_per_gpu_hour"],
-      "2.490000");
-  EXPECT_EQ(call("GET", "/v1/finance/rental-prices", nullptr, op_key_, 200)["items"].size(), 1u);
+  keep_books();
   json body = asset_body("gpu-3", "120000", 12);
   body["power_kw"] = "10.5";
   const std::string asset = call("POST", "/v1/finance/assets", body, op_key_, 201).value("id", "");
@@ -208,7 +220,9 @@ TEST_F(FinanceApiTest, TheMonthsReportAddsTheBooksUp) {
   const ClientResponse rent_csv =
       daemon_.request("GET", "/v1/finance/buy-or-rent?format=csv", "", op_key_);
   EXPECT_NE(rent_csv.body.find("\r\nH100-80GB,"), std::string::npos) << rent_csv.body;
+}
 
+TEST_F(FinanceApiTest, BadReportQueriesAreRefused) {
   for (const char* query : {"month=2026-13", "by=rack", "price_factor=abc", "utilisation=1.5",
                             "price_factor=-1", "format=pdf"}) {
     expect_refused("GET", std::string("/v1/finance/report?") + query, nullptr, op_key_, 400,
@@ -230,14 +244,7 @@ TEST_F(FinanceApiTest, BadInputIsRefusedWithItsCodeAndChangesNothing) {
   };
   const json loan = {
       {"kind", "loan"}, {"principal", "1000"}, {"annual_rate", "0.05"}, {"term_months", 0}};
-  struct Case {
-    std::string method, target;
-    json body;
-    int status;
-    std::string code;
-  };
   const std::string assets = "/v1/finance/assets";
-  const std::string site = "/v1/finance/sites/eu-west";
   const std::vector<Case> cases = {
       {"POST", assets, with("cost", "-1"), 400, "invalid_argument"},
       {"POST", assets, with("life_months", -12), 400, "invalid_argument"},
@@ -278,6 +285,13 @@ TEST_F(FinanceApiTest, BadInputIsRefusedWithItsCodeAndChangesNothing) {
        {{"from_month", "2027-01"}, {"life_months", 24}, {"salvage", "5000"}},
        400,
        "invalid_argument"},
+  };
+  for (const Case& c : cases) expect_refused(c.method, c.target, c.body, op_key_, c.status, c.code);
+}
+
+TEST_F(FinanceApiTest, BadSitesCostsAndRentalPricesAreRefusedAndChangeNothing) {
+  const std::string site = "/v1/finance/sites/eu-west";
+  const std::vector<Case> cases = {
       {"PUT", site, {{"pue", "0.9"}}, 400, "invalid_argument"},
       {"PUT", site, {{"pue", "1.2.3"}}, 400, "invalid_argument"},
       {"PUT", site, {{"colocation_per_kw_month", "-150"}}, 400, "invalid_argument"},
