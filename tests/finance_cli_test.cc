@@ -8,30 +8,15 @@
 #include <nlohmann/json.hpp>
 
 #include "common/clock.h"
-#include "support/daemon.h"
+#include "support/cli_fixture.h"
 
 namespace allot::testing {
 namespace {
 
 using nlohmann::json;
 
-class FinanceCliTest : public ::testing::Test {
+class FinanceCliTest : public OperatorCliTest {
  protected:
-  void SetUp() override { ASSERT_TRUE(daemon_.start()); }
-
-  RunResult allot(const std::vector<std::string>& args) {
-    return run_program(
-        bin_dir() + "/src/cli/allot", args,
-        {"ALLOT_SERVER=" + daemon_.url(), "ALLOT_KEY=" + daemon_.admin_key(), "HOME=/nonexistent"});
-  }
-
-  json allot_json(std::vector<std::string> args) {
-    args.insert(args.begin(), {"-o", "json"});
-    const RunResult result = allot(args);
-    EXPECT_EQ(result.exit_code, 0) << result.err;
-    return json::parse(result.out, nullptr, false);
-  }
-
   // A node with two GPUs joins as its agent would.
   void join_node(const std::string& name) {
     const ClientResponse token = daemon_.request("POST", "/v1/join-tokens",
@@ -71,7 +56,6 @@ class FinanceCliTest : public ::testing::Test {
     return asset.value("id", "");
   }
 
-  Daemon daemon_;
   const std::string month_ = format_month(SystemClock().now_ms());
 };
 
