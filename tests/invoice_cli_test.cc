@@ -5,32 +5,14 @@
 #include <nlohmann/json.hpp>
 
 #include "common/clock.h"
-#include "support/daemon.h"
+#include "support/cli_fixture.h"
 
 namespace allot::testing {
 namespace {
 
 using nlohmann::json;
 
-class InvoiceCliTest : public ::testing::Test {
- protected:
-  void SetUp() override { ASSERT_TRUE(daemon_.start()); }
-
-  RunResult allot(const std::vector<std::string>& args) {
-    return run_program(
-        bin_dir() + "/src/cli/allot", args,
-        {"ALLOT_SERVER=" + daemon_.url(), "ALLOT_KEY=" + daemon_.admin_key(), "HOME=/nonexistent"});
-  }
-
-  json allot_json(std::vector<std::string> args) {
-    args.insert(args.begin(), {"-o", "json"});
-    const RunResult result = allot(args);
-    EXPECT_EQ(result.exit_code, 0) << result.err;
-    return json::parse(result.out, nullptr, false);
-  }
-
-  Daemon daemon_;
-};
+using InvoiceCliTest = OperatorCliTest;
 
 TEST_F(InvoiceCliTest, TheOperatorDraftsShowsFinalizesAndPaysAMonth) {
   const std::string tenant = allot_json({"tenants", "create", "acme"}).value("id", "");

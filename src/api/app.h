@@ -53,6 +53,16 @@ struct Route {
     return std::unexpected(std::move(allot_try_status).error()); \
   }
 
+// Assigns the value of a Result to `lhs`, or returns early with its error.
+#define ALLOT_TRY_ASSIGN(lhs, expr)                                \
+  do {                                                             \
+    auto allot_try_result = (expr);                                \
+    if (!allot_try_result) {                                       \
+      return std::unexpected(std::move(allot_try_result).error()); \
+    }                                                              \
+    (lhs) = std::move(*allot_try_result);                          \
+  } while (false)
+
 std::span<const Route> identity_routes();
 std::span<const Route> node_routes();
 std::span<const Route> agent_routes();
@@ -63,6 +73,10 @@ std::span<const Route> invoice_routes();
 std::span<const Route> usage_routes();
 std::span<const Route> budget_routes();
 std::span<const Route> money_routes();
+// The operator's books: assets; sites, fixed costs and rental prices; the month's reports.
+std::span<const Route> finance_asset_routes();
+std::span<const Route> finance_book_routes();
+std::span<const Route> finance_report_routes();
 // Applies a PATCH of a tenant's billing mode and credit limit, when either is given.
 [[nodiscard]] Status apply_billing_change(Call& call, const std::string& tenant_id,
                                           const std::optional<std::string>& billing,

@@ -24,10 +24,7 @@ Action show_invoice(const Options& o) {
   return [&o](Session& session) -> int {
     if (o.format == "json")
       return show_call("GET", [&o] { return "/v1/invoices/" + o.id; })(session);
-    std::string body;
-    const int code = session.fetch_text("/v1/invoices/" + o.id + "?format=" + o.format, body);
-    if (code == kOk) std::cout << body;
-    return code;
+    return show_text([&o] { return "/v1/invoices/" + o.id + "?format=" + o.format; })(session);
   };
 }
 

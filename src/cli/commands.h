@@ -23,6 +23,9 @@ Action show_call(
     std::string method, std::function<std::string()> target,
     std::function<nlohmann::json()> body = [] { return nlohmann::json(nullptr); });
 
+// GETs an answer that is not JSON (CSV, HTML) and prints it exactly as served.
+Action show_text(std::function<std::string()> target);
+
 // Lists `target()` (every page, up to `limit` items) as a table of `columns`, or as JSON.
 Action show_list(std::function<std::string()> target, const int& limit,
                  const std::vector<Column>& columns);
@@ -39,6 +42,8 @@ void add_billing_commands(CLI::App& app, Action& action);
 void add_budget_commands(CLI::App& app, Action& action);
 // topup, balance.
 void add_money_commands(CLI::App& app, Action& action);
+// finance: assets, sites, fixed costs, rental prices and the month's reports.
+void add_finance_commands(CLI::App& app, Action& action);
 
 // Adds --limit to a listing command; 0 means every item.
 CLI::Option* add_limit(CLI::App& command, int& limit);

@@ -1,3 +1,4 @@
+#include <iostream>
 #include <memory>
 #include <optional>
 
@@ -82,6 +83,15 @@ Action show_call(std::string method, std::function<std::string()> target,
     json answer;
     const int code = session.call(method, target(), body(), answer);
     if (code == kOk) session.show(answer);
+    return code;
+  };
+}
+
+Action show_text(std::function<std::string()> target) {
+  return [target = std::move(target)](Session& session) {
+    std::string body;
+    const int code = session.fetch_text(target(), body);
+    if (code == kOk) std::cout << body;
     return code;
   };
 }

@@ -22,6 +22,7 @@ int main(int argc, char** argv) {
   add_billing_commands(app, action);
   add_budget_commands(app, action);
   add_money_commands(app, action);
+  add_finance_commands(app, action);
   add_sim_commands(app, action);
   try {
     app.parse(argc, argv);

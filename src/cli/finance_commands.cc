@@ -1,0 +1,349 @@
+// finance: the operator's books (assets, sites, fixed costs, rental prices) and what is read off
+// them for a month (the report, payback, buy-or-rent). Operator admins only.
+#include <iostream>
+
+#include "cli/commands.h"
+
+namespace allot::cli {
+namespace {
+
+using nlohmann::json;
+
+const std::vector<Column> kAssetColumns = {{"id", "id"},
+                                           {"name", "name"},
+                                           {"cost", "cost"},
+                                           {"life", "life_months"},
+                                           {"method", "method"},
+                                           {"in-service", "in_service"},
+                                           {"retired", "retired_at"}};
+const std::vector<Column> kSiteColumns = {
+    {"region", "region"}, {"pue", "pue"}, {"colocation", "colocation_per_kw_month"}};
+const std::vector<Column> kCostColumns = {
+    {"id", "id"},     {"name", "name"},       {"monthly", "monthly"},  {"region", "region"},
+    {"rule", "rule"}, {"from", "from_month"}, {"until", "until_month"}};
+const std::vector<Column> kRentColumns = {
+    {"provider", "provider"}, {"gpu-model", "gpu_model"}, {"per-gpu-hour", "price_per_gpu_hour"}};
+const std::vector<Column> kReportColumns = {{"key", "key"},
+                                            {"gpus", "gpus"},
+                                            {"revenue", "revenue"},
+                                            {"costs", "costs"},
+                                            {"margin", "margin"},
+                                            {"utilisation", "utilisation"},
+                                            {"idle-cost", "idle_cost"},
+                                            {"break-even", "break_even_utilisation"},
+                                            {"kwh", "energy_kwh"},
+                                            {"co2-kg", "carbon_kg"}};
+const std::vector<Column> kPaybackColumns = {{"asset", "asset_id"},
+                                             {"name", "name"},
+                                             {"cost", "cost"},
+                                             {"recovered", "recovered"},
+                                             {"last-month", "last_month_margin"},
+                                             {"payback", "payback_month"},
+                                             {"projected", "projected"}};
+const std::vector<Column> kRentOrBuyColumns = {{"gpu-model", "gpu_model"},
+                                               {"owned-costs", "owned_costs"},
+                                               {"used-hours", "allocated_gpu_hours"},
+                                               {"owned-per-hour", "owned_per_used_gpu_hour"},
+                                               {"provider", "provider"},
+                                               {"rent-per-hour", "price_per_gpu_hour"},
+                                               {"rent-used", "used"}};
+
+// The state each command's options write into; it outlives parsing, so actions may read it.
+struct Options {
+  std::string id, name, cost, in_service, salvage, method, factor, power, kind, principal, rate,
+      payment, start, from, at, proceeds, region, pue, colocation, value, monthly, rule, until,
+      provider, model, month, by, price_factor, utilisation;
+  std::vector<std::string> nodes;
+  int life = 0, term = 0, limit = 0;
+  bool csv = false;
+};
+
+// Adds `value` to `body` as `field` when it was given.
+void put(json& body, const char* field, const std::string& value) {
+  if (!value.empty()) body[field] = value;
+}
+
+json asset_body(const Options& o) {
+  json body{{"name", o.name},
+            {"nodes", o.nodes},
+            {"cost", o.cost},
+            {"in_service", o.in_service},
+            {"life_months", o.life}};
+  put(body, "salvage", o.salvage);
+  put(body, "method", o.method);
+  put(body, "declining_factor", o.factor);
+  put(body, "power_kw", o.power);
+  if (!o.kind.empty()) {
+    json financing{{"kind", o.kind}};
+    put(financing, "principal", o.principal);
+    put(financing, "annual_rate", o.rate);
+    put(financing, "monthly_payment", o.payment);
+    put(financing, "start_month", o.start);
+    if (o.term != 0) financing["term_months"] = o.term;
+    body["financing"] = financing;
+  }
+  return body;
+}
+
+// GETs a report and prints answer[rows] (each row through `flatten`) as a table, then answer[tail]
+// when there is one; in JSON mode, the whole answer.
+Action show_report(std::function<std::string()> target, const char* rows,
+                   const std::vector<Column>& columns, const char* tail = nullptr,
+                   std::function<json(const json&)> flatten = nullptr) {
+  return [target = std::move(target), flatten = std::move(flatten), rows, tail,
+          &columns](Session& session) {
+    json answer;
+    const int code = session.call("GET", target(), nullptr, answer);
+    if (code != kOk) return code;
+    if (session.json_output()) {
+      session.show(answer);
+      return static_cast<int>(kOk);
+    }
+    session.show_list(flatten ? flatten(answer[rows]) : answer[rows], columns);
+    if (tail != nullptr) {
+      std::cout << "\n";
+      session.show(answer[tail]);
+    }
+    return static_cast<int>(kOk);
+  };
+}
+
+// One row per GPU model and provider: the model's own figures beside each quote.
+json rent_rows(const json& models) {
+  json out = json::array();
+  for (const json& model : models) {
+    json quotes = model["quotes"].empty() ? json::array({json::object()}) : model["quotes"];
+    for (const json& quote : quotes) {
+      json row = model;
+      row.erase("quotes");
+      row.update(quote);
+      out.push_back(row);
+    }
+  }
+  return out;
+}
+
+void add_asset_add(CLI::App& assets, Action& action, Options& o) {
+  CLI::App* add = assets.add_subcommand("add", "register a node or a batch of nodes as an asset");
+  add->add_option("--name", o.name, "the asset's name")->required();
+  add->add_option("--node", o.nodes, "a node's id or name (repeat for a batch)")->required();
+  add->add_option("--cost", o.cost, "purchase price, e.g. 300000.00")->required();
+  add->add_option("--in-service", o.in_service, "RFC 3339 UTC")->required();
+  add->add_option("--life", o.life, "useful life in months")->required();
+  add->add_option("--salvage", o.salvage, "value at the end of its life (default 0)");
+  add->add_option("--method", o.method, "straight_line (default) or declining_balance");
+  add->add_option("--declining-factor", o.factor, "declining balance: 2.0 (default) is double");
+  add->add_option("--power-kw", o.power, "contracted power, for colocation");
+  add->add_option("--financing", o.kind, "cash (default), loan or lease");
+  add->add_option("--principal", o.principal, "loan: the amount borrowed");
+  add->add_option("--rate", o.rate, "loan: the annual rate as a fraction, e.g. 0.065");
+  add->add_option("--term", o.term, "loan or lease: months");
+  add->add_option("--payment", o.payment, "lease: the monthly payment");
+  add->add_option("--start-month", o.start, "loan or lease: first payment's month (YYYY-MM)");
+  add->callback([&action, &o] {
+    action = show_call(
+        "POST", [] { return std::string("/v1/finance/assets"); }, [&o] { return asset_body(o); });
+  });
+}
+
+void add_asset_commands(CLI::App& finance, Action& action, Options& o) {
+  CLI::App* assets =
+      finance.add_subcommand("assets", "servers and what they cost")->require_subcommand(1);
+  add_asset_add(*assets, action, o);
+  CLI::App* list = assets->add_subcommand("list", "list assets");
+  add_limit(*list, o.limit);
+  list->callback([&action, &o] {
+    action = show_list([] { return std::string("/v1/finance/assets"); }, o.limit, kAssetColumns);
+  });
+  CLI::App* show = assets->add_subcommand("show", "an asset with its schedules");
+  show->add_option("id", o.id, "its id")->required();
+  show->add_flag("--csv", o.csv, "the schedules as CSV");
+  show->callback([&action, &o] {
+    if (o.csv) {
+      action = show_text([&o] { return "/v1/finance/assets/" + o.id + "?format=csv"; });
+    } else {
+      action = show_call("GET", [&o] { return "/v1/finance/assets/" + o.id; });
+    }
+  });
+  CLI::App* estimate =
+      assets->add_subcommand("estimate", "change the life or salvage from a month");
+  estimate->add_option("id", o.id, "its id")->required();
+  estimate->add_option("--from", o.from, "the first month it applies to (YYYY-MM)")->required();
+  estimate->add_option("--life", o.life, "the whole useful life in months")->required();
+  estimate->add_option("--salvage", o.salvage, "the salvage value (default: unchanged)");
+  estimate->callback([&action, &o] {
+    action = show_call(
+        "POST", [&o] { return "/v1/finance/assets/" + o.id + "/estimates"; },
+        [&o] {
+          json body{{"from_month", o.from}, {"life_months", o.life}};
+          put(body, "salvage", o.salvage);
+          return body;
+        });
+  });
+  CLI::App* retire = assets->add_subcommand("retire", "take an asset out of service");
+  retire->add_option("id", o.id, "its id")->required();
+  retire->add_option("--at", o.at, "when (RFC 3339 UTC; default now)");
+  retire->add_option("--proceeds", o.proceeds, "what it was sold for (default 0)");
+  retire->callback([&action, &o] {
+    action = show_call(
+        "POST", [&o] { return "/v1/finance/assets/" + o.id + "/retire"; },
+        [&o] {
+          json body = json::object();
+          put(body, "at", o.at);
+          put(body, "proceeds", o.proceeds);
+          return body;
+        });
+  });
+}
+
+void add_site_commands(CLI::App& finance, Action& action, Options& o) {
+  CLI::App* site =
+      finance.add_subcommand("site", "a region's PUE and colocation price")->require_subcommand(1);
+  CLI::App* set = site->add_subcommand("set", "set a region's PUE or colocation price");
+  set->add_option("region", o.region, "the region")->required();
+  set->add_option("--pue", o.pue, "facility over IT energy, e.g. 1.3");
+  set->add_option("--colocation", o.colocation, "price per kW of contracted power a month");
+  set->callback([&action, &o] {
+    action = show_call(
+        "PUT", [&o] { return "/v1/finance/sites/" + o.region; },
+        [&o] {
+          json body = json::object();
+          put(body, "pue", o.pue);
+          put(body, "colocation_per_kw_month", o.colocation);
+          return body;
+        });
+  });
+  site->add_subcommand("list", "list sites")->callback([&action, &o] {
+    action = show_list([] { return std::string("/v1/finance/sites"); }, o.limit, kSiteColumns);
+  });
+  // The two series of a site: energy price and grid intensity, each from a moment on.
+  for (const bool power : {true, false}) {
+    CLI::App* rate =
+        power
+            ? finance.add_subcommand("power-price", "a region's energy price from now (or --from)")
+            : finance.add_subcommand("carbon", "a region's grid intensity from now (or --from)");
+    rate->add_option("region", o.region, "the region")->required();
+    rate->add_option("value", o.value, power ? "price per kWh, e.g. 0.21" : "gCO2e per kWh")
+        ->required();
+    rate->add_option("--from", o.from, "from when (RFC 3339 UTC; default now)");
+    rate->callback([&action, &o, power] {
+      action = show_call(
+          "POST",
+          [&o, power] {
+            return "/v1/finance/sites/" + o.region + (power ? "/power-prices" : "/carbon");
+          },
+          [&o, power] {
+            json body = json::object();
+            put(body, "from", o.from);
+            if (power) {
+              body["price_per_kwh"] = o.value;
+            } else {
+              // A whole number goes as one; anything else as text, for the server to refuse.
+              json grams = json::parse(o.value, nullptr, false);
+              body["g_per_kwh"] = grams.is_discarded() ? json(o.value) : grams;
+            }
+            return body;
+          });
+    });
+  }
+}
+
+void add_cost_commands(CLI::App& finance, Action& action, Options& o) {
+  CLI::App* costs = finance.add_subcommand("costs", "fixed monthly costs")->require_subcommand(1);
+  CLI::App* add = costs->add_subcommand("add", "add a fixed monthly cost");
+  add->add_option("--name", o.name, "what it is")->required();
+  add->add_option("--monthly", o.monthly, "the amount a month")->required();
+  add->add_option("--region", o.region, "only this region's nodes (default: all)");
+  add->add_option("--rule", o.rule, "per_node (default), per_gpu, by_cost or by_power");
+  add->add_option("--from", o.from, "first month (YYYY-MM; default this month)");
+  add->add_option("--until", o.until, "the month it stops (YYYY-MM; default never)");
+  add->callback([&action, &o] {
+    action = show_call(
+        "POST", [] { return std::string("/v1/finance/costs"); },
+        [&o] {
+          json body{{"name", o.name}, {"monthly", o.monthly}};
+          put(body, "region", o.region);
+          put(body, "rule", o.rule);
+          put(body, "from_month", o.from);
+          put(body, "until_month", o.until);
+          return body;
+        });
+  });
+  costs->add_subcommand("list", "list fixed costs")->callback([&action, &o] {
+    action = show_list([] { return std::string("/v1/finance/costs"); }, o.limit, kCostColumns);
+  });
+  CLI::App* remove = costs->add_subcommand("delete", "stop a fixed cost");
+  remove->add_option("id", o.id, "its id")->required();
+  remove->callback([&action, &o] {
+    action = show_call("DELETE", [&o] { return "/v1/finance/costs/" + o.id; });
+  });
+  CLI::App* rent =
+      finance.add_subcommand("rent", "public cloud prices to compare with")->require_subcommand(1);
+  CLI::App* set = rent->add_subcommand("set", "set a provider's price for a GPU model");
+  set->add_option("provider", o.provider, "the provider")->required();
+  set->add_option("gpu_model", o.model, "a catalog model, e.g. H100-80GB")->required();
+  set->add_option("price", o.value, "per GPU-hour, e.g. 2.49")->required();
+  set->callback([&action, &o] {
+    action = show_call(
+        "PUT", [] { return std::string("/v1/finance/rental-prices"); },
+        [&o] {
+          return json{
+              {"provider", o.provider}, {"gpu_model", o.model}, {"price_per_gpu_hour", o.value}};
+        });
+  });
+  rent->add_subcommand("list", "list rental prices")->callback([&action, &o] {
+    action =
+        show_list([] { return std::string("/v1/finance/rental-prices"); }, o.limit, kRentColumns);
+  });
+}
+
+void add_report_commands(CLI::App& finance, Action& action, Options& o) {
+  CLI::App* report = finance.add_subcommand("report", "the month's P&L, grouped");
+  report->add_option("--month", o.month, "YYYY-MM (default this month)");
+  report->add_option("--by", o.by, "node (default), pool, model, region or total");
+  report->add_option("--price-factor", o.price_factor, "what if prices were this many times");
+  report->add_option("--utilisation", o.utilisation, "what if utilisation were this (0 to 1)");
+  report->add_flag("--csv", o.csv, "as CSV");
+  report->callback([&action, &o] {
+    auto target = [&o] {
+      const std::string format = o.csv ? "csv" : "";
+      return "/v1/finance/report" + query({{"month", &o.month},
+                                           {"by", &o.by},
+                                           {"price_factor", &o.price_factor},
+                                           {"utilisation", &o.utilisation},
+                                           {"format", &format}});
+    };
+    action = o.csv ? show_text(target) : show_report(target, "groups", kReportColumns, "totals");
+  });
+  CLI::App* payback = finance.add_subcommand("payback", "when each asset pays back its cost");
+  payback->add_option("--month", o.month, "through this month (YYYY-MM; default this month)");
+  payback->callback([&action, &o] {
+    action = show_report([&o] { return "/v1/finance/payback" + query({{"month", &o.month}}); },
+                         "items", kPaybackColumns);
+  });
+  CLI::App* rent = finance.add_subcommand("buy-or-rent", "owned GPUs' costs against renting");
+  rent->add_option("--month", o.month, "YYYY-MM (default this month)");
+  rent->add_flag("--csv", o.csv, "as CSV");
+  rent->callback([&action, &o] {
+    auto target = [&o] {
+      const std::string format = o.csv ? "csv" : "";
+      return "/v1/finance/buy-or-rent" + query({{"month", &o.month}, {"format", &format}});
+    };
+    action = o.csv ? show_text(target)
+                   : show_report(target, "items", kRentOrBuyColumns, nullptr, rent_rows);
+  });
+}
+
+}  // namespace
+
+void add_finance_commands(CLI::App& app, Action& action) {
+  static Options o;  // Lives as long as the program: the actions read it after parsing.
+  CLI::App* finance = app.add_subcommand("finance", "the operator's books (operator admins)")
+                          ->require_subcommand(1);
+  add_asset_commands(*finance, action, o);
+  add_site_commands(*finance, action, o);
+  add_cost_commands(*finance, action, o);
+  add_report_commands(*finance, action, o);
+}
+
+}  // namespace allot::cli
