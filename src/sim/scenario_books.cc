@@ -238,10 +238,20 @@ Status parse_books(const json& doc, Scenario& s) {
   });
   if (!sites) return sites;
   std::set<std::string> names;
+  std::map<std::string, size_t> asset_of_node;
   auto assets = each_of(doc, "assets", [&](const json& d, size_t i) -> Status {
     TRY(asset, asset_at(d, i, s));
     if (!names.insert(asset.name).second) {
       return std::unexpected(bad(fmt::format("assets[{}].name", i), "duplicate " + asset.name));
+    }
+    // A node's costs belong to one asset; the core refuses a second, but by its id.
+    for (size_t n = 0; n < asset.node_ids.size(); ++n) {
+      auto [it, added] = asset_of_node.emplace(asset.node_ids[n], i);
+      if (!added) {
+        return std::unexpected(
+            bad(fmt::format("assets[{}].nodes[{}]", i, n),
+                fmt::format("{} is in assets[{}] already", it->first, it->second)));
+      }
     }
     s.assets.push_back(asset);
     return {};
