@@ -36,6 +36,7 @@ void GpuMeters::set_draw(const State& state, const std::set<std::string>& down) 
 std::vector<GpuHeartbeat> GpuMeters::readings(const std::string& node_id) const {
   std::vector<GpuHeartbeat> out;
   const Meter& meter = nodes_.at(node_id);
+  out.reserve(meter.gpus.size());
   for (size_t i = 0; i < meter.gpus.size(); ++i) {
     out.push_back(GpuHeartbeat{
         .index = static_cast<int>(i),

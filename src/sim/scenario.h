@@ -27,20 +27,6 @@ struct ScenarioNode {
   int64_t busy_w = 0;
 };
 
-// A step of a site's power price (micro-units per kWh) or grid intensity (g per kWh) from at_s on.
-struct ScenarioRate {
-  int64_t at_s = 0;
-  int64_t value = 0;
-};
-
-struct ScenarioSite {
-  std::string region;
-  int64_t pue_milli = 1000;
-  int64_t colocation_micros_per_kw_month = 0;
-  std::vector<ScenarioRate> power_prices;
-  std::vector<ScenarioRate> carbon;
-};
-
 // The default power of a catalog GPU model when the scenario gives none: {idle, busy} watts.
 std::pair<int64_t, int64_t> default_gpu_power(const std::string& model);
 
@@ -108,7 +94,7 @@ struct Scenario {
   std::vector<ScenarioTenant> tenants;
   std::vector<ScenarioEvent> events;  // Prices and top-ups given up front come here too.
   // The operator's books. Assets name their nodes by the scenario's node names.
-  std::vector<ScenarioSite> sites;
+  std::vector<Site> sites;  // Their rates' steps at real times (start + at).
   std::vector<finance::Asset> assets;
   std::vector<FixedCost> fixed_costs;
   std::vector<RentalPrice> rental_prices;

@@ -39,10 +39,10 @@ constexpr std::array<GpuPower, 8> kGpuPower = {{
 
 constexpr int64_t kMaxGramsPerKwh = 100'000;
 
-// A list of {at, <value_key>} steps, in strictly increasing time.
-Result<std::vector<ScenarioRate>> rates_at(const Fields& f, std::string_view key,
-                                           std::string_view value_key, bool money) {
-  std::vector<ScenarioRate> out;
+// A list of {at, <value_key>} steps, in strictly increasing time, at start_ms + at.
+Result<std::vector<RatePoint>> rates_at(const Fields& f, std::string_view key,
+                                        std::string_view value_key, bool money, TimeMs start_ms) {
+  std::vector<RatePoint> out;
   if (f.has(key) && !f.doc().at(key).is_array()) {
     return std::unexpected(bad(f.at(key), "must be a list"));
   }
@@ -52,17 +52,18 @@ Result<std::vector<ScenarioRate>> rates_at(const Fields& f, std::string_view key
     TRY(at, r.integer("at", 0, 0, kMaxSeconds));
     TRY(value,
         money ? r.amount(value_key, true) : r.integer(value_key, std::nullopt, 0, kMaxGramsPerKwh));
-    if (!out.empty() && at <= out.back().at_s) {
+    const TimeMs from_ms = start_ms + at * 1000;
+    if (!out.empty() && from_ms <= out.back().from_ms) {
       return std::unexpected(bad(r.at("at"), "must come after the step before"));
     }
-    out.push_back({.at_s = at, .value = value});
+    out.push_back({.from_ms = from_ms, .value = value});
     return {};
   });
   if (!ok) return std::unexpected(ok.error());
   return out;
 }
 
-Result<ScenarioSite> site_at(const json& doc, size_t index) {
+Result<Site> site_at(const json& doc, size_t index, TimeMs start_ms) {
   const Fields f(doc, fmt::format("sites[{}]", index));
   if (!doc.is_object()) return std::unexpected(bad(f.where(), "must be an object"));
   TRY(region, f.text("region"));
@@ -71,13 +72,13 @@ Result<ScenarioSite> site_at(const json& doc, size_t index) {
     return std::unexpected(bad(f.at("pue"), "must be at least 1 and at most 5"));
   }
   TRY(colocation, f.amount("colocation_per_kw_month", true));
-  TRY(power, rates_at(f, "power_prices", "price_per_kwh", true));
-  TRY(carbon, rates_at(f, "carbon", "g_per_kwh", false));
-  return ScenarioSite{.region = region,
-                      .pue_milli = pue,
-                      .colocation_micros_per_kw_month = colocation,
-                      .power_prices = power,
-                      .carbon = carbon};
+  TRY(power, rates_at(f, "power_prices", "price_per_kwh", true, start_ms));
+  TRY(carbon, rates_at(f, "carbon", "g_per_kwh", false, start_ms));
+  return Site{.region = region,
+              .pue_milli = pue,
+              .colocation_micros_per_kw_month = colocation,
+              .power_micros_per_kwh = power,
+              .carbon_g_per_kwh = carbon};
 }
 
 // Fields that a kind of financing does not take must be absent, so that a typo in the kind does
@@ -229,7 +230,7 @@ std::pair<int64_t, int64_t> default_gpu_power(const std::string& model) {
 Status parse_books(const json& doc, Scenario& s) {
   std::set<std::string> regions;
   auto sites = each_of(doc, "sites", [&](const json& d, size_t i) -> Status {
-    TRY(site, site_at(d, i));
+    TRY(site, site_at(d, i, s.start_ms));
     if (!regions.insert(site.region).second) {
       return std::unexpected(bad(fmt::format("sites[{}].region", i), "duplicate " + site.region));
     }

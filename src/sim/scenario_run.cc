@@ -370,18 +370,18 @@ class Runner {
   // prices, each through the core's own command and its checks.
   Status setup_books() {
     for (size_t i = 0; i < s_.sites.size(); ++i) {
-      const ScenarioSite& site = s_.sites[i];
+      const Site& site = s_.sites[i];
       const std::string where = fmt::format("sites[{}] ({})", i, site.region);
       Status ok =
           apply(SetSite{.region = site.region,
                         .pue_milli = site.pue_milli,
                         .colocation_micros_per_kw_month = site.colocation_micros_per_kw_month},
                 0);
-      for (const ScenarioRate& r : site.power_prices) {
-        if (ok) ok = apply(rate(site.region, SiteRate::kPowerPrice, r.at_s, r.value), 0);
+      for (const RatePoint& point : site.power_micros_per_kwh) {
+        if (ok) ok = apply(AddSiteRate{site.region, SiteRate::kPowerPrice, point}, 0);
       }
-      for (const ScenarioRate& r : site.carbon) {
-        if (ok) ok = apply(rate(site.region, SiteRate::kCarbonIntensity, r.at_s, r.value), 0);
+      for (const RatePoint& point : site.carbon_g_per_kwh) {
+        if (ok) ok = apply(AddSiteRate{site.region, SiteRate::kCarbonIntensity, point}, 0);
       }
       if (!ok) return named(ok, where);
     }
