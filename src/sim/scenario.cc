@@ -7,82 +7,71 @@
 
 #include "common/money.h"
 #include "core/gpu_models.h"
+#include "sim/scenario_books.h"
+#include "sim/scenario_fields.h"
 
 namespace allot::sim {
-namespace {
 
 using nlohmann::json;
 
-Error bad(const std::string& where, std::string_view what) {
-  return Error{ErrorCode::kInvalidArgument, fmt::format("{}: {}", where, what)};
+Result<std::string> Fields::text(std::string_view key, std::optional<std::string> fallback) const {
+  if (!has(key)) {
+    if (fallback) return *fallback;
+    return std::unexpected(bad(at(key), "required"));
+  }
+  if (!doc_.at(key).is_string() || doc_.at(key).get<std::string>().empty()) {
+    return std::unexpected(bad(at(key), "must be a non-empty string"));
+  }
+  return doc_.at(key).get<std::string>();
 }
 
-// Reads fields of one JSON object, naming the field in every error.
-class Fields {
- public:
-  Fields(const json& doc, std::string where) : doc_(doc), where_(std::move(where)) {}
-
-  std::string at(std::string_view key) const { return fmt::format("{}.{}", where_, key); }
-  bool has(std::string_view key) const { return doc_.contains(key); }
-
-  Result<std::string> text(std::string_view key, std::optional<std::string> fallback = {}) const {
-    if (!has(key)) {
-      if (fallback) return *fallback;
-      return std::unexpected(bad(at(key), "required"));
-    }
-    if (!doc_.at(key).is_string() || doc_.at(key).get<std::string>().empty()) {
-      return std::unexpected(bad(at(key), "must be a non-empty string"));
-    }
-    return doc_.at(key).get<std::string>();
+Result<int64_t> Fields::integer(std::string_view key, std::optional<int64_t> fallback, int64_t min,
+                                int64_t max) const {
+  if (!has(key)) {
+    if (fallback) return *fallback;
+    return std::unexpected(bad(at(key), "required"));
   }
-
-  Result<int64_t> integer(std::string_view key, std::optional<int64_t> fallback, int64_t min,
-                          int64_t max) const {
-    if (!has(key)) {
-      if (fallback) return *fallback;
-      return std::unexpected(bad(at(key), "required"));
-    }
-    const json& v = doc_.at(key);
-    if (!v.is_number_integer() || v.get<int64_t>() < min || v.get<int64_t>() > max) {
-      return std::unexpected(
-          bad(at(key), fmt::format("must be a whole number {} to {}", min, max)));
-    }
-    return v.get<int64_t>();
+  const json& v = doc_.at(key);
+  if (!v.is_number_integer() || v.get<int64_t>() < min || v.get<int64_t>() > max) {
+    return std::unexpected(bad(at(key), fmt::format("must be a whole number {} to {}", min, max)));
   }
+  return v.get<int64_t>();
+}
 
-  // An amount: a decimal string such as "2.50"; more than zero unless `zero_ok`.
-  Result<int64_t> amount(std::string_view key, bool zero_ok = false) const {
-    auto t = text(key, zero_ok ? std::optional<std::string>("0") : std::nullopt);
-    if (!t) return std::unexpected(t.error());
-    auto money = Money::parse(*t);
-    if (!money) return std::unexpected(bad(at(key), money.error().message));
-    if (money->micros() < 0 || (!zero_ok && money->micros() == 0)) {
-      return std::unexpected(bad(at(key), zero_ok ? "must not be negative" : "must be above 0"));
-    }
-    return money->micros();
+Result<int64_t> Fields::amount(std::string_view key, bool zero_ok) const {
+  auto t = text(key, zero_ok ? std::optional<std::string>("0") : std::nullopt);
+  if (!t) return std::unexpected(t.error());
+  auto money = Money::parse(*t);
+  if (!money) return std::unexpected(bad(at(key), money.error().message));
+  if (money->micros() < 0 || (!zero_ok && money->micros() == 0)) {
+    return std::unexpected(bad(at(key), zero_ok ? "must not be negative" : "must be above 0"));
   }
+  return money->micros();
+}
 
-  Result<bool> flag(std::string_view key) const {
-    if (!has(key)) return false;
-    if (!doc_.at(key).is_boolean()) return std::unexpected(bad(at(key), "must be true or false"));
-    return doc_.at(key).get<bool>();
+Result<int64_t> Fields::scaled(std::string_view key, int decimals,
+                               std::optional<int64_t> fallback) const {
+  if (!has(key) && fallback) return *fallback;
+  TRY(t, text(key));
+  // Money reads exactly six decimals; fewer are a whole number of its micro-units.
+  auto value = Money::parse(t);
+  if (!value) return std::unexpected(bad(at(key), value.error().message));
+  int64_t unit = 1;
+  for (int i = decimals; i < 6; ++i) unit *= 10;
+  if (value->micros() < 0) return std::unexpected(bad(at(key), "must not be negative"));
+  if (value->micros() % unit != 0) {
+    return std::unexpected(bad(at(key), fmt::format("at most {} decimals", decimals)));
   }
+  return value->micros() / unit;
+}
 
- private:
-  const json& doc_;
-  std::string where_;
-};
+Result<bool> Fields::flag(std::string_view key) const {
+  if (!has(key)) return false;
+  if (!doc_.at(key).is_boolean()) return std::unexpected(bad(at(key), "must be true or false"));
+  return doc_.at(key).get<bool>();
+}
 
-// Declares `var` from a Result, or returns its error. `var` names a variable, so it cannot be
-// parenthesized.
-// NOLINTBEGIN(bugprone-macro-parentheses)
-#define TRY(var, expr)                                             \
-  auto var##_result = (expr);                                      \
-  if (!var##_result) return std::unexpected(var##_result.error()); \
-  auto var = *var##_result
-// NOLINTEND(bugprone-macro-parentheses)
-
-constexpr int64_t kMaxSeconds = int64_t{10} * 366 * 86'400;  // Ten years of virtual time.
+namespace {
 
 Result<PriceClass> price_class_at(const Fields& f) {
   TRY(name, f.text("class", "on-demand"));
@@ -154,8 +143,9 @@ Result<ScenarioEvent> event_at(const json& doc, size_t index) {
   const Fields f(doc, where);
   TRY(at, f.integer("at", std::nullopt, 0, kMaxSeconds));
   TRY(type, f.text("type"));
-  ScenarioEvent e{.at_s = at};
+  ScenarioEvent e{.at_s = at, .where = where};
   if (type == "submit") return submit_at(f, e);
+  if (auto books = books_event_at(f, type, e)) return *books;
   if (type == "stop") {
     e.kind = EventKind::kStop;
     TRY(id, f.text("id"));
@@ -175,7 +165,9 @@ Result<ScenarioEvent> event_at(const json& doc, size_t index) {
     e.price = price;
   } else {
     return std::unexpected(
-        bad(f.at("type"), "must be submit, stop, fail_node, restore_node, topup or price"));
+        bad(f.at("type"),
+            "must be submit, stop, fail_node, restore_node, topup, price, power_price, carbon, "
+            "retire or change_estimate"));
   }
   return e;
 }
@@ -197,7 +189,15 @@ Result<ScenarioNode> node_at(const json& doc, size_t index) {
   if (x == std::string::npos || count < 1 || count > 16 || !is_known_gpu_model(model)) {
     return std::unexpected(bad(f.at("gpus"), "must be COUNTxMODEL, e.g. 8xH100-80GB"));
   }
-  return ScenarioNode{.name = name, .region = region, .gpus = count, .model = model};
+  const auto [idle_default, busy_default] = default_gpu_power(model);
+  TRY(idle_w, f.integer("gpu_idle_w", idle_default, 0, 10'000));
+  TRY(busy_w, f.integer("gpu_busy_w", std::max(busy_default, idle_w), idle_w, 10'000));
+  return ScenarioNode{.name = name,
+                      .region = region,
+                      .gpus = count,
+                      .model = model,
+                      .idle_w = idle_w,
+                      .busy_w = busy_w};
 }
 
 Status tenant_at(const json& doc, size_t index, Scenario& out) {
@@ -221,16 +221,6 @@ Status tenant_at(const json& doc, size_t index, Scenario& out) {
     TRY(at, t.integer("at", 0, 0, kMaxSeconds));
     TRY(topup, topup_at(t, at, name));
     out.events.push_back(ScenarioEvent{.at_s = at, .kind = EventKind::kTopup, .topup = topup});
-  }
-  return {};
-}
-
-template <typename Each>
-Status each_of(const json& doc, std::string_view key, Each each) {
-  if (!doc.contains(key)) return {};
-  if (!doc.at(key).is_array()) return std::unexpected(bad(std::string(key), "must be a list"));
-  for (size_t i = 0; i < doc.at(key).size(); ++i) {
-    if (auto ok = each(doc.at(key)[i], i); !ok) return ok;
   }
   return {};
 }
@@ -313,12 +303,14 @@ Result<Scenario> parse_scenario(const json& doc) {
     return {};
   });
   if (!events) return std::unexpected(events.error());
+  if (auto ok = parse_books(doc, s); !ok) return std::unexpected(ok.error());
   // Up-front prices and top-ups first, then events, each in time order, ties as written.
   for (size_t i = 0; i < s.events.size(); ++i) s.events[i].order = i;
   std::sort(s.events.begin(), s.events.end(), [](const auto& a, const auto& b) {
     return std::pair(a.at_s, a.order) < std::pair(b.at_s, b.order);
   });
   if (auto ok = check_references(s); !ok) return std::unexpected(ok.error());
+  if (auto ok = check_books_references(s); !ok) return std::unexpected(ok.error());
   return s;
 }
 

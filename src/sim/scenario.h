@@ -1,15 +1,18 @@
-// `allot sim run`: a billing scenario (nodes, prices, tenants and their money, and timed events)
-// run through the controller's own core on virtual time. The format is in docs/sim.md.
+// `allot sim run`: a billing scenario (nodes, prices, tenants and their money, the operator's
+// books, and timed events) run through the controller's own core on virtual time. The format is in
+// docs/sim.md.
 #pragma once
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "common/error.h"
 #include "core/command.h"
+#include "core/finance.h"
 
 namespace allot::sim {
 
@@ -18,7 +21,14 @@ struct ScenarioNode {
   std::string region;
   int gpus = 0;
   std::string model;
+  // What each simulated GPU draws idle and while a running instance holds it, in watts: its
+  // energy counter grows by watts x milliseconds (mJ).
+  int64_t idle_w = 0;
+  int64_t busy_w = 0;
 };
+
+// The default power of a catalog GPU model when the scenario gives none: {idle, busy} watts.
+std::pair<int64_t, int64_t> default_gpu_power(const std::string& model);
 
 struct ScenarioTopup {
   int64_t at_s = 0;
@@ -34,7 +44,28 @@ struct ScenarioTenant {
   int64_t credit_limit_micros = 0;
 };
 
-enum class EventKind { kSubmit, kStop, kFailNode, kRestoreNode, kTopup, kPrice };
+enum class EventKind {
+  kSubmit,
+  kStop,
+  kFailNode,
+  kRestoreNode,
+  kTopup,
+  kPrice,
+  kPowerPrice,
+  kCarbon,
+  kRetire,
+  kChangeEstimate,
+};
+
+// The fields of the events that change the operator's books.
+struct BooksEvent {
+  std::string region;           // power_price, carbon.
+  int64_t value = 0;            // power_price: micro-units per kWh; carbon: g per kWh.
+  std::string asset;            // retire, change_estimate: the asset's name.
+  int64_t proceeds_micros = 0;  // retire.
+  int life_months = 0;          // change_estimate.
+  int64_t salvage_micros = 0;   // change_estimate.
+};
 
 struct ScenarioEvent {
   int64_t at_s = 0;
@@ -47,6 +78,8 @@ struct ScenarioEvent {
   int64_t run_s = 0;    // submit: runs this long from its start, then exits; 0: until stopped.
   ScenarioTopup topup;  // topup.
   meter::Price price;   // price: effective at at_s.
+  BooksEvent books;     // power_price, carbon, retire, change_estimate.
+  std::string where;    // "events[3]": names it in errors found while running.
   size_t order = 0;     // Its place in the scenario, for events at the same second.
 };
 
@@ -60,6 +93,11 @@ struct Scenario {
   std::vector<ScenarioNode> nodes;
   std::vector<ScenarioTenant> tenants;
   std::vector<ScenarioEvent> events;  // Prices and top-ups given up front come here too.
+  // The operator's books. Assets name their nodes by the scenario's node names.
+  std::vector<Site> sites;  // Their rates' steps at real times (start + at).
+  std::vector<finance::Asset> assets;
+  std::vector<FixedCost> fixed_costs;
+  std::vector<RentalPrice> rental_prices;
 };
 
 // Reads a scenario; every error names the field, e.g. "events[3].gpus: ...".

@@ -7,6 +7,8 @@
 #include "common/money.h"
 #include "core/metering.h"
 #include "core/money.h"
+#include "finance/pnl.h"
+#include "finance/summary.h"
 
 namespace allot::sim {
 namespace {
@@ -14,6 +16,69 @@ namespace {
 using nlohmann::json;
 
 std::string amount(int64_t micros) { return Money::from_micros(micros).to_string(); }
+
+// A quantity in millionths as exact text with six decimals; Money's text is exactly that.
+std::string millionths(int64_t value) { return Money::from_micros(value).to_string(); }
+
+// mJ as kWh (3.6e9 mJ), and µg as kg (1e9 µg), to six decimals, rounded half up.
+std::string kwh(int64_t energy_mj) { return millionths((energy_mj + 1'800) / 3'600); }
+std::string kg(int64_t carbon_ug) { return millionths((carbon_ug + 500) / 1'000); }
+
+json pnl_node(const finance::Group& g) {
+  const finance::NodeMonth& n = g.sums;
+  return {{"node", g.key},
+          {"region", n.region},
+          {"revenue", amount(n.revenue_micros)},
+          {"depreciation", amount(n.depreciation_micros)},
+          {"retirement_loss", amount(n.retirement_loss_micros)},
+          {"interest", amount(n.interest_micros)},
+          {"lease", amount(n.lease_micros)},
+          {"power", amount(n.power_micros)},
+          {"colocation", amount(n.colocation_micros)},
+          {"other", amount(n.other_micros)},
+          {"costs", amount(n.costs_micros())},
+          {"margin", amount(n.margin_micros())},
+          {"energy_mj", n.energy_mj},
+          {"energy_kwh", kwh(n.energy_mj)},
+          {"carbon_kg", kg(n.carbon_ug)},
+          {"utilisation", millionths(g.utilisation_ppm)}};
+}
+
+// The operator's P&L of the month starting at month_ms, as it stands at end_ms.
+json pnl_month(const State& state, TimeMs month_ms, TimeMs end_ms) {
+  auto pnl = finance::month_pnl(state, month_ms, end_ms);
+  if (!pnl) return {{"month", format_month(month_ms)}, {"error", pnl.error().message}};
+  json nodes = json::array();
+  for (const finance::Group& g :
+       finance::group(state, *pnl, finance::GroupBy::kNode, finance::WhatIf{}, end_ms)) {
+    nodes.push_back(pnl_node(g));
+  }
+  int64_t revenue = 0;
+  int64_t costs = 0;
+  for (const finance::NodeMonth& n : pnl->nodes) {
+    revenue += n.revenue_micros;
+    costs += n.costs_micros();
+  }
+  const int64_t net = revenue - pnl->credits_micros;
+  return {{"month", format_month(month_ms)},
+          {"nodes", nodes},
+          {"totals",
+           {{"revenue", amount(revenue)},
+            {"credits", amount(pnl->credits_micros)},
+            {"net_revenue", amount(net)},
+            {"costs", amount(costs)},
+            {"margin", amount(net - costs)}}}};
+}
+
+// An instance's energy and carbon over every month it ran in.
+EnergyUse energy_of(const Instance& instance) {
+  EnergyUse sum;
+  for (const auto& [month, use] : instance.energy) {
+    sum.energy_mj += use.energy_mj;
+    sum.carbon_ug += use.carbon_ug;
+  }
+  return sum;
+}
 
 // The tenant's invoice for the month starting at month_ms, as the billing drafter makes it.
 json invoice(const State& state, const std::string& tenant_id, TimeMs month_ms, TimeMs end_ms) {
@@ -61,12 +126,16 @@ json report(const State& state, const ScenarioIds& ids, TimeMs start_ms, TimeMs 
   for (const auto& [scenario_id, id] : ids.instances) {
     const Instance& i = *state.instance(id);
     auto usage = usage_of(state, i, end_ms);
+    const EnergyUse energy = energy_of(i);
     instances.push_back({{"id", scenario_id},
                          {"state", instance_state_name(i.state)},
                          {"reason", i.reason},
                          {"billed_seconds", usage ? usage->end_s - usage->start_s : 0},
                          {"charge", amount(usage ? charge_of(state, *usage).value_or(0) : 0)},
-                         {"posted", amount(i.billed_micros)}});
+                         {"posted", amount(i.billed_micros)},
+                         {"energy_mj", energy.energy_mj},
+                         {"energy_kwh", kwh(energy.energy_mj)},
+                         {"carbon_kg", kg(energy.carbon_ug)}});
   }
   for (const auto& [scenario_id, error] : ids.refused) {
     instances.push_back({{"id", scenario_id},
@@ -74,13 +143,22 @@ json report(const State& state, const ScenarioIds& ids, TimeMs start_ms, TimeMs 
                          {"reason", fmt::format("{}: {}", code_name(error.code), error.message)},
                          {"billed_seconds", 0},
                          {"charge", amount(0)},
-                         {"posted", amount(0)}});
+                         {"posted", amount(0)},
+                         {"energy_mj", 0},
+                         {"energy_kwh", kwh(0)},
+                         {"carbon_kg", kg(0)}});
+  }
+  // Months with at least a moment of the run; one that starts at the end has nothing to show.
+  json pnl = json::array();
+  for (TimeMs month = month_start(start_ms); month < end_ms; month = next_month_start(month)) {
+    pnl.push_back(pnl_month(state, month, end_ms));
   }
   const auto sums = state.ledger.sums();
   return {{"start", format_time(start_ms)},
           {"end", format_time(end_ms)},
           {"tenants", tenants},
           {"instances", instances},
+          {"pnl", pnl},
           {"ledger",
            {{"sum", amount(static_cast<int64_t>(sums.posted))},
             {"pending", amount(static_cast<int64_t>(sums.pending))},

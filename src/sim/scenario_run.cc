@@ -4,8 +4,11 @@
 //
 // Virtual time jumps from one moment that matters to the next: an event, an exit, a rating
 // interval, the tick that finds a failed node lost, the second a bounded tenant's money runs out.
-// Heartbeats in between change nothing but the node's last heartbeat, so each node gets the
-// heartbeat of the last multiple of heartbeat_s before whatever happens next.
+// Heartbeats in between change nothing but the node's last heartbeat and the energy its GPUs'
+// counters report, so each node gets the heartbeat of the last multiple of heartbeat_s before
+// whatever happens next, and energy is kept exact by reports at the moments it is attributed:
+// every hour's end (the core files a reading under the hour it arrives in), every start and end of
+// work, and just before the core may end running work on its own.
 #include <map>
 #include <set>
 
@@ -17,6 +20,7 @@
 #include "core/metering.h"
 #include "core/money.h"
 #include "sched/core_scheduler.h"
+#include "sim/gpu_meter.h"
 #include "sim/scenario.h"
 #include "sim/scenario_report.h"
 
@@ -24,6 +28,13 @@ namespace allot::sim {
 namespace {
 
 const std::string kToken = std::string(64, '0');
+constexpr TimeMs kHourMs = 3'600'000;
+
+// An error of the books' commands, named by the scenario's item that caused it.
+Status named(Status ok, const std::string& where) {
+  if (ok) return ok;
+  return std::unexpected(Error{ok.error().code, fmt::format("{}: {}", where, ok.error().message)});
+}
 
 class Runner {
  public:
@@ -43,9 +54,11 @@ class Runner {
       for (; next_event < s_.events.size() && s_.events[next_event].at_s == t; ++next_event) {
         if (auto ok = event(s_.events[next_event]); !ok) return ok;
       }
+      if (auto ok = report_before_tick(t); !ok) return ok;
       if (auto ok = apply(Tick{}, t); !ok) return ok;
       if (auto ok = start_placed(t); !ok) return ok;
       int64_t next = std::min(s_.until_s, (t / s_.rating_interval_s + 1) * s_.rating_interval_s);
+      next = std::min(next, next_hour_s(t));
       if (next_event < s_.events.size()) next = std::min(next, s_.events[next_event].at_s);
       if (!exits_.empty()) next = std::min(next, exits_.begin()->first);
       next = std::min(next, watch(t));
@@ -59,17 +72,71 @@ class Runner {
   const Core& core() const { return core_; }
 
  private:
-  // Each live node's heartbeat at the last multiple of heartbeat_s at or before t, once.
+  // Each live node's heartbeat at the last multiple of heartbeat_s at or before t, once; and when
+  // t is an hour's start, the report that closes the hour before it.
   Status heartbeats_before(int64_t t) {
     const int64_t at = t / s_.heartbeat_s * s_.heartbeat_s;
-    if (at <= last_beat_s_) return {};
+    const bool regular = at > last_beat_s_;
+    if (regular && at < t) {
+      if (auto ok = beat_all(at); !ok) return ok;
+    }
+    if (t > 0 && at_ms(t) % kHourMs == 0) {
+      // The counters as of the hour's end, reported a millisecond before it, so that the hour's
+      // energy is filed under that hour (and priced and weighed at its rates).
+      for (const auto& node : s_.nodes) {
+        if (failed_.contains(node.name)) continue;
+        last_heard_s_[node.name] = t;
+        if (auto ok = beat(node_ids_.at(node.name), at_ms(t) - 1, {}, at_ms(t)); !ok) return ok;
+      }
+    }
+    if (regular && at == t) return beat_all(at);
+    return {};
+  }
+
+  Status beat_all(int64_t at) {
     last_beat_s_ = at;
     for (const auto& node : s_.nodes) {
       if (failed_.contains(node.name)) continue;
       last_heard_s_[node.name] = at;
-      if (auto ok = beat(node_ids_.at(node.name), at, {}); !ok) return ok;
+      if (auto ok = beat(node_ids_.at(node.name), at_ms(at), {}); !ok) return ok;
     }
     return {};
+  }
+
+  // The scenario second of the next hour's start after t.
+  int64_t next_hour_s(int64_t t) const {
+    const TimeMs now = at_ms(t);
+    return (now - now % kHourMs + kHourMs - s_.start_ms + 999) / 1000;
+  }
+
+  // The core may end running work on its own now: spot work for on-demand work, or when a price
+  // rises past its maximum; a bounded tenant's work when its money runs out. The nodes running
+  // such work report first, so that the energy up to now goes to it.
+  Status report_before(int64_t t, bool spot, const std::set<std::string>& tenants) {
+    std::set<std::string> nodes;
+    for (const auto& [scenario_id, id] : instance_ids_) {
+      const Instance& i = *core_.state().instance(id);
+      if (i.state != InstanceState::kRunning) continue;
+      if ((spot && i.spec.price_class == PriceClass::kSpot) || tenants.contains(i.tenant_id)) {
+        nodes.insert(i.node_id);
+      }
+    }
+    for (const std::string& node_id : nodes) {
+      if (failed_.contains(core_.state().node(node_id)->name)) continue;
+      if (last_report_ms_[node_id] >= at_ms(t)) continue;
+      if (auto ok = beat(node_id, at_ms(t), {}); !ok) return ok;
+    }
+    return {};
+  }
+
+  // Before the timer: spot work may give way to queued work, and tenants whose money runs out by
+  // now have their work stopped.
+  Status report_before_tick(int64_t t) {
+    std::set<std::string> running_out;
+    for (const auto& [name, id] : tenant_ids_) {
+      if (money_runs_out_at(core_.state(), id, at_ms(t), at_ms(t))) running_out.insert(id);
+    }
+    return report_before(t, !core_.state().queue.empty(), running_out);
   }
 
   // The next moment the timer must see after t: a failed node found lost, or a bounded tenant's
@@ -95,10 +162,27 @@ class Runner {
  private:
   TimeMs at_ms(int64_t t) const { return s_.start_ms + t * 1000; }
 
-  Status apply(const Command& command, int64_t t) {
-    auto rows = core_.apply(command, at_ms(t));
+  Status apply(const Command& command, int64_t t) { return apply_ms(command, at_ms(t)); }
+
+  Status apply_ms(const Command& command, TimeMs now_ms) {
+    auto rows = apply_rows(command, now_ms);
     if (!rows) return std::unexpected(rows.error());
     return {};
+  }
+
+  // Every change to the core goes through here, so that the GPUs' draw follows what runs: energy
+  // up to now at the draw before, then the draw the change leaves.
+  Result<Rows> apply_rows(const Command& command, TimeMs now_ms) {
+    meters_.advance(now_ms);
+    auto rows = core_.apply(command, now_ms);
+    set_draw();
+    return rows;
+  }
+
+  void set_draw() {
+    std::set<std::string> down;
+    for (const std::string& name : failed_) down.insert(node_ids_.at(name));
+    meters_.set_draw(core_.state(), down);
   }
 
   std::string next_id(std::string_view prefix) {
@@ -109,8 +193,10 @@ class Runner {
     if (auto ok = apply(CreateJoinToken{next_id("jtk"), "sim", kToken, 0}, 0); !ok) return ok;
     for (const ScenarioNode& n : s_.nodes) {
       node_ids_[n.name] = next_id("nod");
+      meters_.add_node(node_ids_.at(n.name), n.gpus, n.idle_w, n.busy_w);
       if (auto ok = join(n, 0); !ok) return ok;
     }
+    if (auto ok = setup_books(); !ok) return ok;
     for (const ScenarioTenant& t : s_.tenants) {
       const std::string id = next_id("ten");
       tenant_ids_[t.name] = id;
@@ -136,9 +222,13 @@ class Runner {
     return apply(join, t);
   }
 
-  // The node's heartbeat: its bound work runs, except what `ended` says has ended.
-  Status beat(const std::string& node_id, int64_t t, const std::set<std::string>& ended) {
-    NodeHeartbeat hb{.node_id = node_id};
+  // The node's heartbeat at now_ms: its bound work runs, except what `ended` says has ended; its
+  // GPUs' counters are read at reading_ms (0: now).
+  Status beat(const std::string& node_id, TimeMs now_ms, const std::set<std::string>& ended,
+              TimeMs reading_ms = 0) {
+    meters_.advance(reading_ms != 0 ? reading_ms : now_ms);
+    last_report_ms_[node_id] = now_ms;
+    NodeHeartbeat hb{.node_id = node_id, .gpus = meters_.readings(node_id)};
     for (const std::string& id : bound_on(node_id)) {
       hb.workloads.push_back(WorkloadReport{.instance_id = id,
                                             .state = ended.contains(id)
@@ -146,7 +236,7 @@ class Runner {
                                                          : WorkloadReportState::kRunning,
                                             .exit_code = 0});
     }
-    return apply(hb, t);
+    return apply_ms(hb, now_ms);
   }
 
   std::vector<std::string> bound_on(const std::string& node_id) const {
@@ -172,7 +262,7 @@ class Runner {
       }
     }
     for (const std::string& node_id : nodes) {
-      if (auto ok = beat(node_id, t, {}); !ok) return ok;
+      if (auto ok = beat(node_id, at_ms(t), {}); !ok) return ok;
     }
     for (const auto& [scenario_id, id] : instance_ids_) {
       const Instance& i = *core_.state().instance(id);
@@ -201,7 +291,7 @@ class Runner {
     if (is_final(i.state) || i.state == InstanceState::kQueued) return {};
     const Node& node = *core_.state().node(i.node_id);
     if (failed_.contains(node.name)) return {};
-    return beat(node.id, t, {id});
+    return beat(node.id, at_ms(t), {id});
   }
 
   std::string project_of(const std::string& tenant_id, const std::string& name) {
@@ -213,27 +303,42 @@ class Runner {
     return it->second;
   }
 
+  Status submit(const ScenarioEvent& e) {
+    const std::string tenant = tenant_ids_.at(e.tenant);
+    const std::string project = project_of(tenant, e.project);
+    for (const CreateProject& c : pending_projects_) {
+      if (auto ok = apply(c, e.at_s); !ok) return ok;
+    }
+    pending_projects_.clear();
+    if (auto ok = report_before(e.at_s, true, {}); !ok) return ok;
+    const std::string id = next_id("ins");
+    instance_ids_[e.id] = id;
+    run_s_[id] = e.run_s;
+    // Refused work (its tenant's money is used up) is reported, not an error of the run.
+    auto rows = apply_rows(CreateInstance{id, tenant, project, "usr_sim", e.spec}, at_ms(e.at_s));
+    if (!rows) {
+      instance_ids_.erase(e.id);
+      refused_[e.id] = rows.error();
+    }
+    return {};
+  }
+
+  // A node going down draws nothing until it is back; its counters keep what they had.
+  Status set_failed(const std::string& name, bool failed, int64_t t) {
+    meters_.advance(at_ms(t));
+    if (failed) {
+      failed_.insert(name);
+    } else {
+      failed_.erase(name);
+    }
+    set_draw();
+    return failed ? Status{} : beat(node_ids_.at(name), at_ms(t), {});
+  }
+
   Status event(const ScenarioEvent& e) {
     switch (e.kind) {
-      case EventKind::kSubmit: {
-        const std::string tenant = tenant_ids_.at(e.tenant);
-        const std::string project = project_of(tenant, e.project);
-        for (const CreateProject& c : pending_projects_) {
-          if (auto ok = apply(c, e.at_s); !ok) return ok;
-        }
-        pending_projects_.clear();
-        const std::string id = next_id("ins");
-        instance_ids_[e.id] = id;
-        run_s_[id] = e.run_s;
-        // Refused work (its tenant's money is used up) is reported, not an error of the run.
-        auto rows =
-            core_.apply(CreateInstance{id, tenant, project, "usr_sim", e.spec}, at_ms(e.at_s));
-        if (!rows) {
-          instance_ids_.erase(e.id);
-          refused_[e.id] = rows.error();
-        }
-        return {};
-      }
+      case EventKind::kSubmit:
+        return submit(e);
       case EventKind::kStop: {
         auto it = instance_ids_.find(e.id);
         if (it == instance_ids_.end()) return {};
@@ -241,11 +346,8 @@ class Runner {
         return end_work(it->second, e.at_s);
       }
       case EventKind::kFailNode:
-        failed_.insert(e.node);
-        return {};
       case EventKind::kRestoreNode:
-        failed_.erase(e.node);
-        return beat(node_ids_.at(e.node), e.at_s, {});
+        return set_failed(e.node, e.kind == EventKind::kFailNode, e.at_s);
       case EventKind::kTopup:
         return apply(Topup{.id = fmt::format("sim-{}", ++topups_),
                            .tenant_id = tenant_ids_.at(e.topup.tenant),
@@ -256,10 +358,90 @@ class Runner {
       case EventKind::kPrice: {
         meter::Price price = e.price;
         price.effective_ms = at_ms(e.at_s);
+        if (auto ok = report_before(e.at_s, true, {}); !ok) return ok;
         return apply(SetPrice{price}, e.at_s);
       }
+      default:
+        return books_event(e);
+    }
+  }
+
+  // The operator's books, before any work: sites and their rates, assets, fixed costs and rental
+  // prices, each through the core's own command and its checks.
+  Status setup_books() {
+    for (size_t i = 0; i < s_.sites.size(); ++i) {
+      const Site& site = s_.sites[i];
+      const std::string where = fmt::format("sites[{}] ({})", i, site.region);
+      Status ok =
+          apply(SetSite{.region = site.region,
+                        .pue_milli = site.pue_milli,
+                        .colocation_micros_per_kw_month = site.colocation_micros_per_kw_month},
+                0);
+      for (const RatePoint& point : site.power_micros_per_kwh) {
+        if (ok) ok = apply(AddSiteRate{site.region, SiteRate::kPowerPrice, point}, 0);
+      }
+      for (const RatePoint& point : site.carbon_g_per_kwh) {
+        if (ok) ok = apply(AddSiteRate{site.region, SiteRate::kCarbonIntensity, point}, 0);
+      }
+      if (!ok) return named(ok, where);
+    }
+    for (size_t i = 0; i < s_.assets.size(); ++i) {
+      finance::Asset asset = s_.assets[i];
+      asset.id = next_id("ast");
+      asset_ids_[asset.name] = asset.id;
+      for (std::string& node : asset.node_ids) node = node_ids_.at(node);
+      const std::string where = fmt::format("assets[{}] ({})", i, asset.name);
+      if (auto ok = apply(CreateAsset{asset}, 0); !ok) return named(ok, where);
+    }
+    for (size_t i = 0; i < s_.fixed_costs.size(); ++i) {
+      FixedCost cost = s_.fixed_costs[i];
+      cost.id = next_id("fxc");
+      const std::string where = fmt::format("fixed_costs[{}] ({})", i, cost.name);
+      if (auto ok = apply(AddFixedCost{cost}, 0); !ok) return named(ok, where);
+    }
+    for (size_t i = 0; i < s_.rental_prices.size(); ++i) {
+      const RentalPrice& price = s_.rental_prices[i];
+      const std::string where = fmt::format("rental_prices[{}] ({})", i, price.key());
+      if (auto ok = apply(SetRentalPrice{price}, 0); !ok) return named(ok, where);
     }
     return {};
+  }
+
+  AddSiteRate rate(const std::string& region, SiteRate kind, int64_t at_s, int64_t value) const {
+    return AddSiteRate{.region = region, .rate = kind, .point = {at_ms(at_s), value}};
+  }
+
+  Status books_event(const ScenarioEvent& e) {
+    const BooksEvent& b = e.books;
+    const std::string where = fmt::format("{} (at {} s)", e.where, e.at_s);
+    switch (e.kind) {
+      case EventKind::kPowerPrice:
+        return named(apply(rate(b.region, SiteRate::kPowerPrice, e.at_s, b.value), e.at_s), where);
+      case EventKind::kCarbon: {
+        // Running work's energy so far is weighed at the intensity it was used under.
+        std::set<std::string> tenants;
+        for (const auto& [name, id] : tenant_ids_) tenants.insert(id);
+        if (auto ok = report_before(e.at_s, false, tenants); !ok) return ok;
+        return named(apply(rate(b.region, SiteRate::kCarbonIntensity, e.at_s, b.value), e.at_s),
+                     where);
+      }
+      case EventKind::kRetire:
+        return named(apply(RetireAsset{.asset_id = asset_ids_.at(b.asset),
+                                       .retired_ms = at_ms(e.at_s),
+                                       .proceeds_micros = b.proceeds_micros},
+                           e.at_s),
+                     where);
+      case EventKind::kChangeEstimate:
+        return named(
+            apply(ChangeAssetEstimate{.asset_id = asset_ids_.at(b.asset),
+                                      .change = {.from_month_ms = month_start(at_ms(e.at_s)),
+                                                 .life_months = b.life_months,
+                                                 .salvage_micros = b.salvage_micros}},
+                  e.at_s),
+            where);
+      default:
+        return {};
+    }
   }
 
  public:
@@ -272,6 +454,9 @@ class Runner {
   int64_t last_beat_s_ = -1;
   std::map<std::string, int64_t> last_heard_s_;  // node name -> its last heartbeat
   int64_t topups_ = 0;
+  GpuMeters meters_;
+  std::map<std::string, TimeMs> last_report_ms_;     // node id -> its last heartbeat
+  std::map<std::string, std::string> asset_ids_;     // name -> id
   std::map<std::string, std::string> node_ids_;      // name -> id
   std::map<std::string, std::string> tenant_ids_;    // name -> id
   std::map<std::string, std::string> instance_ids_;  // scenario id -> id

@@ -61,6 +61,31 @@ int run_replay(const ReplayFlags& flags, const std::string& output) {
   return cli::kOk;
 }
 
+// The operator's P&L per month: a line per node, then the totals.
+void print_pnl(const nlohmann::json& pnl) {
+  for (const auto& month : pnl) {
+    std::cout << "P&L " << month.at("month").get<std::string>() << "\n";
+    if (month.contains("error")) {
+      std::cout << "  error: " << month.at("error").get<std::string>() << "\n";
+      continue;
+    }
+    for (const auto& n : month.at("nodes")) {
+      std::cout << fmt::format(
+          "  {:<12} revenue {:>14} costs {:>14} margin {:>14}  {} kWh  {} kg "
+          "CO2e  utilisation {}\n",
+          n.at("node").get<std::string>(), n.at("revenue").get<std::string>(),
+          n.at("costs").get<std::string>(), n.at("margin").get<std::string>(),
+          n.at("energy_kwh").get<std::string>(), n.at("carbon_kg").get<std::string>(),
+          n.at("utilisation").get<std::string>());
+    }
+    const auto& t = month.at("totals");
+    std::cout << fmt::format("  total        revenue {:>14} credits {} net {} costs {} margin {}\n",
+                             t.at("revenue").get<std::string>(), t.at("credits").get<std::string>(),
+                             t.at("net_revenue").get<std::string>(),
+                             t.at("costs").get<std::string>(), t.at("margin").get<std::string>());
+  }
+}
+
 // Runs a billing scenario and prints its report: JSON with -o json, else a summary per tenant.
 int run_scenario_file(const std::string& path, const std::string& output) {
   std::ifstream in(path);
@@ -85,6 +110,7 @@ int run_scenario_file(const std::string& path, const std::string& output) {
     }
   }
   std::cout << "ledger sum " << report->at("ledger").at("sum").get<std::string>() << "\n";
+  print_pnl(report->at("pnl"));
   return cli::kOk;
 }
 
