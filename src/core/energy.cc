@@ -1,6 +1,7 @@
 // Energy and carbon from the GPUs' energy counters (see books.h). The counter, not integrated
 // power, is the measure: on a real H200 integrating power samples read 3.5 % low.
 #include <map>
+#include <optional>
 #include <vector>
 
 #include "common/int128.h"
@@ -13,20 +14,28 @@ namespace {
 constexpr TimeMs kHourMs = 3'600'000;
 constexpr TimeMs kDayMs = 24 * kHourMs;
 
-// The instances running on GPU `index` of the node before this heartbeat, with their milli.
-void occupants(const Draft& draft, const std::string& node_id, int index,
+// The instances running on GPU `index`, among the node's running ones, with their milli.
+void occupants(const Draft& draft, const std::vector<std::string>& running, int index,
                std::vector<std::string>& ids, std::vector<int64_t>& milli) {
   ids.clear();
   milli.clear();
-  for (const std::string& id : draft.instances_on(node_id)) {
+  for (const std::string& id : running) {
     const Instance& instance = *draft.instance(id);
-    if (instance.state != InstanceState::kRunning) continue;
     for (int gpu : instance.gpu_indices) {
       if (gpu != index) continue;
       ids.push_back(id);
       milli.push_back(instance.milli_per_gpu());
     }
   }
+}
+
+// The node's instances running before this heartbeat: looked up once, not once per GPU.
+std::vector<std::string> running_on(const Draft& draft, const std::string& node_id) {
+  std::vector<std::string> out;
+  for (const std::string& id : draft.instances_on(node_id)) {
+    if (draft.instance(id)->state == InstanceState::kRunning) out.push_back(id);
+  }
+  return out;
 }
 
 }  // namespace
@@ -46,6 +55,7 @@ void meter_energy(Draft& draft, const NodeHeartbeat& beat, TimeMs now_ms) {
   int64_t node_mj = 0;
   std::vector<std::string> ids;
   std::vector<int64_t> milli;
+  std::optional<std::vector<std::string>> running;  // Looked up at the first GPU that used energy.
   for (const GpuHeartbeat& gpu_beat : beat.gpus) {
     if (gpu_beat.index < 0 || static_cast<size_t>(gpu_beat.index) >= before.gpus.size()) continue;
     const int64_t last = before.gpus[static_cast<size_t>(gpu_beat.index)].telemetry.energy_mj;
@@ -55,7 +65,8 @@ void meter_energy(Draft& draft, const NodeHeartbeat& beat, TimeMs now_ms) {
     const int64_t delta = reading >= last ? reading - last : reading;
     if (delta == 0) continue;
     node_mj += delta;
-    occupants(draft, beat.node_id, gpu_beat.index, ids, milli);
+    if (!running) running = running_on(draft, beat.node_id);
+    occupants(draft, *running, gpu_beat.index, ids, milli);
     const std::vector<int64_t> shares = finance::allocate(delta, milli);
     for (size_t i = 0; i < ids.size(); ++i) {
       EnergyUse& use = draft.edit_instance(ids[i]).energy[day_ms];

@@ -17,12 +17,12 @@ using nlohmann::json;
 
 std::string amount(int64_t micros) { return Money::from_micros(micros).to_string(); }
 
-// A quantity in millionths as exact text with six decimals; Money's text is exactly that.
+// A ratio in millionths as exact text with six decimals; Money's text is exactly that.
 std::string millionths(int64_t value) { return Money::from_micros(value).to_string(); }
 
-// mJ as kWh (3.6e9 mJ), and µg as kg (1e9 µg), to six decimals, rounded half up.
-std::string kwh(int64_t energy_mj) { return millionths((energy_mj + 1'800) / 3'600); }
-std::string kg(int64_t carbon_ug) { return millionths((carbon_ug + 500) / 1'000); }
+// kWh and kg CO2e to six decimals, as invoices show them.
+std::string kwh(int64_t energy_mj) { return billing::energy_kwh_text(energy_mj); }
+std::string kg(int64_t carbon_ug) { return billing::carbon_kg_text(carbon_ug); }
 
 json pnl_node(const finance::Group& g) {
   const finance::NodeMonth& n = g.sums;
