@@ -71,6 +71,7 @@ const Row* row_of(const std::vector<Row>& rows, TimeMs month_ms) {
 void charge_asset(const State& state, const Asset& asset, TimeMs month_ms,
                   std::map<std::string, NodeMonth>& nodes) {
   std::vector<int64_t> weights;
+  weights.reserve(asset.node_ids.size());
   for (const std::string& id : asset.node_ids) {
     weights.push_back(static_cast<int64_t>(state.nodes.at(id).gpus.size()));
   }

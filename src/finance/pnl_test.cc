@@ -107,9 +107,9 @@ TEST(MonthPnl, UtilisationCountsGpuTimeInServiceAndHeld) {
   const State state = november();
   auto pnl = month_pnl(state, kNovember, kNow);
   constexpr int64_t kHourMs = 3'600'000;
-  EXPECT_EQ(pnl->nodes[0].available_gpu_ms, 8 * 720 * kHourMs);
-  EXPECT_EQ(pnl->nodes[0].allocated_gpu_ms, (2 * 240 + 12) * kHourMs);
-  EXPECT_EQ(pnl->nodes[1].available_gpu_ms, 4 * 360 * kHourMs);  // Joined on the 16th.
+  EXPECT_EQ(pnl->nodes[0].available_gpu_ms, int64_t{8} * 720 * kHourMs);
+  EXPECT_EQ(pnl->nodes[0].allocated_gpu_ms, ((int64_t{2} * 240) + 12) * kHourMs);
+  EXPECT_EQ(pnl->nodes[1].available_gpu_ms, int64_t{4} * 360 * kHourMs);  // Joined on the 16th.
   const auto groups = group(state, *pnl, GroupBy::kNode, {}, kNow);
   const Group& big = groups[0];
   EXPECT_EQ(big.key, "n1");
@@ -120,7 +120,7 @@ TEST(MonthPnl, UtilisationCountsGpuTimeInServiceAndHeld) {
   EXPECT_EQ(big.idle_cost_micros, static_cast<int64_t>(Int128{costs} * 5'268 / 5'760));
   // Break-even: the costs over what every GPU-hour sold at 2.00 would bring.
   EXPECT_EQ(*big.break_even_ppm,
-            static_cast<int64_t>(Int128{costs} * 1'000'000 / (2 * kUnit * 5'760)));
+            static_cast<int64_t>(Int128{costs} * 1'000'000 / (Int128{2} * kUnit * 5'760)));
   const auto total = group(state, *pnl, GroupBy::kTotal, {}, kNow);
   ASSERT_EQ(total.size(), 1U);
   EXPECT_EQ(total[0].nodes, 2);
@@ -149,8 +149,8 @@ TEST(MonthPnl, BuyOrRentPricesTheUsedHoursAtListPrices) {
   const BuyOrRent& h100 = models[1];
   EXPECT_EQ(h100.gpu_model, "H100-80GB");
   ASSERT_EQ(h100.quotes.size(), 1U);
-  EXPECT_EQ(h100.quotes[0].used_micros, 492 * 3 * kUnit);
-  EXPECT_EQ(h100.quotes[0].capacity_micros, 5'760 * 3 * kUnit);
+  EXPECT_EQ(h100.quotes[0].used_micros, int64_t{492} * 3 * kUnit);
+  EXPECT_EQ(h100.quotes[0].capacity_micros, int64_t{5'760} * 3 * kUnit);
   EXPECT_TRUE(models[0].quotes.empty());  // No list price for the A100.
 }
 
