@@ -45,6 +45,9 @@ void add_money_commands(CLI::App& app, Action& action);
 // finance: assets, sites, fixed costs, rental prices and the month's reports.
 void add_finance_commands(CLI::App& app, Action& action);
 
+// pools: node pools and their autoscaling.
+void add_pool_commands(CLI::App& app, Action& action);
+
 // Adds --limit to a listing command; 0 means every item.
 CLI::Option* add_limit(CLI::App& command, int& limit);
 

@@ -92,5 +92,13 @@ inline constexpr size_t kMinWebhookSecretBytes = 16;
 inline constexpr size_t kMaxWebhookSecretBytes = 256;
 // Events a listing returns at most, like any page.
 inline constexpr int kMaxEventsPage = kMaxPageSize;
+// Node pools: how many, how large, and the bounds of their timers (a day at most).
+inline constexpr size_t kMaxPools = 1'000;
+inline constexpr int kMaxPoolNodes = 1'000;
+inline constexpr int64_t kMaxPoolTimerMs = 86'400'000;
+inline constexpr size_t kMaxPoolCommandBytes = 4'096;
+// A pool node's offer: 1,024 CPUs and 16 TiB of memory at most.
+inline constexpr int64_t kMaxPoolCpuMilli = 1'024'000;
+inline constexpr int64_t kMaxPoolMemoryMib = 16'777'216;
 
 }  // namespace allot::limits

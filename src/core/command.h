@@ -11,6 +11,7 @@
 #include "core/finance.h"
 #include "core/invoice.h"
 #include "core/model.h"
+#include "core/pool.h"
 #include "meter/rating.h"
 
 namespace allot {
@@ -297,6 +298,57 @@ struct SetRentalPrice {
   RentalPrice price;
 };
 
+// Node pools (core/pools.cc).
+struct CreatePool {
+  Pool pool;  // Its settings; the core sets the times and counters.
+};
+
+// Changes the settings that are set.
+struct UpdatePool {
+  std::string id;
+  std::optional<int> min_nodes;
+  std::optional<int> max_nodes;
+  std::optional<int64_t> boot_timeout_ms;
+  std::optional<int64_t> idle_timeout_ms;
+  std::optional<int64_t> cooldown_ms;
+};
+
+// Only a pool with no live nodes: scale it to zero first.
+struct DeletePool {
+  std::string id;
+};
+
+struct PoolLaunch {
+  std::string pool_node_id;
+  std::string name;
+  std::string join_token_id;
+  std::string token_hash;
+};
+
+// The autoscaler asks for new nodes: each gets its own join token, good until the boot timeout.
+struct ScaleUpPool {
+  std::string pool_id;
+  std::vector<PoolLaunch> launches;
+  std::string reason;
+};
+
+// The autoscaler takes a node away: refused unless the node runs nothing; its node is cordoned in
+// the same step, so no work can land on it after the check.
+struct RetirePoolNode {
+  std::string id;
+  std::string reason;
+};
+
+enum class PoolNodeOutcome { kCreated, kCreateFailed, kBootTimedOut, kDeleted, kDeleteFailed };
+
+// What a provider answered, or a boot that took too long.
+struct RecordPoolNode {
+  std::string id;
+  PoolNodeOutcome outcome = PoolNodeOutcome::kCreated;
+  std::string detail;        // The error, or the reason.
+  std::string provider_ref;  // kCreated: what the provider called the node.
+};
+
 // The timer: heartbeat deadlines, maximum run times, money, and a scheduling pass.
 struct Tick {
   bool post_all = false;  // Posts every tenant's usage so far now (closing the books).
@@ -309,6 +361,8 @@ using Command =
                  CreateReservation, CancelReservation, SetTenantWeight, SetPrice, Topup, SetBilling,
                  Tick, DraftInvoice, FinalizeInvoice, MarkInvoicePaid, VoidInvoice,
                  CreateCreditNote, SetBudget, DeleteBudget, CreateAsset, ChangeAssetEstimate,
-                 RetireAsset, SetSite, AddSiteRate, AddFixedCost, DeleteFixedCost, SetRentalPrice>;
+                 RetireAsset, SetSite, AddSiteRate, AddFixedCost, DeleteFixedCost, SetRentalPrice,
+                 CreatePool, UpdatePool, DeletePool, ScaleUpPool, RetirePoolNode,
+                 RecordPoolNode>;
 
 }  // namespace allot

@@ -10,6 +10,7 @@
 #include "core/budgets.h"
 #include "core/invoice_ops.h"
 #include "core/money.h"
+#include "core/pools.h"
 #include "core/validate.h"
 
 namespace allot {
@@ -289,6 +290,16 @@ Result<std::vector<Row>> Core::apply(const Command& command, TimeMs now_ms) {
           return delete_fixed_cost(state_, c, now_ms);
         }
         if constexpr (std::is_same_v<T, SetRentalPrice>) return set_rental_price(state_, c, now_ms);
+        if constexpr (std::is_same_v<T, CreatePool>) return create_pool(state_, c, now_ms);
+        if constexpr (std::is_same_v<T, UpdatePool>) return update_pool(state_, c);
+        if constexpr (std::is_same_v<T, DeletePool>) return delete_pool(state_, c, now_ms);
+        if constexpr (std::is_same_v<T, ScaleUpPool>) return scale_up_pool(state_, c, now_ms);
+        if constexpr (std::is_same_v<T, RetirePoolNode>) {
+          return retire_pool_node(state_, c, now_ms);
+        }
+        if constexpr (std::is_same_v<T, RecordPoolNode>) {
+          return record_pool_node(state_, c, now_ms);
+        }
       },
       command);
   if (!rows) return rows;

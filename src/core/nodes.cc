@@ -10,6 +10,7 @@
 #include "core/budgets.h"
 #include "core/cluster_ops.h"
 #include "core/money.h"
+#include "core/pools.h"
 #include "core/validate.h"
 
 namespace allot {
@@ -158,7 +159,7 @@ Result<Rows> join_node(const State& state, const JoinNode& c, TimeMs now_ms) {
     return draft.rows();
   }
   if (auto ok = check_id("node id", c.node_id, "nod"); !ok) return std::unexpected(ok.error());
-  draft.add_node(Node{.id = c.node_id,
+  Node& joined = draft.add_node(Node{.id = c.node_id,
                       .name = c.name,
                       .region = c.region,
                       .labels = c.labels,
@@ -169,6 +170,7 @@ Result<Rows> join_node(const State& state, const JoinNode& c, TimeMs now_ms) {
                       .credential_hash = c.credential_hash,
                       .joined_at_ms = now_ms,
                       .gpus = std::move(gpus)});
+  join_pool(draft, *token, joined, now_ms);
   return draft.rows();
 }
 

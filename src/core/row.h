@@ -8,6 +8,7 @@
 #include "core/finance.h"
 #include "core/invoice.h"
 #include "core/model.h"
+#include "core/pool.h"
 #include "core/rules.h"
 #include "ledger/ledger.h"
 #include "meter/rating.h"
@@ -25,6 +26,7 @@ struct LedgerEntry {
 using Row =
     std::variant<Tenant, Project, User, ApiKey, JoinToken, Node, Instance, Quota, Reservation,
                  meter::Price, ledger::Account, LedgerEntry, Invoice, CreditNote, Budget,
-                 BudgetAlert, Event, finance::Asset, Site, FixedCost, RentalPrice, NodeEnergy>;
+                 BudgetAlert, Event, finance::Asset, Site, FixedCost, RentalPrice, NodeEnergy, Pool,
+                 PoolNode>;
 
 }  // namespace allot

@@ -64,6 +64,10 @@ void State::put(const Row& row) {
           books.rental_prices[object.key()] = object;
         } else if constexpr (std::is_same_v<T, NodeEnergy>) {
           books.energy[object.node_id][object.hour_ms] = object.energy_mj;
+        } else if constexpr (std::is_same_v<T, Pool>) {
+          pools[object.id] = object;
+        } else if constexpr (std::is_same_v<T, PoolNode>) {
+          pool_nodes[object.id] = object;
         } else {
           auto old = instances.find(object.id);
           const bool was_queued =
@@ -108,6 +112,17 @@ const Reservation* State::reservation(const std::string& id) const {
 }
 const Invoice* State::invoice(const std::string& id) const { return find(invoices, id); }
 const Budget* State::budget(const std::string& id) const { return find(budgets, id); }
+
+const Pool* State::pool(const std::string& id) const { return find(pools, id); }
+
+const PoolNode* State::pool_node(const std::string& id) const { return find(pool_nodes, id); }
+
+std::string State::operator_tenant_id() const {
+  for (const auto& [id, tenant] : tenants) {
+    if (tenant.is_operator) return id;
+  }
+  return {};
+}
 
 const ApiKey* State::key_for_hash(const std::string& token_hash) const {
   auto it = key_by_hash.find(token_hash);

@@ -32,6 +32,8 @@ struct State {
   int64_t last_event_seq = 0;  // Events live in the store; the core numbers the next ones.
   // The operator's books: assets, sites, fixed costs, rental prices, energy (core/finance.h).
   Books books;
+  std::map<std::string, Pool> pools;
+  std::map<std::string, PoolNode> pool_nodes;
 
   // Derived indexes, kept true by put().
   std::unordered_map<std::string, std::string> key_by_hash;         // key hash -> key id
@@ -63,6 +65,10 @@ struct State {
   const Reservation* reservation(const std::string& id) const;
   const Invoice* invoice(const std::string& id) const;
   const Budget* budget(const std::string& id) const;
+  const Pool* pool(const std::string& id) const;
+  const PoolNode* pool_node(const std::string& id) const;
+  // The operator's tenant id (empty before the bootstrap).
+  std::string operator_tenant_id() const;
 
  private:
   void put_invoice(const Invoice& invoice);

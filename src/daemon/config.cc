@@ -54,6 +54,8 @@ int64_t* duration_field(DaemonConfig& config, std::string_view name) {
   if (name == "webhook_retry_base_ms") return &config.webhook_retry_base_ms;
   if (name == "webhook_retry_max_ms") return &config.webhook_retry_max_ms;
   if (name == "webhook_max_attempts") return &config.webhook_max_attempts;
+  if (name == "autoscale_interval_ms") return &config.autoscale_interval_ms;
+  if (name == "pool_command_timeout_ms") return &config.pool_command_timeout_ms;
   return nullptr;
 }
 
@@ -109,6 +111,8 @@ Status apply_file(DaemonConfig& config, const std::string& path) {
       config.log_level = *text;
     } else if (name == "scheduler_policy") {
       config.scheduler_policy = *text;
+    } else if (name == "local_agent_path") {
+      config.local_agent_path = *text;
     } else {
       return fail(ErrorCode::kInvalidArgument, fmt::format("{}: unknown setting '{}'", path, name));
     }
@@ -129,10 +133,11 @@ Status apply_env(DaemonConfig& config, const GetEnv& getenv) {
   read("ALLOT_LOG_LEVEL", config.log_level);
   read("ALLOT_SCHEDULER_POLICY", config.scheduler_policy);
   read("ALLOT_ADMIN_KEY", config.admin_key);
+  read("ALLOT_LOCAL_AGENT_PATH", config.local_agent_path);
   for (const char* name :
        {"heartbeat_interval_ms", "heartbeat_timeout_ms", "stop_grace_ms", "rating_interval_ms",
         "runway_s", "webhook_retry_base_ms", "webhook_retry_max_ms", "webhook_max_attempts",
-        "scheduler_carbon_weight"}) {
+        "scheduler_carbon_weight", "autoscale_interval_ms", "pool_command_timeout_ms"}) {
     std::string variable = "ALLOT_" + std::string(name);
     std::transform(variable.begin(), variable.end(), variable.begin(),
                    [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
@@ -188,6 +193,14 @@ Result<DaemonConfig> load_daemon_config(const std::vector<std::string>& args, co
       ->check(CLI::PositiveNumber);
   cli.add_option("--webhook-max-attempts", max_attempts, "attempts before a webhook is given up")
       ->check(CLI::PositiveNumber);
+  std::optional<int64_t> autoscale, pool_timeout;
+  std::optional<std::string> agent_path;
+  cli.add_option("--autoscale-interval-ms", autoscale, "how often the autoscaler decides")
+      ->check(CLI::PositiveNumber);
+  cli.add_option("--pool-command-timeout-ms", pool_timeout,
+                 "how long a pool's create or delete command may run")
+      ->check(CLI::PositiveNumber);
+  cli.add_option("--local-agent-path", agent_path, "allot-agent for the local pool provider");
   std::vector<const char*> argv;
   argv.reserve(args.size());
   for (const std::string& arg : args) argv.push_back(arg.c_str());
@@ -224,6 +237,9 @@ Result<DaemonConfig> load_daemon_config(const std::vector<std::string>& args, co
   if (retry_base) config.webhook_retry_base_ms = *retry_base;
   if (retry_max) config.webhook_retry_max_ms = *retry_max;
   if (max_attempts) config.webhook_max_attempts = *max_attempts;
+  if (autoscale) config.autoscale_interval_ms = *autoscale;
+  if (pool_timeout) config.pool_command_timeout_ms = *pool_timeout;
+  if (agent_path) config.local_agent_path = *agent_path;
   if (auto ok = check(config); !ok) return std::unexpected(ok.error());
   return config;
 }

@@ -34,6 +34,11 @@ struct DaemonConfig {
   // Above 0, the carbon score plugin joins the scheduling policy with this weight; 0 leaves it
   // out.
   int64_t scheduler_carbon_weight = 0;
+  // Node pools: how often the autoscaler decides, how long a pool's create or delete command may
+  // run, and the allot-agent the local provider starts (empty: the one beside allotd).
+  int64_t autoscale_interval_ms = 5'000;
+  int64_t pool_command_timeout_ms = 120'000;
+  std::string local_agent_path;
 };
 
 using GetEnv = std::function<const char*(const char*)>;

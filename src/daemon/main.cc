@@ -17,6 +17,7 @@
 #include "api/app.h"
 #include "api/http_server.h"
 #include "common/signals.h"
+#include "daemon/autoscaler.h"
 #include "daemon/bootstrap.h"
 #include "daemon/config.h"
 #include "daemon/webhook.h"
@@ -46,6 +47,26 @@ Result<std::unique_ptr<Store>> open_configured_store(const DaemonConfig& config)
                 fmt::format("cannot create data dir {}: {}", config.data_dir, ec.message()));
   }
   return open_sqlite_store((std::filesystem::path(config.data_dir) / "allot.db").string());
+}
+
+// The allot-agent the local pool provider starts: the configured one, else the one installed
+// beside allotd, else the one in the build tree's agent folder.
+std::string local_agent_path(const DaemonConfig& config) {
+  if (!config.local_agent_path.empty()) return config.local_agent_path;
+  std::error_code ec;
+  const auto self = std::filesystem::read_symlink("/proc/self/exe", ec).parent_path();
+  for (const auto& candidate : {self / "allot-agent", self / ".." / "agent" / "allot-agent"}) {
+    if (std::filesystem::exists(candidate, ec)) return candidate.lexically_normal().string();
+  }
+  return "allot-agent";
+}
+
+Providers providers_for(const DaemonConfig& config) {
+  return Providers{
+      {"command", std::make_shared<CommandProvider>(config.pool_command_timeout_ms)},
+      {"local", std::make_shared<LocalProvider>(
+                    local_agent_path(config),
+                    (std::filesystem::path(config.data_dir) / "pools").string())}};
 }
 
 int run(const DaemonConfig& config, const sigset_t& stop_signals) {
@@ -154,6 +175,9 @@ int run(const DaemonConfig& config, const sigset_t& stop_signals) {
           [](const HttpResponse&) {});
     }
   });
+  Autoscaler autoscaler(service, providers_for(config),
+                        AutoscalerOptions{.interval_ms = config.autoscale_interval_ms,
+                                          .server_url = url});
   std::thread signals([&server, &service, &stopping, &stop_signals] {
     const int signal = wait_for_stop_signal(stop_signals);
     spdlog::info("msg=\"stopping\" signal={}", signal);
@@ -163,6 +187,7 @@ int run(const DaemonConfig& config, const sigset_t& stop_signals) {
   });
   (*server)->run();
   signals.join();
+  autoscaler.stop();
   ticker.join();
   webhooks.stop();
   service.stop();

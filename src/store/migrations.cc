@@ -195,7 +195,14 @@ constexpr std::array<std::string_view, 5> kBooks = {
          PRIMARY KEY (node_id, hour_ms)))",
 };
 
-constexpr std::array<Migration, 9> kMigrations = {
+// Node pools and the nodes the autoscaler asked their providers for.
+constexpr std::array<std::string_view, 2> kPools = {
+    "CREATE TABLE pools (id TEXT PRIMARY KEY, name TEXT NOT NULL, doc TEXT NOT NULL)",
+    "CREATE TABLE pool_nodes (id TEXT PRIMARY KEY, pool_id TEXT NOT NULL REFERENCES pools (id), "
+    "state TEXT NOT NULL, doc TEXT NOT NULL)",
+};
+
+constexpr std::array<Migration, 10> kMigrations = {
     Migration{1, "identity: tenants, projects, users, API keys, audit log", kIdentity},
     Migration{2, "cluster: join tokens, nodes, instances", kCluster},
     Migration{3, "rules: quotas, reservations, tenant weights", kRules},
@@ -205,6 +212,7 @@ constexpr std::array<Migration, 9> kMigrations = {
     Migration{7, "invoices: invoices and credit notes", kInvoices},
     Migration{8, "budgets: alerts, the event log and the webhook outbox", kBudgets},
     Migration{9, "books: assets, sites, fixed costs, rental prices, node energy", kBooks},
+    Migration{10, "pools: node pools and their nodes", kPools},
 };
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include "store/invoice_json.h"
 #include "store/ledger_journal.h"
 #include "store/migrations.h"
+#include "store/pool_json.h"
 #include "store/store.h"
 
 namespace allot {
@@ -58,6 +59,12 @@ constexpr std::string_view kUpsertRentalPrice =
 constexpr std::string_view kUpsertNodeEnergy =
     "INSERT INTO node_energy (node_id, hour_ms, energy_mj) VALUES ($1, $2, $3) "
     "ON CONFLICT (node_id, hour_ms) DO UPDATE SET energy_mj = excluded.energy_mj";
+constexpr std::string_view kUpsertPool =
+    "INSERT INTO pools (id, name, doc) VALUES ($1, $2, $3) "
+    "ON CONFLICT (id) DO UPDATE SET doc = excluded.doc";
+constexpr std::string_view kUpsertPoolNode =
+    "INSERT INTO pool_nodes (id, pool_id, state, doc) VALUES ($1, $2, $3, $4) "
+    "ON CONFLICT (id) DO UPDATE SET state = excluded.state, doc = excluded.doc";
 constexpr std::string_view kUpsertQuota =
     "INSERT INTO quotas (id, tenant_id, doc) VALUES ($1, $2, $3) "
     "ON CONFLICT (id) DO UPDATE SET doc = excluded.doc";
@@ -160,6 +167,13 @@ Status write_row(Db& db, const Row& row) {
         } else if constexpr (std::is_same_v<T, NodeEnergy>) {
           const DbValue p[] = {o.node_id, o.hour_ms, o.energy_mj};
           return db.exec(kUpsertNodeEnergy, p);
+        } else if constexpr (std::is_same_v<T, Pool>) {
+          const DbValue p[] = {o.id, o.name, pool_document(o).dump()};
+          return db.exec(kUpsertPool, p);
+        } else if constexpr (std::is_same_v<T, PoolNode>) {
+          const DbValue p[] = {o.id, o.pool_id, std::string(pool_node_state_name(o.state)),
+                               pool_node_document(o).dump()};
+          return db.exec(kUpsertPoolNode, p);
         } else {
           const DbValue p[] = {o.id,
                                o.tenant_id,
@@ -357,6 +371,8 @@ class SqlStore final : public Store {
     if (auto ok = load_documents("credit_notes", credit_note_from_document, out); !ok) return ok;
     if (auto ok = load_budget_rows(*db_, out); !ok) return ok;
     if (auto ok = load_books(out); !ok) return ok;
+    if (auto ok = load_documents("pools", pool_from_document, out); !ok) return ok;
+    if (auto ok = load_documents("pool_nodes", pool_node_from_document, out); !ok) return ok;
     // Oldest first, so that the queue is rebuilt in arrival order.
     return load_documents("instances", instance_from_document, out, "created_at_ms, id");
   }

@@ -68,12 +68,12 @@ AuditEntry audit(int64_t seq, std::string tenant) {
 }
 
 TEST_P(StoreTest, MigrationsRunOnceAndReachTheLatestVersion) {
-  EXPECT_EQ(store_->schema_version(), 9);
+  EXPECT_EQ(store_->schema_version(), 10);
   EXPECT_EQ(store_->backend(), GetParam());
   store_.reset();
   auto again = open();
   ASSERT_NE(again, nullptr);
-  EXPECT_EQ(again->schema_version(), 9);
+  EXPECT_EQ(again->schema_version(), 10);
 }
 
 TEST_P(StoreTest, WhatIsCommittedLoadsBackAfterReopening) {
@@ -169,6 +169,39 @@ TEST_P(StoreTest, TheBooksAndEnergyLoadBackAfterReopening) {
   auto rows = open()->load();
   ASSERT_TRUE(rows) << rows.error().message;
   const std::vector<Row> expected = {node, asset, site, cost, rent, more};
+  EXPECT_EQ(*rows, expected);
+}
+
+TEST_P(StoreTest, PoolsAndTheirNodesLoadBackAfterReopening) {
+  const Pool pool{.id = "pol_0000000000000001",
+                  .name = "burst",
+                  .gpu_model = "H100-80GB",
+                  .region = "eu",
+                  .min_nodes = 1,
+                  .max_nodes = 4,
+                  .provider = PoolProvider::kCommand,
+                  .gpus_per_node = 2,
+                  .cpu_milli = 16'000,
+                  .memory_mib = 65'536,
+                  .create_command = "./make-node",
+                  .delete_command = "./drop-node",
+                  .created_at_ms = 5,
+                  .last_scale_up_ms = 7,
+                  .boot_failures = 2};
+  PoolNode node{.id = "pnd_0000000000000001",
+                .pool_id = pool.id,
+                .name = "burst-1",
+                .join_token_id = "jtk_0000000000000001",
+                .reason = "2 queued instances fit no node",
+                .requested_at_ms = 7};
+  ASSERT_TRUE(store_->commit(Batch{.rows = {pool, node}}));
+  node.state = PoolNodeState::kDeleting;
+  node.delete_attempts = 1;
+  ASSERT_TRUE(store_->commit(Batch{.rows = {node}}));
+  store_.reset();
+  auto rows = open()->load();
+  ASSERT_TRUE(rows) << rows.error().message;
+  const std::vector<Row> expected = {pool, node};
   EXPECT_EQ(*rows, expected);
 }
 

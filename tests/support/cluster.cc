@@ -10,8 +10,10 @@ namespace allot::testing {
 using nlohmann::json;
 
 void ClusterTest::SetUp() {
-  daemon_.set_extra_args({"--heartbeat-timeout-ms", std::to_string(kHeartbeatTimeoutMs),
-                          "--heartbeat-interval-ms", "300", "--stop-grace-ms", "500"});
+  std::vector<std::string> args = {"--heartbeat-timeout-ms", std::to_string(kHeartbeatTimeoutMs),
+                                   "--heartbeat-interval-ms", "300", "--stop-grace-ms", "500"};
+  args.insert(args.end(), extra_daemon_args_.begin(), extra_daemon_args_.end());
+  daemon_.set_extra_args(args);
   ASSERT_TRUE(daemon_.start());
   join_token_ = operator_call("POST", "/v1/join-tokens", 201).value("token", "");
   const std::string op = daemon_.admin_key();

@@ -54,6 +54,7 @@ class ClusterTest : public ::testing::Test {
   std::string member_key_;
   std::vector<AgentProcess> agents_;
   size_t agent_count_ = 3;
+  std::vector<std::string> extra_daemon_args_;  // Added to allotd's flags.
 };
 
 }  // namespace allot::testing

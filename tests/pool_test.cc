@@ -1,0 +1,176 @@
+// Node pools end to end: allotd's autoscaler grows a pool of real allot-agent processes (the
+// local provider) for queued work, the work runs, and the pool shrinks back to its minimum once
+// the work is done, stopping none of it. Failing, hanging and babbling create scripts are counted
+// failures, and the other pools keep scaling.
+#include <signal.h>
+
+#include <set>
+
+#include "support/cluster.h"
+
+namespace allot::testing {
+namespace {
+
+using nlohmann::json;
+
+class PoolTest : public ClusterTest {
+ protected:
+  PoolTest() {
+    agent_count_ = 0;  // Every node comes from a pool.
+    extra_daemon_args_ = {"--autoscale-interval-ms",   "200",
+                          "--pool-command-timeout-ms", "1500",
+                          "--local-agent-path",        bin_dir() + "/src/agent/allot-agent"};
+  }
+
+  json pool_call(const std::string& method, const std::string& target, const json& body,
+                 int expected_status) {
+    const ClientResponse response = daemon_.request(
+        method, target, body.is_null() ? "" : body.dump(), daemon_.admin_key());
+    EXPECT_EQ(response.status, expected_status) << method << " " << target << ": " << response.body;
+    return json::parse(response.body, nullptr, false);
+  }
+
+  json pool(const std::string& id) { return pool_call("GET", "/v1/pools/" + id, nullptr, 200); }
+
+  std::vector<json> events(const std::string& kind) {
+    std::vector<json> out;
+    const json list = pool_call("GET", "/v1/events?limit=1000", nullptr, 200);
+    for (const json& e : list["items"]) {
+      if (e["kind"] == kind) out.push_back(e);
+    }
+    return out;
+  }
+
+  static json local_pool(const std::string& name, int max_nodes) {
+    return {{"name", name},          {"gpu_model", "H100-80GB"}, {"min_nodes", 0},
+            {"max_nodes", max_nodes}, {"provider", "local"},      {"gpus_per_node", 2},
+            {"cpu_milli", 8'000},    {"memory_mib", 16'384},     {"idle_timeout_s", 2},
+            {"boot_timeout_s", 60},  {"cooldown_s", 0}};
+  }
+};
+
+bool process_alive(pid_t pid) { return ::kill(pid, 0) == 0; }
+
+TEST_F(PoolTest, QueuedWorkGrowsAPoolOfRealAgentsThatShrinksBackWhenTheWorkIsDone) {
+  const std::string id = pool_call("POST", "/v1/pools", local_pool("burst", 2), 201)["id"];
+  EXPECT_EQ(pool(id)["live_nodes"], 0);
+  std::vector<std::string> jobs;
+  for (int i = 0; i < 3; ++i) {
+    jobs.push_back(launch({{"gpus", 2}, {"command", {"sh", "-c", "sleep 2; echo done"}}}));
+  }
+  // Two nodes (the maximum) boot, join and take the work; the third job runs after one ends.
+  std::set<pid_t> agents;
+  ASSERT_TRUE(eventually([&] {
+    const json p = pool(id);
+    int ready = 0;
+    for (const json& n : p["nodes"]) {
+      if (n["state"] != "ready") continue;
+      ++ready;
+      const std::string ref = n["provider_ref"];
+      if (ref.starts_with("local:")) agents.insert(std::stoi(ref.substr(6)));
+    }
+    return ready == 2;
+  })) << pool(id).dump();
+  EXPECT_EQ(pool(id)["live_nodes"], 2);
+  EXPECT_EQ(agents.size(), 2U);
+  for (pid_t pid : agents) EXPECT_TRUE(process_alive(pid)) << pid;
+  int labelled = 0;
+  const json all = nodes();
+  for (const json& node : all) labelled += node["labels"].value("pool", "") == "burst" ? 1 : 0;
+  EXPECT_EQ(labelled, 2);
+  for (const std::string& job : jobs) {
+    EXPECT_TRUE(instance_reaches(job, "succeeded")) << instance(job).dump();
+    EXPECT_EQ(logs(job), "done\n");
+  }
+  // Idle for two seconds, both nodes go: cordoned, their agents stopped, the pool back at zero.
+  ASSERT_TRUE(eventually([&] { return pool(id)["live_nodes"] == 0; })) << pool(id).dump();
+  const json emptied = pool(id);
+  for (const json& n : emptied["nodes"]) EXPECT_EQ(n["state"], "deleted") << n.dump();
+  for (pid_t pid : agents) EXPECT_FALSE(process_alive(pid)) << pid;
+  for (const std::string& job : jobs) EXPECT_EQ(instance(job)["state"], "succeeded");
+  // Every decision is an event with its reason.
+  const auto ups = events("pool.scale_up");
+  ASSERT_EQ(ups.size(), 2U);
+  EXPECT_NE(ups[0]["data"].value("reason", "").find("queued instances fit no node"),
+            std::string::npos)
+      << ups[0].dump();
+  const auto downs = events("pool.scale_down");
+  ASSERT_EQ(downs.size(), 2U);
+  EXPECT_EQ(downs[0]["data"]["reason"], "idle for 2 s");
+  EXPECT_EQ(events("pool.node_joined").size(), 2U);
+  EXPECT_EQ(events("pool.node_deleted").size(), 2U);
+  // With no nodes left the pool may go.
+  EXPECT_EQ(pool_call("DELETE", "/v1/pools/" + id, nullptr, 200)["deleted_at"].is_string(), true);
+  pool_call("GET", "/v1/pools/" + id, nullptr, 404);
+}
+
+TEST_F(PoolTest, BadPoolsAreRefusedWithStableCodesAndChangeNothing) {
+  struct Case {
+    const char* what;
+    json change;
+    int status;
+    const char* code;
+  };
+  const Case cases[] = {
+      {"min above max", {{"min_nodes", 3}, {"max_nodes", 2}}, 400, "invalid_argument"},
+      {"unknown provider", {{"provider", "cloud9"}}, 400, "invalid_argument"},
+      {"unknown model", {{"gpu_model", "Z9000"}}, 400, "invalid_argument"},
+      {"command without scripts", {{"provider", "command"}}, 400, "invalid_argument"},
+      {"negative max", {{"max_nodes", -1}}, 400, "invalid_argument"},
+      {"unknown field", {{"colour", "blue"}}, 400, "unknown_field"},
+      {"wrong type", {{"max_nodes", "two"}}, 400, "invalid_type"},
+  };
+  for (const Case& c : cases) {
+    json body = local_pool("p", 2);
+    body.update(c.change);
+    const json answer = pool_call("POST", "/v1/pools", body, c.status);
+    EXPECT_EQ(answer["error"]["code"], c.code) << c.what << ": " << answer.dump();
+  }
+  json missing = local_pool("p", 2);
+  missing.erase("max_nodes");
+  EXPECT_EQ(pool_call("POST", "/v1/pools", missing, 400)["error"]["code"], "missing_field");
+  EXPECT_TRUE(pool_call("GET", "/v1/pools", nullptr, 200)["items"].empty());
+  // A tenant's key may not touch pools.
+  EXPECT_EQ(call("POST", "/v1/pools", local_pool("p", 2), 403)["error"]["code"], "forbidden");
+  const std::string id = pool_call("POST", "/v1/pools", local_pool("p", 2), 201)["id"];
+  EXPECT_EQ(pool_call("PATCH", "/v1/pools/" + id, {{"min_nodes", 5}}, 400)["error"]["code"],
+            "invalid_argument");
+  EXPECT_EQ(pool(id)["min_nodes"], 0);
+  EXPECT_EQ(pool_call("PATCH", "/v1/pools/" + id, {{"max_nodes", 4}}, 200)["max_nodes"], 4);
+}
+
+TEST_F(PoolTest, FailingHangingAndBabblingScriptsAreCountedAndOtherPoolsKeepScaling) {
+  auto command_pool = [](const std::string& name, const std::string& model,
+                         const std::string& create) {
+    return json{{"name", name},           {"gpu_model", model},      {"max_nodes", 1},
+                {"provider", "command"},  {"gpus_per_node", 1},      {"create_command", create},
+                {"delete_command", "true"}, {"boot_timeout_s", 30},  {"cooldown_s", 0}};
+  };
+  const std::string fails = pool_call(
+      "POST", "/v1/pools", command_pool("fails", "A100-80GB", "echo no capacity >&2; exit 3"),
+      201)["id"];
+  const std::string hangs =
+      pool_call("POST", "/v1/pools", command_pool("hangs", "L40S-48GB", "sleep 60"), 201)["id"];
+  const std::string babbles = pool_call(
+      "POST", "/v1/pools", command_pool("babbles", "L4-24GB", "printf '{{ not json\\nat all'"),
+      201)["id"];
+  const std::string works = pool_call("POST", "/v1/pools", local_pool("works", 1), 201)["id"];
+  launch({{"gpus", 1}, {"gpu_models", {"A100-80GB"}}, {"command", {"true"}}});
+  launch({{"gpus", 1}, {"gpu_models", {"L40S-48GB"}}, {"command", {"true"}}});
+  launch({{"gpus", 1}, {"gpu_models", {"L4-24GB"}}, {"command", {"true"}}});
+  const std::string job =
+      launch({{"gpus", 1}, {"gpu_models", {"H100-80GB"}}, {"command", {"echo", "ran"}}});
+  EXPECT_TRUE(instance_reaches(job, "succeeded")) << instance(job).dump();
+  for (const std::string& id : {fails, hangs, babbles}) {
+    ASSERT_TRUE(eventually([&] { return pool(id)["boot_failures"] >= 1; })) << pool(id).dump();
+  }
+  std::map<std::string, std::string> why;
+  for (const json& e : events("pool.boot_failed")) why[e["data"]["pool"]] = e["data"]["reason"];
+  EXPECT_NE(why["fails"].find("exited with 3: no capacity"), std::string::npos) << why["fails"];
+  EXPECT_NE(why["hangs"].find("did not finish within 1 s"), std::string::npos) << why["hangs"];
+  EXPECT_NE(why["babbles"].find("not one machine name"), std::string::npos) << why["babbles"];
+  EXPECT_EQ(pool(works)["boot_failures"], 0);
+}
+
+}  // namespace
+}  // namespace allot::testing
