@@ -7,10 +7,10 @@ namespace {
 using PoolCliTest = OperatorCliTest;
 
 TEST_F(PoolCliTest, PoolsAreMadeListedChangedAndDeleted) {
-  const auto made = allot_json({"pools", "create", "burst", "--model", "H100-80GB", "--provider",
-                                "command", "--create-command", "./make-node", "--delete-command",
-                                "./drop-node", "--max", "3", "--gpus", "4", "--idle-timeout",
-                                "300"});
+  const auto made =
+      allot_json({"pools", "create", "burst", "--model", "H100-80GB", "--provider", "command",
+                  "--create-command", "./make-node", "--delete-command", "./drop-node", "--max",
+                  "3", "--gpus", "4", "--idle-timeout", "300"});
   const std::string id = made.value("id", "");
   ASSERT_FALSE(id.empty()) << made.dump();
   EXPECT_EQ(made["gpus_per_node"], 4);
@@ -27,8 +27,8 @@ TEST_F(PoolCliTest, PoolsAreMadeListedChangedAndDeleted) {
   EXPECT_NE(refused.exit_code, 0);
   EXPECT_NE(refused.err.find("invalid_argument"), std::string::npos) << refused.err;
   EXPECT_EQ(allot_json({"pools", "show", id})["min_nodes"], 1);
-  const RunResult unknown = allot({"pools", "create", "x", "--model", "H100-80GB", "--provider",
-                                   "cloud9", "--max", "1"});
+  const RunResult unknown =
+      allot({"pools", "create", "x", "--model", "H100-80GB", "--provider", "cloud9", "--max", "1"});
   EXPECT_NE(unknown.err.find("unknown provider cloud9"), std::string::npos) << unknown.err;
   EXPECT_TRUE(allot_json({"pools", "delete", id})["deleted_at"].is_string());
   EXPECT_TRUE(allot_json({"pools", "list"}).empty());

@@ -24,8 +24,8 @@ class PoolTest : public ClusterTest {
 
   json pool_call(const std::string& method, const std::string& target, const json& body,
                  int expected_status) {
-    const ClientResponse response = daemon_.request(
-        method, target, body.is_null() ? "" : body.dump(), daemon_.admin_key());
+    const ClientResponse response =
+        daemon_.request(method, target, body.is_null() ? "" : body.dump(), daemon_.admin_key());
     EXPECT_EQ(response.status, expected_status) << method << " " << target << ": " << response.body;
     return json::parse(response.body, nullptr, false);
   }
@@ -42,10 +42,10 @@ class PoolTest : public ClusterTest {
   }
 
   static json local_pool(const std::string& name, int max_nodes) {
-    return {{"name", name},          {"gpu_model", "H100-80GB"}, {"min_nodes", 0},
+    return {{"name", name},           {"gpu_model", "H100-80GB"}, {"min_nodes", 0},
             {"max_nodes", max_nodes}, {"provider", "local"},      {"gpus_per_node", 2},
-            {"cpu_milli", 8'000},    {"memory_mib", 16'384},     {"idle_timeout_s", 2},
-            {"boot_timeout_s", 60},  {"cooldown_s", 0}};
+            {"cpu_milli", 8'000},     {"memory_mib", 16'384},     {"idle_timeout_s", 2},
+            {"boot_timeout_s", 60},   {"cooldown_s", 0}};
   }
 };
 
@@ -142,18 +142,24 @@ TEST_F(PoolTest, BadPoolsAreRefusedWithStableCodesAndChangeNothing) {
 TEST_F(PoolTest, FailingHangingAndBabblingScriptsAreCountedAndOtherPoolsKeepScaling) {
   auto command_pool = [](const std::string& name, const std::string& model,
                          const std::string& create) {
-    return json{{"name", name},           {"gpu_model", model},      {"max_nodes", 1},
-                {"provider", "command"},  {"gpus_per_node", 1},      {"create_command", create},
-                {"delete_command", "true"}, {"boot_timeout_s", 30},  {"cooldown_s", 0}};
+    return json{{"name", name},
+                {"gpu_model", model},
+                {"max_nodes", 1},
+                {"provider", "command"},
+                {"gpus_per_node", 1},
+                {"create_command", create},
+                {"delete_command", "true"},
+                {"boot_timeout_s", 30},
+                {"cooldown_s", 0}};
   };
-  const std::string fails = pool_call(
-      "POST", "/v1/pools", command_pool("fails", "A100-80GB", "echo no capacity >&2; exit 3"),
-      201)["id"];
+  const std::string fails =
+      pool_call("POST", "/v1/pools",
+                command_pool("fails", "A100-80GB", "echo no capacity >&2; exit 3"), 201)["id"];
   const std::string hangs =
       pool_call("POST", "/v1/pools", command_pool("hangs", "L40S-48GB", "sleep 60"), 201)["id"];
-  const std::string babbles = pool_call(
-      "POST", "/v1/pools", command_pool("babbles", "L4-24GB", "printf '{{ not json\\nat all'"),
-      201)["id"];
+  const std::string babbles =
+      pool_call("POST", "/v1/pools",
+                command_pool("babbles", "L4-24GB", "printf '{{ not json\\nat all'"), 201)["id"];
   const std::string works = pool_call("POST", "/v1/pools", local_pool("works", 1), 201)["id"];
   launch({{"gpus", 1}, {"gpu_models", {"A100-80GB"}}, {"command", {"true"}}});
   launch({{"gpus", 1}, {"gpu_models", {"L40S-48GB"}}, {"command", {"true"}}});

@@ -147,10 +147,8 @@ Result<HttpResponse> delete_pool(Call& call) {
 }
 
 constexpr Route kRoutes[] = {
-    {"POST", "/v1/pools", create_pool},
-    {"GET", "/v1/pools", list_pools},
-    {"GET", "/v1/pools/{id}", get_pool},
-    {"PATCH", "/v1/pools/{id}", update_pool},
+    {"POST", "/v1/pools", create_pool},        {"GET", "/v1/pools", list_pools},
+    {"GET", "/v1/pools/{id}", get_pool},       {"PATCH", "/v1/pools/{id}", update_pool},
     {"DELETE", "/v1/pools/{id}", delete_pool},
 };
 

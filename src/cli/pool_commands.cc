@@ -6,10 +6,14 @@ namespace {
 
 using nlohmann::json;
 
-const std::vector<Column> kPoolColumns = {
-    {"id", "id"},          {"name", "name"},         {"model", "gpu_model"},
-    {"region", "region"},  {"min", "min_nodes"},     {"max", "max_nodes"},
-    {"provider", "provider"}, {"boot failures", "boot_failures"}};
+const std::vector<Column> kPoolColumns = {{"id", "id"},
+                                          {"name", "name"},
+                                          {"model", "gpu_model"},
+                                          {"region", "region"},
+                                          {"min", "min_nodes"},
+                                          {"max", "max_nodes"},
+                                          {"provider", "provider"},
+                                          {"boot failures", "boot_failures"}};
 
 struct Options {
   std::string id, name, model, region, provider, create_command, delete_command;

@@ -123,22 +123,22 @@ std::vector<ScaleDecision> plan_scaling(const State& state, TimeMs now_ms,
       if (pn.pool_id != pool->id || !pn.live()) continue;
       if (pn.state == PoolNodeState::kBooting &&
           now_ms - pn.requested_at_ms >= pool->boot_timeout_ms) {
-        out.push_back({.kind = ScaleDecision::Kind::kBootTimeout,
-                       .pool_id = pool->id,
-                       .pool_node_id = pn.id,
-                       .reason = fmt::format("did not join within {} s",
-                                             pool->boot_timeout_ms / 1000)});
+        out.push_back(
+            {.kind = ScaleDecision::Kind::kBootTimeout,
+             .pool_id = pool->id,
+             .pool_node_id = pn.id,
+             .reason = fmt::format("did not join within {} s", pool->boot_timeout_ms / 1000)});
         continue;
       }
       ++live;
       if (pn.state == PoolNodeState::kDeleting) {
         const TimeMs last = std::max(pn.retired_at_ms, pn.delete_tried_at_ms);
         if (now_ms - last >= options.delete_retry_ms) {
-          out.push_back({.kind = ScaleDecision::Kind::kDelete,
-                         .pool_id = pool->id,
-                         .pool_node_id = pn.id,
-                         .reason = fmt::format("deletion tried again (attempt {})",
-                                               pn.delete_attempts + 1)});
+          out.push_back(
+              {.kind = ScaleDecision::Kind::kDelete,
+               .pool_id = pool->id,
+               .pool_node_id = pn.id,
+               .reason = fmt::format("deletion tried again (attempt {})", pn.delete_attempts + 1)});
         }
         continue;
       }

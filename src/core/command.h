@@ -362,7 +362,6 @@ using Command =
                  Tick, DraftInvoice, FinalizeInvoice, MarkInvoicePaid, VoidInvoice,
                  CreateCreditNote, SetBudget, DeleteBudget, CreateAsset, ChangeAssetEstimate,
                  RetireAsset, SetSite, AddSiteRate, AddFixedCost, DeleteFixedCost, SetRentalPrice,
-                 CreatePool, UpdatePool, DeletePool, ScaleUpPool, RetirePoolNode,
-                 RecordPoolNode>;
+                 CreatePool, UpdatePool, DeletePool, ScaleUpPool, RetirePoolNode, RecordPoolNode>;
 
 }  // namespace allot

@@ -160,16 +160,16 @@ Result<Rows> join_node(const State& state, const JoinNode& c, TimeMs now_ms) {
   }
   if (auto ok = check_id("node id", c.node_id, "nod"); !ok) return std::unexpected(ok.error());
   Node& joined = draft.add_node(Node{.id = c.node_id,
-                      .name = c.name,
-                      .region = c.region,
-                      .labels = c.labels,
-                      .cpu_milli = c.cpu_milli,
-                      .memory_mib = c.memory_mib,
-                      .backend = c.backend,
-                      .agent_version = c.agent_version,
-                      .credential_hash = c.credential_hash,
-                      .joined_at_ms = now_ms,
-                      .gpus = std::move(gpus)});
+                                     .name = c.name,
+                                     .region = c.region,
+                                     .labels = c.labels,
+                                     .cpu_milli = c.cpu_milli,
+                                     .memory_mib = c.memory_mib,
+                                     .backend = c.backend,
+                                     .agent_version = c.agent_version,
+                                     .credential_hash = c.credential_hash,
+                                     .joined_at_ms = now_ms,
+                                     .gpus = std::move(gpus)});
   join_pool(draft, *token, joined, now_ms);
   return draft.rows();
 }

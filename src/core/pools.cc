@@ -300,8 +300,8 @@ Result<Rows> retire_pool_node(const State& state, const RetirePoolNode& c, TimeM
   const PoolNode* found = state.pool_node(c.id);
   if (found == nullptr) return fail(ErrorCode::kNotFound, fmt::format("no pool node {}", c.id));
   if (found->state != PoolNodeState::kReady) {
-    return fail(ErrorCode::kConflict, fmt::format("pool node {} is {}", c.id,
-                                                  pool_node_state_name(found->state)));
+    return fail(ErrorCode::kConflict,
+                fmt::format("pool node {} is {}", c.id, pool_node_state_name(found->state)));
   }
   Draft draft(state);
   if (!found->node_id.empty() && state.node(found->node_id) != nullptr) {

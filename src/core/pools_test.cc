@@ -243,9 +243,10 @@ TEST_F(PoolsTest, OnlyNodesIdleForTheTimeoutGoAndNeverOneThatRunsWork) {
   EXPECT_EQ(refused(RetirePoolNode{.id = pool_node_of(busy).id}), ErrorCode::kConflict);
   ok(RetirePoolNode{.id = steps[0].pool_node_id, .reason = steps[0].reason}, kT0 + 121'000);
   EXPECT_EQ(core.state().node(idle)->admin, NodeAdmin::kCordoned);
-  ok(RecordPoolNode{.id = steps[0].pool_node_id, .outcome = PoolNodeOutcome::kDeleteFailed,
-                    .detail = "boom"},
-     kT0 + 122'000);
+  ok(
+      RecordPoolNode{
+          .id = steps[0].pool_node_id, .outcome = PoolNodeOutcome::kDeleteFailed, .detail = "boom"},
+      kT0 + 122'000);
   EXPECT_EQ(core.state().pool(kPool)->delete_failures, 1);
   steps = plan(kT0 + 152'000);  // Tried again after 30 s.
   ASSERT_EQ(steps.size(), 1U);

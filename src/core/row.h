@@ -23,10 +23,9 @@ struct LedgerEntry {
   bool operator==(const LedgerEntry&) const = default;
 };
 
-using Row =
-    std::variant<Tenant, Project, User, ApiKey, JoinToken, Node, Instance, Quota, Reservation,
-                 meter::Price, ledger::Account, LedgerEntry, Invoice, CreditNote, Budget,
-                 BudgetAlert, Event, finance::Asset, Site, FixedCost, RentalPrice, NodeEnergy, Pool,
-                 PoolNode>;
+using Row = std::variant<Tenant, Project, User, ApiKey, JoinToken, Node, Instance, Quota,
+                         Reservation, meter::Price, ledger::Account, LedgerEntry, Invoice,
+                         CreditNote, Budget, BudgetAlert, Event, finance::Asset, Site, FixedCost,
+                         RentalPrice, NodeEnergy, Pool, PoolNode>;
 
 }  // namespace allot

@@ -74,9 +74,8 @@ std::vector<Autoscaler::Action> Autoscaler::decide(Context& ctx) {
     if (!providers_.contains(std::string(pool_provider_name(pool.provider)))) continue;
     if (!d.pool_node_id.empty() && busy.contains(d.pool_node_id)) continue;
     auto call_for = [&](const std::string& id) {
-      return ProviderCall{.pool = pool,
-                          .node = *ctx.state().pool_node(id),
-                          .server_url = options_.server_url};
+      return ProviderCall{
+          .pool = pool, .node = *ctx.state().pool_node(id), .server_url = options_.server_url};
     };
     Status ok;
     switch (d.kind) {
@@ -86,11 +85,13 @@ std::vector<Autoscaler::Action> Autoscaler::decide(Context& ctx) {
       case ScaleDecision::Kind::kBootTimeout:
         ok = ctx.apply(RecordPoolNode{
             .id = d.pool_node_id, .outcome = PoolNodeOutcome::kBootTimedOut, .detail = d.reason});
-        if (ok) actions.push_back({.kind = Action::Kind::kCleanUp, .call = call_for(d.pool_node_id)});
+        if (ok)
+          actions.push_back({.kind = Action::Kind::kCleanUp, .call = call_for(d.pool_node_id)});
         break;
       case ScaleDecision::Kind::kRetire:
         ok = ctx.apply(RetirePoolNode{.id = d.pool_node_id, .reason = d.reason});
-        if (ok) actions.push_back({.kind = Action::Kind::kRemove, .call = call_for(d.pool_node_id)});
+        if (ok)
+          actions.push_back({.kind = Action::Kind::kRemove, .call = call_for(d.pool_node_id)});
         break;
       case ScaleDecision::Kind::kDelete:
         actions.push_back({.kind = Action::Kind::kRemove, .call = call_for(d.pool_node_id)});
@@ -133,7 +134,8 @@ void Autoscaler::launch(Context& ctx, const ScaleDecision& d, std::vector<Action
 }
 
 void Autoscaler::perform(Action action) {
-  NodeProvider& provider = *providers_.at(std::string(pool_provider_name(action.call.pool.provider)));
+  NodeProvider& provider =
+      *providers_.at(std::string(pool_provider_name(action.call.pool.provider)));
   const std::string& id = action.call.node.id;
   const std::string& name = action.call.node.name;
   if (action.kind == Action::Kind::kCreate) {
@@ -157,9 +159,9 @@ void Autoscaler::perform(Action action) {
     // A failed boot's clean-up is logged; a retired node's deletion is recorded and retried.
     if (action.kind == Action::Kind::kRemove) {
       (void)report(removed ? RecordPoolNode{.id = id, .outcome = PoolNodeOutcome::kDeleted}
-                     : RecordPoolNode{.id = id,
-                                      .outcome = PoolNodeOutcome::kDeleteFailed,
-                                      .detail = removed.error().message});
+                           : RecordPoolNode{.id = id,
+                                            .outcome = PoolNodeOutcome::kDeleteFailed,
+                                            .detail = removed.error().message});
     }
   }
   const std::lock_guard lock(mutex_);

@@ -55,9 +55,9 @@ class Autoscaler {
   AutoscalerOptions options_;
   std::mutex mutex_;
   std::condition_variable wake_;
-  bool stopping_ = false;              // Guarded by mutex_.
-  std::set<std::string> in_flight_;    // Pool node ids with a provider call running; mutex_.
-  std::vector<std::thread> workers_;   // Guarded by mutex_.
+  bool stopping_ = false;             // Guarded by mutex_.
+  std::set<std::string> in_flight_;   // Pool node ids with a provider call running; mutex_.
+  std::vector<std::thread> workers_;  // Guarded by mutex_.
   std::thread thread_;
 };
 

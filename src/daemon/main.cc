@@ -62,11 +62,10 @@ std::string local_agent_path(const DaemonConfig& config) {
 }
 
 Providers providers_for(const DaemonConfig& config) {
-  return Providers{
-      {"command", std::make_shared<CommandProvider>(config.pool_command_timeout_ms)},
-      {"local", std::make_shared<LocalProvider>(
-                    local_agent_path(config),
-                    (std::filesystem::path(config.data_dir) / "pools").string())}};
+  return Providers{{"command", std::make_shared<CommandProvider>(config.pool_command_timeout_ms)},
+                   {"local", std::make_shared<LocalProvider>(
+                                 local_agent_path(config),
+                                 (std::filesystem::path(config.data_dir) / "pools").string())}};
 }
 
 int run(const DaemonConfig& config, const sigset_t& stop_signals) {
@@ -175,9 +174,9 @@ int run(const DaemonConfig& config, const sigset_t& stop_signals) {
           [](const HttpResponse&) {});
     }
   });
-  Autoscaler autoscaler(service, providers_for(config),
-                        AutoscalerOptions{.interval_ms = config.autoscale_interval_ms,
-                                          .server_url = url});
+  Autoscaler autoscaler(
+      service, providers_for(config),
+      AutoscalerOptions{.interval_ms = config.autoscale_interval_ms, .server_url = url});
   std::thread signals([&server, &service, &stopping, &stop_signals] {
     const int signal = wait_for_stop_signal(stop_signals);
     spdlog::info("msg=\"stopping\" signal={}", signal);

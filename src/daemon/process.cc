@@ -118,10 +118,13 @@ Result<ScriptResult> run_script(const std::string& command, const std::vector<st
     }
     std::array<pollfd, 2> fds{pollfd{.fd = out_open ? out_pipe[0] : -1, .events = POLLIN},
                               pollfd{.fd = err_open ? err_pipe[0] : -1, .events = POLLIN}};
-    const int ready = ::poll(fds.data(), fds.size(), static_cast<int>(std::min<int64_t>(left, 100)));
+    const int ready =
+        ::poll(fds.data(), fds.size(), static_cast<int>(std::min<int64_t>(left, 100)));
     if (ready < 0 && errno != EINTR) break;
-    if (out_open && (fds[0].revents & (POLLIN | POLLHUP)) != 0) read_some(out_pipe[0], result.out, out_open);
-    if (err_open && (fds[1].revents & (POLLIN | POLLHUP)) != 0) read_some(err_pipe[0], result.err, err_open);
+    if (out_open && (fds[0].revents & (POLLIN | POLLHUP)) != 0)
+      read_some(out_pipe[0], result.out, out_open);
+    if (err_open && (fds[1].revents & (POLLIN | POLLHUP)) != 0)
+      read_some(err_pipe[0], result.err, err_open);
   }
   ::close(out_pipe[0]);
   ::close(err_pipe[0]);

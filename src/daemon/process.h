@@ -28,8 +28,7 @@ struct ScriptResult {
 
 // Starts `argv` with its stdout and stderr appended to the given files; returns its pid.
 [[nodiscard]] Result<pid_t> start_program(const std::vector<std::string>& argv,
-                                          const std::string& out_path,
-                                          const std::string& err_path);
+                                          const std::string& out_path, const std::string& err_path);
 
 // SIGTERM to the process group, SIGKILL after `grace_ms`; true once the process is gone.
 bool stop_program(pid_t pid, int64_t grace_ms);

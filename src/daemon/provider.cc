@@ -90,17 +90,17 @@ Result<std::string> LocalProvider::create(const ProviderCall& call) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) {
-    return fail(ErrorCode::kUnavailable, fmt::format("cannot create {}: {}", dir.string(),
-                                                     ec.message()));
+    return fail(ErrorCode::kUnavailable,
+                fmt::format("cannot create {}: {}", dir.string(), ec.message()));
   }
   const Pool& p = call.pool;
-  auto pid = start_program(
-      {agent_path_, "--server", call.server_url, "--join-token", call.join_token, "--state-dir",
-       (dir / "state").string(), "--name", call.node.name, "--region", p.region, "--simulate",
-       fmt::format("{}x{}", p.gpus_per_node, p.gpu_model), "--cpus",
-       std::to_string(std::max<int64_t>(1, p.cpu_milli / 1000)), "--memory-mib",
-       std::to_string(p.memory_mib), "--log-level", "warn"},
-      (dir / "agent.out").string(), (dir / "agent.err").string());
+  auto pid =
+      start_program({agent_path_, "--server", call.server_url, "--join-token", call.join_token,
+                     "--state-dir", (dir / "state").string(), "--name", call.node.name, "--region",
+                     p.region, "--simulate", fmt::format("{}x{}", p.gpus_per_node, p.gpu_model),
+                     "--cpus", std::to_string(std::max<int64_t>(1, p.cpu_milli / 1000)),
+                     "--memory-mib", std::to_string(p.memory_mib), "--log-level", "warn"},
+                    (dir / "agent.out").string(), (dir / "agent.err").string());
   if (!pid) return std::unexpected(pid.error());
   std::ofstream(dir / "agent.pid") << *pid << "\n";
   const std::lock_guard lock(mutex_);

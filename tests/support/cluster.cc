@@ -10,8 +10,9 @@ namespace allot::testing {
 using nlohmann::json;
 
 void ClusterTest::SetUp() {
-  std::vector<std::string> args = {"--heartbeat-timeout-ms", std::to_string(kHeartbeatTimeoutMs),
-                                   "--heartbeat-interval-ms", "300", "--stop-grace-ms", "500"};
+  std::vector<std::string> args = {"--heartbeat-timeout-ms",  std::to_string(kHeartbeatTimeoutMs),
+                                   "--heartbeat-interval-ms", "300",
+                                   "--stop-grace-ms",         "500"};
   args.insert(args.end(), extra_daemon_args_.begin(), extra_daemon_args_.end());
   daemon_.set_extra_args(args);
   ASSERT_TRUE(daemon_.start());
