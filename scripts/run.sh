@@ -21,7 +21,7 @@ admin_key=$(cat "$demo/admin.key")
 
 rm -f "$demo/port"
 ALLOT_ADMIN_KEY=$admin_key build/release/src/daemon/allotd --listen "$listen" \
-  --data-dir "$demo/data" --port-file "$demo/port" >"$demo/allotd.out" 2>"$demo/allotd.log" &
+  --data-dir "$demo/data" --port-file "$demo/port" --autoscale-interval-ms 1000 >"$demo/allotd.out" 2>"$demo/allotd.log" &
 pid=$!
 agent_pid=""
 trap 'kill -TERM $agent_pid $pid 2>/dev/null; wait $pid' EXIT INT TERM
@@ -80,6 +80,19 @@ step "logs -f $run_id"
 ALLOT_KEY=$ann_key allot logs -f "$run_id"
 step "ps"
 ALLOT_KEY=$ann_key allot ps
+
+
+step "pools create a100-$suffix --model A100-80GB --provider local --min 0 --max 2 --gpus 4 ..."
+ALLOT_KEY=$admin_key allot pools create "a100-$suffix" --model A100-80GB --provider local \
+  --min 0 --max 2 --gpus 4 --idle-timeout 30 --boot-timeout 60
+step "run --gpus 4 --gpu-type A100 ...   (as Ann: no A100 node yet, so the pool grows one)"
+pool_run=$(ALLOT_KEY=$ann_key allot -o json run --gpus 4 --gpu-type A100 -- \
+  sh -c 'echo hello from a pool node; sleep 1; echo bye' | field id)
+echo "$pool_run"
+step "logs -f $pool_run"
+ALLOT_KEY=$ann_key allot logs -f "$pool_run"
+step "events   (operator: the autoscaler's decisions; the idle node goes after 30 s)"
+ALLOT_KEY=$admin_key allot events | grep -E 'pool\.|kind' || true
 
 cat <<MSG
 

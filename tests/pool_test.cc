@@ -55,6 +55,7 @@ TEST_F(PoolTest, QueuedWorkGrowsAPoolOfRealAgentsThatShrinksBackWhenTheWorkIsDon
   const std::string id = pool_call("POST", "/v1/pools", local_pool("burst", 2), 201)["id"];
   EXPECT_EQ(pool(id)["live_nodes"], 0);
   std::vector<std::string> jobs;
+  jobs.reserve(3);
   for (int i = 0; i < 3; ++i) {
     jobs.push_back(launch({{"gpus", 2}, {"command", {"sh", "-c", "sleep 2; echo done"}}}));
   }

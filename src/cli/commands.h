@@ -48,6 +48,9 @@ void add_finance_commands(CLI::App& app, Action& action);
 // pools: node pools and their autoscaling.
 void add_pool_commands(CLI::App& app, Action& action);
 
+// spot: spot price rules and the prices they set.
+void add_spot_commands(CLI::App& app, Action& action);
+
 // Adds --limit to a listing command; 0 means every item.
 CLI::Option* add_limit(CLI::App& command, int& limit);
 

@@ -101,4 +101,13 @@ inline constexpr size_t kMaxPoolCommandBytes = 4'096;
 inline constexpr int64_t kMaxPoolCpuMilli = 1'024'000;
 inline constexpr int64_t kMaxPoolMemoryMib = 16'777'216;
 
+// Spot price rules: one per GPU model and region is plenty; a curve of 16 points draws any shape
+// an operator would want; prices on it stay under 1,000,000 per GPU-hour so that interpolating
+// them in 64 bits cannot overflow; looking more often than every second would only add history.
+inline constexpr size_t kMaxSpotRules = 1'000;
+inline constexpr size_t kMaxSpotCurvePoints = 16;
+inline constexpr int64_t kMaxSpotPriceMicros = 1'000'000'000'000;
+inline constexpr int64_t kMinSpotIntervalMs = 1'000;
+inline constexpr int64_t kMaxSpotIntervalMs = 86'400'000;
+
 }  // namespace allot::limits

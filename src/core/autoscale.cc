@@ -181,12 +181,12 @@ std::vector<ScaleDecision> plan_scaling(const State& state, TimeMs now_ms,
       wanted = pool->min_nodes - live;
       reason = fmt::format("below the minimum of {} nodes", pool->min_nodes);
     }
-    if (auto ahead = options.ahead.find(pool->id); ahead != options.ahead.end() && may_grow) {
-      const int extra = std::min(ahead->second, room_for) - wanted;
-      if (extra > 0) {
-        wanted += extra;
-        reason = fmt::format("the forecast wants {} more nodes ahead of demand", ahead->second);
-      }
+    const auto forecast = options.forecast_nodes.find(pool->id);
+    const int forecast_nodes =
+        forecast == options.forecast_nodes.end() ? 0 : std::min(forecast->second, pool->max_nodes);
+    if (may_grow && live + wanted < forecast_nodes) {
+      wanted = forecast_nodes - live;
+      reason = fmt::format("the forecast wants {} nodes ahead of demand", forecast_nodes);
     }
     wanted = std::min(wanted, room_for);
     if (wanted > 0) {
@@ -197,10 +197,7 @@ std::vector<ScaleDecision> plan_scaling(const State& state, TimeMs now_ms,
       continue;
     }
     if (has_demand) continue;  // Its nodes are about to take work: none goes now.
-    int spare = live - pool->min_nodes;
-    if (auto ahead = options.ahead.find(pool->id); ahead != options.ahead.end()) {
-      spare = std::min(spare, live - ahead->second);
-    }
+    int spare = live - std::max(pool->min_nodes, forecast_nodes);
     for (const PoolNode* pn : idle) {
       if (spare <= 0) break;
       out.push_back({.kind = ScaleDecision::Kind::kRetire,

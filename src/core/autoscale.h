@@ -28,8 +28,10 @@ struct ScaleDecision {
 struct ScaleOptions {
   // A deletion that failed is tried again after this long.
   int64_t delete_retry_ms = 30'000;
-  // Extra nodes wanted per pool ahead of demand (the forecast's pre-scaling), by pool id.
-  std::map<std::string, int> ahead;
+  // The nodes each pool should have for the demand the forecast expects soon, by pool id: the
+  // pool grows to that many ahead of demand (within its maximum and cool-down) and keeps that
+  // many when they are idle.
+  std::map<std::string, int> forecast_nodes;
 };
 
 std::vector<ScaleDecision> plan_scaling(const State& state, TimeMs now_ms,

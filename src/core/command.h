@@ -12,6 +12,7 @@
 #include "core/invoice.h"
 #include "core/model.h"
 #include "core/pool.h"
+#include "core/spot_rule.h"
 #include "meter/rating.h"
 
 namespace allot {
@@ -349,6 +350,16 @@ struct RecordPoolNode {
   std::string provider_ref;  // kCreated: what the provider called the node.
 };
 
+// Sets (or replaces) the spot price rule of its model and region.
+struct SetSpotRule {
+  SpotRule rule;
+};
+
+struct DeleteSpotRule {
+  std::string model;
+  std::string region;
+};
+
 // The timer: heartbeat deadlines, maximum run times, money, and a scheduling pass.
 struct Tick {
   bool post_all = false;  // Posts every tenant's usage so far now (closing the books).
@@ -362,6 +373,7 @@ using Command =
                  Tick, DraftInvoice, FinalizeInvoice, MarkInvoicePaid, VoidInvoice,
                  CreateCreditNote, SetBudget, DeleteBudget, CreateAsset, ChangeAssetEstimate,
                  RetireAsset, SetSite, AddSiteRate, AddFixedCost, DeleteFixedCost, SetRentalPrice,
-                 CreatePool, UpdatePool, DeletePool, ScaleUpPool, RetirePoolNode, RecordPoolNode>;
+                 CreatePool, UpdatePool, DeletePool, ScaleUpPool, RetirePoolNode, RecordPoolNode,
+                 SetSpotRule, DeleteSpotRule>;
 
 }  // namespace allot

@@ -11,6 +11,7 @@
 #include "core/cluster_ops.h"
 #include "core/money.h"
 #include "core/pools.h"
+#include "core/spot_rules.h"
 #include "core/validate.h"
 
 namespace allot {
@@ -277,6 +278,9 @@ Result<Rows> tick(const State& state, const Tick& c, TimeMs now_ms, const Placin
   Rows rows = draft.rows();
   rows.insert(rows.end(), std::make_move_iterator(budget_rows.begin()),
               std::make_move_iterator(budget_rows.end()));
+  Rows spot_rows = spot_rule_tick(state, now_ms);
+  rows.insert(rows.end(), std::make_move_iterator(spot_rows.begin()),
+              std::make_move_iterator(spot_rows.end()));
   return rows;
 }
 

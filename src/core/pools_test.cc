@@ -191,6 +191,28 @@ TEST_F(PoolsTest, AMinimumIsKeptAndWorkForAnotherRegionDoesNotGrowThePool) {
   EXPECT_EQ(steps[0].reason, "below the minimum of 1 nodes");
 }
 
+TEST_F(PoolsTest, TheForecastGrowsAPoolAheadOfDemandAndKeepsThoseNodesWhileIdle) {
+  ok(CreatePool{.pool = burst()});
+  ScaleOptions options{.forecast_nodes = {{kPool, 5}}};
+  // Nothing is queued, yet the forecast wants nodes: the pool grows to them, within its maximum.
+  auto steps = plan_scaling(core.state(), kT0, options);
+  ASSERT_EQ(steps.size(), 1U);
+  EXPECT_EQ(steps[0].kind, Kind::kLaunch);
+  EXPECT_EQ(steps[0].count, 2);
+  EXPECT_EQ(steps[0].reason, "the forecast wants 2 nodes ahead of demand");
+  const auto tokens = scale_up(2);
+  join(tokens[0], kT0 + 1'000);
+  join(tokens[1], kT0 + 1'000);
+  // Idle past the timeout, the nodes stay while the forecast wants them, and go when it does not.
+  const TimeMs later = kT0 + 200'000;
+  EXPECT_TRUE(plan_scaling(core.state(), later, options).empty());
+  options.forecast_nodes[kPool] = 1;
+  steps = plan_scaling(core.state(), later, options);
+  ASSERT_EQ(steps.size(), 1U);
+  EXPECT_EQ(steps[0].kind, Kind::kRetire);
+  EXPECT_EQ(plan(later).size(), 2U);
+}
+
 TEST_F(PoolsTest, CooldownHoldsTheNextScaleUp) {
   ok(CreatePool{.pool = burst()});
   launch(2);

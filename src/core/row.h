@@ -10,6 +10,7 @@
 #include "core/model.h"
 #include "core/pool.h"
 #include "core/rules.h"
+#include "core/spot_rule.h"
 #include "ledger/ledger.h"
 #include "meter/rating.h"
 
@@ -26,6 +27,6 @@ struct LedgerEntry {
 using Row = std::variant<Tenant, Project, User, ApiKey, JoinToken, Node, Instance, Quota,
                          Reservation, meter::Price, ledger::Account, LedgerEntry, Invoice,
                          CreditNote, Budget, BudgetAlert, Event, finance::Asset, Site, FixedCost,
-                         RentalPrice, NodeEnergy, Pool, PoolNode>;
+                         RentalPrice, NodeEnergy, Pool, PoolNode, SpotRule>;
 
 }  // namespace allot

@@ -68,6 +68,13 @@ void State::put(const Row& row) {
           pools[object.id] = object;
         } else if constexpr (std::is_same_v<T, PoolNode>) {
           pool_nodes[object.id] = object;
+        } else if constexpr (std::is_same_v<T, SpotRule>) {
+          // A rule without a curve is one that was deleted.
+          if (object.curve.empty()) {
+            spot_rules.erase(object.key());
+          } else {
+            spot_rules[object.key()] = object;
+          }
         } else {
           auto old = instances.find(object.id);
           const bool was_queued =

@@ -34,6 +34,7 @@ struct State {
   Books books;
   std::map<std::string, Pool> pools;
   std::map<std::string, PoolNode> pool_nodes;
+  std::map<std::string, SpotRule> spot_rules;  // By SpotRule::key().
 
   // Derived indexes, kept true by put().
   std::unordered_map<std::string, std::string> key_by_hash;         // key hash -> key id

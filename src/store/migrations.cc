@@ -202,7 +202,13 @@ constexpr std::array<std::string_view, 2> kPools = {
     "state TEXT NOT NULL, doc TEXT NOT NULL)",
 };
 
-constexpr std::array<Migration, 10> kMigrations = {
+// Spot price rules: the curve each model's spot price follows in a region. The prices they set
+// are ordinary rows of the price catalog.
+constexpr std::array<std::string_view, 1> kSpotRules = {
+    "CREATE TABLE spot_rules (key TEXT PRIMARY KEY, doc TEXT NOT NULL)",
+};
+
+constexpr std::array<Migration, 11> kMigrations = {
     Migration{1, "identity: tenants, projects, users, API keys, audit log", kIdentity},
     Migration{2, "cluster: join tokens, nodes, instances", kCluster},
     Migration{3, "rules: quotas, reservations, tenant weights", kRules},
@@ -213,6 +219,7 @@ constexpr std::array<Migration, 10> kMigrations = {
     Migration{8, "budgets: alerts, the event log and the webhook outbox", kBudgets},
     Migration{9, "books: assets, sites, fixed costs, rental prices, node energy", kBooks},
     Migration{10, "pools: node pools and their nodes", kPools},
+    Migration{11, "spot rules: spot prices that follow utilisation", kSpotRules},
 };
 
 }  // namespace

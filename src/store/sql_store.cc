@@ -10,6 +10,7 @@
 #include "store/ledger_journal.h"
 #include "store/migrations.h"
 #include "store/pool_json.h"
+#include "store/spot_rule_json.h"
 #include "store/store.h"
 
 namespace allot {
@@ -65,6 +66,9 @@ constexpr std::string_view kUpsertPool =
 constexpr std::string_view kUpsertPoolNode =
     "INSERT INTO pool_nodes (id, pool_id, state, doc) VALUES ($1, $2, $3, $4) "
     "ON CONFLICT (id) DO UPDATE SET state = excluded.state, doc = excluded.doc";
+constexpr std::string_view kUpsertSpotRule =
+    "INSERT INTO spot_rules (key, doc) VALUES ($1, $2) "
+    "ON CONFLICT (key) DO UPDATE SET doc = excluded.doc";
 constexpr std::string_view kUpsertQuota =
     "INSERT INTO quotas (id, tenant_id, doc) VALUES ($1, $2, $3) "
     "ON CONFLICT (id) DO UPDATE SET doc = excluded.doc";
@@ -174,6 +178,10 @@ Status write_row(Db& db, const Row& row) {
           const DbValue p[] = {o.id, o.pool_id, std::string(pool_node_state_name(o.state)),
                                pool_node_document(o).dump()};
           return db.exec(kUpsertPoolNode, p);
+        } else if constexpr (std::is_same_v<T, SpotRule>) {
+          // A deleted rule stays as a row without a curve, which loads as no rule.
+          const DbValue p[] = {o.key(), spot_rule_document(o).dump()};
+          return db.exec(kUpsertSpotRule, p);
         } else {
           const DbValue p[] = {o.id,
                                o.tenant_id,
@@ -373,6 +381,7 @@ class SqlStore final : public Store {
     if (auto ok = load_books(out); !ok) return ok;
     if (auto ok = load_documents("pools", pool_from_document, out); !ok) return ok;
     if (auto ok = load_documents("pool_nodes", pool_node_from_document, out); !ok) return ok;
+    if (auto ok = load_documents("spot_rules", spot_rule_from_document, out, "key"); !ok) return ok;
     // Oldest first, so that the queue is rebuilt in arrival order.
     return load_documents("instances", instance_from_document, out, "created_at_ms, id");
   }

@@ -68,12 +68,12 @@ AuditEntry audit(int64_t seq, std::string tenant) {
 }
 
 TEST_P(StoreTest, MigrationsRunOnceAndReachTheLatestVersion) {
-  EXPECT_EQ(store_->schema_version(), 10);
+  EXPECT_EQ(store_->schema_version(), 11);
   EXPECT_EQ(store_->backend(), GetParam());
   store_.reset();
   auto again = open();
   ASSERT_NE(again, nullptr);
-  EXPECT_EQ(again->schema_version(), 10);
+  EXPECT_EQ(again->schema_version(), 11);
 }
 
 TEST_P(StoreTest, WhatIsCommittedLoadsBackAfterReopening) {
@@ -202,6 +202,24 @@ TEST_P(StoreTest, PoolsAndTheirNodesLoadBackAfterReopening) {
   auto rows = open()->load();
   ASSERT_TRUE(rows) << rows.error().message;
   const std::vector<Row> expected = {pool, node};
+  EXPECT_EQ(*rows, expected);
+}
+
+TEST_P(StoreTest, SpotRulesLoadBackAndADeletedOneStaysDeleted) {
+  SpotRule rule{.model = "H100-80GB",
+                .region = "eu",
+                .curve = {{0, 1'000'000}, {60, 2'500'000}, {100, 4'000'000}},
+                .interval_ms = 60'000,
+                .created_at_ms = 5,
+                .last_priced_ms = 9};
+  SpotRule gone{.model = "A100-80GB", .region = "eu", .curve = {{0, 1}, {100, 2}}};
+  ASSERT_TRUE(store_->commit(Batch{.rows = {rule, gone}}));
+  gone.curve.clear();
+  ASSERT_TRUE(store_->commit(Batch{.rows = {gone}}));
+  store_.reset();
+  auto rows = open()->load();
+  ASSERT_TRUE(rows) << rows.error().message;
+  const std::vector<Row> expected = {gone, rule};  // By key; the state drops the curveless one.
   EXPECT_EQ(*rows, expected);
 }
 
