@@ -15,7 +15,7 @@
 namespace allot::sim {
 
 // A day with this many GPU pods created starts the evaluated window (see first_busy_hour): the
-// openb trace has one or two a day for its first 115 days and 70 to 660 a day after.
+// openb trace has at most three a day for its first 115 days and 70 to 660 a day after.
 inline constexpr int kBusyPodsPerDay = 24;
 // A year: more would leave no history to fit on in any trace this is meant for.
 inline constexpr int kMaxHoldoutDays = 366;

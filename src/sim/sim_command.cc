@@ -143,8 +143,7 @@ int run_forecast(const ForecastFlags& flags, const std::string& output) {
   const Result<std::vector<TimedPod>> pods = read_timed_pods(flags.trace_path);
   if (!pods) return usage(pods.error());
   Result<ForecastReport> report = forecast_trace(*pods, flags.holdout_days);
-  if (!report)
-    return usage(Error{report.error().code, flags.trace_path + ": " + report.error().message});
+  if (!report) return usage(report.error());
   report->trace = trace_label(flags.trace_path);
   if (flags.json || output == "json") {
     std::cout << to_json(*report).dump(2) << "\n";
