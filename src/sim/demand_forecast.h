@@ -17,7 +17,8 @@ namespace allot::sim {
 using Predictor =
     std::function<Result<std::vector<double>>(std::span<const double> history, int horizon)>;
 
-// The forecast the simulator pre-scales with.
+// The forecast the simulator pre-scales with: forecast::predict (Holt-Winters with a daily season,
+// src/forecast/forecast.h).
 Predictor default_predictor();
 
 // The GPUs `model` was asked for within [from_ms, to_ms), time-weighted (GPU-hours per hour): by

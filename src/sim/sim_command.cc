@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "sim/forecast_report.h"
 #include "sim/replay.h"
 #include "sim/resample.h"
 #include "sim/scenario.h"
@@ -198,10 +199,38 @@ int run_resample(const ResampleFlags& flags) {
   return cli::kOk;
 }
 
+struct ForecastFlags {
+  std::string trace_path;
+  int holdout_days = 7;
+  bool json = false;
+};
+
+int run_forecast(const ForecastFlags& flags, const std::string& output) {
+  const Result<std::vector<TimedPod>> pods = read_timed_pods(flags.trace_path);
+  if (!pods) return usage(pods.error());
+  Result<ForecastReport> report = forecast_trace(*pods, flags.holdout_days);
+  if (!report) return usage(report.error());
+  report->trace = trace_label(flags.trace_path);
+  if (flags.json || output == "json") {
+    std::cout << to_json(*report).dump(2) << "\n";
+  } else {
+    std::cout << to_table(*report);
+  }
+  return cli::kOk;
+}
+
 }  // namespace
 }  // namespace allot::sim
 
 namespace allot::cli {
+namespace {
+
+// The top-level -o as the action runs (it is parsed after the subcommand is chosen).
+std::string output_mode(const CLI::Option* output) {
+  return output != nullptr && output->count() > 0 ? output->as<std::string>() : "table";
+}
+
+}  // namespace
 
 void add_sim_commands(CLI::App& app, allot::cli::Action& action) {
   CLI::App* sim = app.add_subcommand("sim", "offline experiments on trace data (no server)");
@@ -246,9 +275,21 @@ void add_sim_commands(CLI::App& app, allot::cli::Action& action) {
                 "run twice, without and with the pools' forecast, and print both");
   run->callback([scenario_path, compare, output, &action] {
     action = [scenario_path, compare, output](cli::Session&) {
-      const std::string mode =
-          output != nullptr && output->count() > 0 ? output->as<std::string>() : "table";
-      return sim::run_scenario_file(*scenario_path, mode, *compare);
+      return sim::run_scenario_file(*scenario_path, output_mode(output), *compare);
+    };
+  });
+  CLI::App* forecast = sim->add_subcommand(
+      "forecast",
+      "score the hourly demand forecast per GPU model against the naive one on a trace");
+  auto forecast_flags = std::make_shared<sim::ForecastFlags>();
+  forecast->add_option("--trace", forecast_flags->trace_path, "pod list CSV with creation_time")
+      ->required();
+  forecast->add_option("--holdout-days", forecast_flags->holdout_days, "last days held back")
+      ->capture_default_str();
+  forecast->add_flag("--json", forecast_flags->json, "print JSON (as -o json does)");
+  forecast->callback([forecast_flags, output, &action] {
+    action = [forecast_flags, output](cli::Session&) {
+      return sim::run_forecast(*forecast_flags, output_mode(output));
     };
   });
   CLI::App* policies = sim->add_subcommand("policies", "the placement policies --policy takes");
@@ -260,9 +301,7 @@ void add_sim_commands(CLI::App& app, allot::cli::Action& action) {
   });
   replay->callback([flags, output, &action] {
     action = [flags, output](cli::Session&) {
-      const std::string mode =
-          output != nullptr && output->count() > 0 ? output->as<std::string>() : "table";
-      return sim::run_replay(*flags, mode);
+      return sim::run_replay(*flags, output_mode(output));
     };
   });
 }
