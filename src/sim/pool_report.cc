@@ -95,6 +95,7 @@ json one_pool(const State& state, const Pool& pool, TimeMs end_ms) {
 
 json pool_report(const State& state, TimeMs end_ms) {
   std::vector<const Pool*> pools;
+  pools.reserve(state.pools.size());
   for (const auto& [id, pool] : state.pools) pools.push_back(&pool);
   std::sort(pools.begin(), pools.end(),
             [](const Pool* a, const Pool* b) { return a->name < b->name; });

@@ -75,7 +75,7 @@ Result<ScenarioForecast> forecast_at(const json& doc) {
   TRY(compare, f.flag("compare"));
   TRY(lead, f.integer("lead_h", out.lead_h, 1, 24));
   // The forecast needs two days of history and looks at most two weeks back.
-  TRY(history, f.integer("history_h", out.history_h, 48, 24 * 14));
+  TRY(history, f.integer("history_h", out.history_h, 48, int64_t{24} * 14));
   out.enabled = enabled;
   out.compare = compare;
   out.lead_h = static_cast<int>(lead);
