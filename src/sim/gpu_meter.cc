@@ -17,9 +17,13 @@ void GpuMeters::advance(TimeMs at_ms) {
   at_ms_ = at_ms;
 }
 
-void GpuMeters::set_draw(const State& state, const std::set<std::string>& down) {
+void GpuMeters::remove_node(const std::string& node_id) { nodes_.erase(node_id); }
+
+void GpuMeters::set_draw(const State& state, const std::set<std::string>& down,
+                         const std::set<std::string>& candidates) {
   std::map<std::string, std::set<int>> busy;
-  for (const auto& [id, instance] : state.instances) {
+  for (const std::string& id : candidates) {
+    const Instance& instance = *state.instance(id);
     if (instance.state != InstanceState::kRunning) continue;
     busy[instance.node_id].insert(instance.gpu_indices.begin(), instance.gpu_indices.end());
   }

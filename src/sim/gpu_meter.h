@@ -21,9 +21,14 @@ class GpuMeters {
   // Counts every GPU's energy up to `at_ms` at the draw set last; earlier moments change nothing.
   void advance(TimeMs at_ms);
 
+  // A node whose machine is gone: its counters are no longer read.
+  void remove_node(const std::string& node_id);
+
   // What each GPU draws from the moment counted to on: busy where an instance the core has
-  // running holds it, idle otherwise, nothing on the nodes in `down`.
-  void set_draw(const State& state, const std::set<std::string>& down);
+  // running holds it, idle otherwise, nothing on the nodes in `down`. Only the instances in
+  // `candidates` are looked at: every instance that may be running must be among them.
+  void set_draw(const State& state, const std::set<std::string>& down,
+                const std::set<std::string>& candidates);
 
   // The node's GPUs' counters, as its heartbeat reports them.
   std::vector<GpuHeartbeat> readings(const std::string& node_id) const;

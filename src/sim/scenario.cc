@@ -9,6 +9,7 @@
 #include "core/gpu_models.h"
 #include "sim/scenario_books.h"
 #include "sim/scenario_fields.h"
+#include "sim/scenario_pools.h"
 
 namespace allot::sim {
 
@@ -304,6 +305,8 @@ Result<Scenario> parse_scenario(const json& doc) {
   });
   if (!events) return std::unexpected(events.error());
   if (auto ok = parse_books(doc, s); !ok) return std::unexpected(ok.error());
+  if (auto ok = parse_pools(doc, s); !ok) return std::unexpected(ok.error());
+  if (auto ok = parse_workloads(doc, s); !ok) return std::unexpected(ok.error());
   // Up-front prices and top-ups first, then events, each in time order, ties as written.
   for (size_t i = 0; i < s.events.size(); ++i) s.events[i].order = i;
   std::sort(s.events.begin(), s.events.end(), [](const auto& a, const auto& b) {

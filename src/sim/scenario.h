@@ -83,6 +83,37 @@ struct ScenarioEvent {
   size_t order = 0;     // Its place in the scenario, for events at the same second.
 };
 
+// A node pool the simulated autoscaler grows and shrinks; its provider makes a node that joins
+// boot_s after it is asked for, with the pool's GPU model and shape.
+struct ScenarioPool {
+  std::string name;
+  std::string model;
+  std::string region;
+  int min_nodes = 0;
+  int max_nodes = 0;
+  int gpus_per_node = 8;
+  int64_t cpu_milli = 256'000;
+  int64_t memory_mib = 2'048'000;
+  int64_t boot_s = 120;          // From the request to the node's join.
+  int64_t boot_timeout_s = 300;  // A node not joined by then failed to boot.
+  int64_t idle_timeout_s = 600;  // A node without work this long is taken away.
+  int64_t cooldown_s = 60;       // Between two scale-ups.
+};
+
+// Pre-scaling from an hourly demand forecast per GPU model.
+struct ScenarioForecast {
+  bool enabled = false;
+  bool compare = false;  // Run twice, without and with the forecast, and print both.
+  int lead_h = 1;        // Grow to the forecast peak of this many hours from each hour's start.
+  int history_h = 336;   // At most this many past hours go to the forecast.
+};
+
+// A generated demand with a daily cycle (docs/sim.md); its submits are in Scenario::events.
+struct ScenarioWorkload {
+  uint64_t seed = 0;
+  int64_t jobs = 0;  // How many it generated.
+};
+
 struct Scenario {
   TimeMs start_ms = 0;
   int64_t until_s = 0;
@@ -98,13 +129,23 @@ struct Scenario {
   std::vector<finance::Asset> assets;
   std::vector<FixedCost> fixed_costs;
   std::vector<RentalPrice> rental_prices;
+  std::vector<ScenarioPool> pools;
+  int64_t autoscale_interval_s = 30;
+  ScenarioForecast forecast;
+  std::vector<ScenarioWorkload> workloads;
 };
 
 // Reads a scenario; every error names the field, e.g. "events[3].gpus: ...".
 [[nodiscard]] Result<Scenario> parse_scenario(const nlohmann::json& doc);
 
 // Runs it and returns per tenant its balance and invoices, per instance its final state, billed
-// seconds and charge, and the ledger's sum over all accounts. Amounts are decimal strings.
+// seconds and charge, the ledger's sum over all accounts, and per pool what the autoscaler did
+// and how its GPUs were used. Amounts are decimal strings. Pre-scales from the forecast when
+// forecast.enabled.
 [[nodiscard]] Result<nlohmann::json> run_scenario(const Scenario& scenario);
+
+// Runs it twice, without and with the forecast: {"without_forecast": REPORT, "with_forecast":
+// REPORT}.
+[[nodiscard]] Result<nlohmann::json> compare_forecast(const Scenario& scenario);
 
 }  // namespace allot::sim

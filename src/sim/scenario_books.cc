@@ -321,4 +321,68 @@ Status check_books_references(const Scenario& s) {
   return {};
 }
 
+std::vector<std::pair<Command, std::string>> books_commands(
+    const Scenario& s, const std::function<std::string(std::string_view)>& next_id,
+    const std::map<std::string, std::string>& node_ids,
+    std::map<std::string, std::string>& asset_ids) {
+  std::vector<std::pair<Command, std::string>> out;
+  for (size_t i = 0; i < s.sites.size(); ++i) {
+    const Site& site = s.sites[i];
+    const std::string where = fmt::format("sites[{}] ({})", i, site.region);
+    out.emplace_back(SetSite{.region = site.region,
+                             .pue_milli = site.pue_milli,
+                             .colocation_micros_per_kw_month = site.colocation_micros_per_kw_month},
+                     where);
+    for (const RatePoint& point : site.power_micros_per_kwh) {
+      out.emplace_back(AddSiteRate{site.region, SiteRate::kPowerPrice, point}, where);
+    }
+    for (const RatePoint& point : site.carbon_g_per_kwh) {
+      out.emplace_back(AddSiteRate{site.region, SiteRate::kCarbonIntensity, point}, where);
+    }
+  }
+  for (size_t i = 0; i < s.assets.size(); ++i) {
+    finance::Asset asset = s.assets[i];
+    asset.id = next_id("ast");
+    asset_ids[asset.name] = asset.id;
+    for (std::string& node : asset.node_ids) node = node_ids.at(node);
+    const std::string where = fmt::format("assets[{}] ({})", i, asset.name);
+    out.emplace_back(CreateAsset{std::move(asset)}, where);
+  }
+  for (size_t i = 0; i < s.fixed_costs.size(); ++i) {
+    FixedCost cost = s.fixed_costs[i];
+    cost.id = next_id("fxc");
+    const std::string where = fmt::format("fixed_costs[{}] ({})", i, cost.name);
+    out.emplace_back(AddFixedCost{std::move(cost)}, where);
+  }
+  for (size_t i = 0; i < s.rental_prices.size(); ++i) {
+    const RentalPrice& price = s.rental_prices[i];
+    out.emplace_back(SetRentalPrice{price}, fmt::format("rental_prices[{}] ({})", i, price.key()));
+  }
+  return out;
+}
+
+std::optional<Command> books_event_command(const ScenarioEvent& e, TimeMs at_ms,
+                                           const std::map<std::string, std::string>& asset_ids) {
+  const BooksEvent& b = e.books;
+  switch (e.kind) {
+    case EventKind::kPowerPrice:
+    case EventKind::kCarbon:
+      return AddSiteRate{.region = b.region,
+                         .rate = e.kind == EventKind::kPowerPrice ? SiteRate::kPowerPrice
+                                                                  : SiteRate::kCarbonIntensity,
+                         .point = {at_ms, b.value}};
+    case EventKind::kRetire:
+      return RetireAsset{.asset_id = asset_ids.at(b.asset),
+                         .retired_ms = at_ms,
+                         .proceeds_micros = b.proceeds_micros};
+    case EventKind::kChangeEstimate:
+      return ChangeAssetEstimate{.asset_id = asset_ids.at(b.asset),
+                                 .change = {.from_month_ms = month_start(at_ms),
+                                            .life_months = b.life_months,
+                                            .salvage_micros = b.salvage_micros}};
+    default:
+      return std::nullopt;
+  }
+}
+
 }  // namespace allot::sim

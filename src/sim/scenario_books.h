@@ -2,8 +2,13 @@
 // and the events that change them, read with the same field-naming errors as the rest.
 #pragma once
 
+#include <functional>
+#include <map>
 #include <optional>
+#include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -22,6 +27,19 @@ namespace allot::sim {
 [[nodiscard]] std::optional<Result<ScenarioEvent>> books_event_at(const Fields& f,
                                                                   std::string_view type,
                                                                   ScenarioEvent e);
+
+// The books as the core's commands, to apply in order before any work, each named by its item
+// ("assets[1] (oregon h200)"): sites and their rates, assets (their ids drawn from `next_id` and
+// kept in `asset_ids` by name; their nodes named by `node_ids`), fixed costs, rental prices.
+std::vector<std::pair<Command, std::string>> books_commands(
+    const Scenario& s, const std::function<std::string(std::string_view)>& next_id,
+    const std::map<std::string, std::string>& node_ids,
+    std::map<std::string, std::string>& asset_ids);
+
+// The command of a books event (power_price, carbon, retire, change_estimate) at `at_ms`;
+// nullopt for any other event.
+std::optional<Command> books_event_command(const ScenarioEvent& e, TimeMs at_ms,
+                                           const std::map<std::string, std::string>& asset_ids);
 
 // Every event that names an asset names one of the scenario's.
 [[nodiscard]] Status check_books_references(const Scenario& s);

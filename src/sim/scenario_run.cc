@@ -21,7 +21,10 @@
 #include "core/money.h"
 #include "sched/core_scheduler.h"
 #include "sim/gpu_meter.h"
+#include "sim/pool_driver.h"
+#include "sim/pool_report.h"
 #include "sim/scenario.h"
+#include "sim/scenario_books.h"
 #include "sim/scenario_report.h"
 
 namespace allot::sim {
@@ -38,12 +41,14 @@ Status named(Status ok, const std::string& where) {
 
 class Runner {
  public:
-  Runner(const Scenario& s, const Scheduler& scheduler)
+  Runner(const Scenario& s, const Scheduler& scheduler, bool forecast, Predictor predictor)
       : s_(s),
         core_(CoreOptions{.heartbeat_timeout_ms = 3 * s.heartbeat_s * 1000,
                           .rating_interval_ms = s.rating_interval_s * 1000,
                           .runway_s = s.runway_s},
-              &scheduler) {}
+              &scheduler),
+        pools_(s, forecast, std::move(predictor),
+               [this](std::string_view prefix) { return next_id(prefix); }) {}
 
   Status run() {
     if (auto ok = setup(); !ok) return ok;
@@ -51,17 +56,20 @@ class Runner {
     for (int64_t t = 0; t <= s_.until_s;) {
       if (auto ok = heartbeats_before(t); !ok) return ok;
       if (auto ok = exits_at(t); !ok) return ok;
+      if (auto ok = pool_nodes_at(t); !ok) return ok;
       for (; next_event < s_.events.size() && s_.events[next_event].at_s == t; ++next_event) {
         if (auto ok = event(s_.events[next_event]); !ok) return ok;
       }
       if (auto ok = report_before_tick(t); !ok) return ok;
       if (auto ok = apply(Tick{}, t); !ok) return ok;
       if (auto ok = start_placed(t); !ok) return ok;
+      if (auto ok = autoscale(t); !ok) return ok;
       int64_t next = std::min(s_.until_s, (t / s_.rating_interval_s + 1) * s_.rating_interval_s);
       next = std::min(next, next_hour_s(t));
       if (next_event < s_.events.size()) next = std::min(next, s_.events[next_event].at_s);
       if (!exits_.empty()) next = std::min(next, exits_.begin()->first);
       next = std::min(next, watch(t));
+      if (!s_.pools.empty()) next = std::min(next, pools_.next_after(t));
       if (t == s_.until_s) break;
       t = std::max(next, t + 1);
     }
@@ -70,6 +78,7 @@ class Runner {
   }
 
   const Core& core() const { return core_; }
+  const PoolDriver& pools() const { return pools_; }
 
  private:
   // Each live node's heartbeat at the last multiple of heartbeat_s at or before t, once; and when
@@ -83,10 +92,10 @@ class Runner {
     if (t > 0 && at_ms(t) % kHourMs == 0) {
       // The counters as of the hour's end, reported a millisecond before it, so that the hour's
       // energy is filed under that hour (and priced and weighed at its rates).
-      for (const auto& node : s_.nodes) {
-        if (failed_.contains(node.name)) continue;
-        last_heard_s_[node.name] = t;
-        if (auto ok = beat(node_ids_.at(node.name), at_ms(t) - 1, {}, at_ms(t)); !ok) return ok;
+      for (const std::string& name : agents_) {
+        if (failed_.contains(name)) continue;
+        last_heard_s_[name] = t;
+        if (auto ok = beat(node_ids_.at(name), at_ms(t) - 1, {}, at_ms(t)); !ok) return ok;
       }
     }
     if (regular && at == t) return beat_all(at);
@@ -95,10 +104,10 @@ class Runner {
 
   Status beat_all(int64_t at) {
     last_beat_s_ = at;
-    for (const auto& node : s_.nodes) {
-      if (failed_.contains(node.name)) continue;
-      last_heard_s_[node.name] = at;
-      if (auto ok = beat(node_ids_.at(node.name), at_ms(at), {}); !ok) return ok;
+    for (const std::string& name : agents_) {
+      if (failed_.contains(name)) continue;
+      last_heard_s_[name] = at;
+      if (auto ok = beat(node_ids_.at(name), at_ms(at), {}); !ok) return ok;
     }
     return {};
   }
@@ -114,7 +123,7 @@ class Runner {
   // such work report first, so that the energy up to now goes to it.
   Status report_before(int64_t t, bool spot, const std::set<std::string>& tenants) {
     std::set<std::string> nodes;
-    for (const auto& [scenario_id, id] : instance_ids_) {
+    for (const std::string& id : active_) {
       const Instance& i = *core_.state().instance(id);
       if (i.state != InstanceState::kRunning) continue;
       if ((spot && i.spec.price_class == PriceClass::kSpot) || tenants.contains(i.tenant_id)) {
@@ -182,7 +191,7 @@ class Runner {
   void set_draw() {
     std::set<std::string> down;
     for (const std::string& name : failed_) down.insert(node_ids_.at(name));
-    meters_.set_draw(core_.state(), down);
+    meters_.set_draw(core_.state(), down, active_);
   }
 
   std::string next_id(std::string_view prefix) {
@@ -193,10 +202,14 @@ class Runner {
     if (auto ok = apply(CreateJoinToken{next_id("jtk"), "sim", kToken, 0}, 0); !ok) return ok;
     for (const ScenarioNode& n : s_.nodes) {
       node_ids_[n.name] = next_id("nod");
+      agents_.push_back(n.name);
       meters_.add_node(node_ids_.at(n.name), n.gpus, n.idle_w, n.busy_w);
       if (auto ok = join(n, 0); !ok) return ok;
     }
     if (auto ok = setup_books(); !ok) return ok;
+    for (const auto& [command, where] : pools_.setup()) {
+      if (auto ok = named(apply(command, 0), where); !ok) return ok;
+    }
     for (const ScenarioTenant& t : s_.tenants) {
       const std::string id = next_id("ten");
       tenant_ids_[t.name] = id;
@@ -241,7 +254,7 @@ class Runner {
 
   std::vector<std::string> bound_on(const std::string& node_id) const {
     std::vector<std::string> out;
-    for (const auto& [scenario_id, id] : instance_ids_) {
+    for (const std::string& id : active_) {
       const Instance* i = core_.state().instance(id);
       if (i != nullptr && i->node_id == node_id && !is_final(i->state) &&
           i->state != InstanceState::kQueued) {
@@ -253,8 +266,11 @@ class Runner {
 
   // Placed work on nodes that are up starts now; work that has a run time gets its exit.
   Status start_placed(int64_t t) {
+    std::erase_if(active_, [&](const std::string& id) {
+      return is_final(core_.state().instance(id)->state);
+    });
     std::set<std::string> nodes;
-    for (const auto& [scenario_id, id] : instance_ids_) {
+    for (const std::string& id : active_) {
       const Instance& i = *core_.state().instance(id);
       if ((i.state == InstanceState::kScheduled || i.state == InstanceState::kStarting) &&
           !failed_.contains(core_.state().node(i.node_id)->name)) {
@@ -264,7 +280,7 @@ class Runner {
     for (const std::string& node_id : nodes) {
       if (auto ok = beat(node_id, at_ms(t), {}); !ok) return ok;
     }
-    for (const auto& [scenario_id, id] : instance_ids_) {
+    for (const std::string& id : active_) {
       const Instance& i = *core_.state().instance(id);
       const int64_t run_s = run_s_.at(id);
       if (i.state == InstanceState::kRunning && run_s > 0 && !exit_scheduled_.contains(id)) {
@@ -272,6 +288,35 @@ class Runner {
         exit_scheduled_.insert(id);
       }
     }
+    return {};
+  }
+
+  // Pool machines whose boot is over join now, as agents of the pool's shape; at an hour's start
+  // the forecast takes the hour before.
+  Status pool_nodes_at(int64_t t) {
+    for (PoolJoin& join : pools_.joins_due(core_.state(), t, at_ms(t))) {
+      const ScenarioNode& n = join.node;
+      node_ids_[n.name] = join.command.node_id;
+      agents_.push_back(n.name);
+      meters_.add_node(join.command.node_id, n.gpus, n.idle_w, n.busy_w);
+      last_heard_s_[n.name] = t;
+      if (auto ok = named(apply(join.command, t), "pool node " + n.name); !ok) return ok;
+    }
+    if (t > 0 && at_ms(t) % kHourMs == 0) return pools_.hour(core_.state(), at_ms(t));
+    return {};
+  }
+
+  // An autoscaler round, when one is due: its decisions applied; a deleted node's agent stops.
+  Status autoscale(int64_t t) {
+    for (const Command& command : pools_.round(core_.state(), t, at_ms(t))) {
+      if (auto ok = named(apply(command, t), fmt::format("autoscaler at {} s", t)); !ok) return ok;
+    }
+    std::erase_if(agents_, [&](const std::string& name) {
+      const Node& node = *core_.state().node(node_ids_.at(name));
+      if (!node.lost || node.labels.find("pool") == node.labels.end()) return false;
+      meters_.remove_node(node.id);
+      return true;
+    });
     return {};
   }
 
@@ -319,6 +364,9 @@ class Runner {
     if (!rows) {
       instance_ids_.erase(e.id);
       refused_[e.id] = rows.error();
+    } else {
+      // Only a running instance draws busy power, and a new one is at most placed.
+      active_.insert(id);
     }
     return {};
   }
@@ -366,82 +414,26 @@ class Runner {
     }
   }
 
-  // The operator's books, before any work: sites and their rates, assets, fixed costs and rental
-  // prices, each through the core's own command and its checks.
+  // The operator's books, before any work, each through the core's own command and its checks.
   Status setup_books() {
-    for (size_t i = 0; i < s_.sites.size(); ++i) {
-      const Site& site = s_.sites[i];
-      const std::string where = fmt::format("sites[{}] ({})", i, site.region);
-      Status ok =
-          apply(SetSite{.region = site.region,
-                        .pue_milli = site.pue_milli,
-                        .colocation_micros_per_kw_month = site.colocation_micros_per_kw_month},
-                0);
-      for (const RatePoint& point : site.power_micros_per_kwh) {
-        if (ok) ok = apply(AddSiteRate{site.region, SiteRate::kPowerPrice, point}, 0);
-      }
-      for (const RatePoint& point : site.carbon_g_per_kwh) {
-        if (ok) ok = apply(AddSiteRate{site.region, SiteRate::kCarbonIntensity, point}, 0);
-      }
-      if (!ok) return named(ok, where);
-    }
-    for (size_t i = 0; i < s_.assets.size(); ++i) {
-      finance::Asset asset = s_.assets[i];
-      asset.id = next_id("ast");
-      asset_ids_[asset.name] = asset.id;
-      for (std::string& node : asset.node_ids) node = node_ids_.at(node);
-      const std::string where = fmt::format("assets[{}] ({})", i, asset.name);
-      if (auto ok = apply(CreateAsset{asset}, 0); !ok) return named(ok, where);
-    }
-    for (size_t i = 0; i < s_.fixed_costs.size(); ++i) {
-      FixedCost cost = s_.fixed_costs[i];
-      cost.id = next_id("fxc");
-      const std::string where = fmt::format("fixed_costs[{}] ({})", i, cost.name);
-      if (auto ok = apply(AddFixedCost{cost}, 0); !ok) return named(ok, where);
-    }
-    for (size_t i = 0; i < s_.rental_prices.size(); ++i) {
-      const RentalPrice& price = s_.rental_prices[i];
-      const std::string where = fmt::format("rental_prices[{}] ({})", i, price.key());
-      if (auto ok = apply(SetRentalPrice{price}, 0); !ok) return named(ok, where);
+    const auto commands = books_commands(
+        s_, [this](std::string_view prefix) { return next_id(prefix); }, node_ids_, asset_ids_);
+    for (const auto& [command, where] : commands) {
+      if (auto ok = apply(command, 0); !ok) return named(ok, where);
     }
     return {};
   }
 
-  AddSiteRate rate(const std::string& region, SiteRate kind, int64_t at_s, int64_t value) const {
-    return AddSiteRate{.region = region, .rate = kind, .point = {at_ms(at_s), value}};
-  }
-
   Status books_event(const ScenarioEvent& e) {
-    const BooksEvent& b = e.books;
-    const std::string where = fmt::format("{} (at {} s)", e.where, e.at_s);
-    switch (e.kind) {
-      case EventKind::kPowerPrice:
-        return named(apply(rate(b.region, SiteRate::kPowerPrice, e.at_s, b.value), e.at_s), where);
-      case EventKind::kCarbon: {
-        // Running work's energy so far is weighed at the intensity it was used under.
-        std::set<std::string> tenants;
-        for (const auto& [name, id] : tenant_ids_) tenants.insert(id);
-        if (auto ok = report_before(e.at_s, false, tenants); !ok) return ok;
-        return named(apply(rate(b.region, SiteRate::kCarbonIntensity, e.at_s, b.value), e.at_s),
-                     where);
-      }
-      case EventKind::kRetire:
-        return named(apply(RetireAsset{.asset_id = asset_ids_.at(b.asset),
-                                       .retired_ms = at_ms(e.at_s),
-                                       .proceeds_micros = b.proceeds_micros},
-                           e.at_s),
-                     where);
-      case EventKind::kChangeEstimate:
-        return named(
-            apply(ChangeAssetEstimate{.asset_id = asset_ids_.at(b.asset),
-                                      .change = {.from_month_ms = month_start(at_ms(e.at_s)),
-                                                 .life_months = b.life_months,
-                                                 .salvage_micros = b.salvage_micros}},
-                  e.at_s),
-            where);
-      default:
-        return {};
+    auto command = books_event_command(e, at_ms(e.at_s), asset_ids_);
+    if (!command) return {};
+    if (e.kind == EventKind::kCarbon) {
+      // Running work's energy so far is weighed at the intensity it was used under.
+      std::set<std::string> tenants;
+      for (const auto& [name, id] : tenant_ids_) tenants.insert(id);
+      if (auto ok = report_before(e.at_s, false, tenants); !ok) return ok;
     }
+    return named(apply(*command, e.at_s), fmt::format("{} (at {} s)", e.where, e.at_s));
   }
 
  public:
@@ -466,22 +458,51 @@ class Runner {
   std::multimap<int64_t, std::string> exits_;
   std::set<std::string> exit_scheduled_;
   std::set<std::string> failed_;
+  std::vector<std::string> agents_;  // Names of the nodes whose agents run, in join order.
+  std::set<std::string> active_;     // Ids of instances not yet final.
+  PoolDriver pools_;
   std::map<std::string, Error> refused_;
 };
 
 }  // namespace
 
-Result<nlohmann::json> run_scenario(const Scenario& scenario) {
+namespace {
+
+Result<nlohmann::json> run_once(const Scenario& scenario, bool forecast) {
   auto policy = sched::make_policy(scenario.policy);
   if (!policy) return std::unexpected(policy.error());
   const sched::PolicyScheduler scheduler(std::move(*policy));
-  Runner runner(scenario, scheduler);
+  Runner runner(scenario, scheduler, forecast, default_predictor());
   if (auto ok = runner.run(); !ok) return std::unexpected(ok.error());
-  return report(runner.core().state(),
-                ScenarioIds{.tenants = runner.tenant_ids(),
-                            .instances = runner.instance_ids(),
-                            .refused = runner.refused()},
-                scenario.start_ms, runner.end_ms());
+  const State& state = runner.core().state();
+  nlohmann::json out = report(state,
+                              ScenarioIds{.tenants = runner.tenant_ids(),
+                                          .instances = runner.instance_ids(),
+                                          .refused = runner.refused()},
+                              scenario.start_ms, runner.end_ms());
+  nlohmann::json workloads = nlohmann::json::array();
+  for (const ScenarioWorkload& w : scenario.workloads) {
+    workloads.push_back({{"seed", w.seed}, {"jobs", w.jobs}});
+  }
+  out["workloads"] = workloads;
+  out["pools"] = pool_report(state, runner.end_ms());
+  out["queue_wait"] = queue_wait(state);
+  out["forecast"] = runner.pools().summary();
+  return out;
+}
+
+}  // namespace
+
+Result<nlohmann::json> run_scenario(const Scenario& scenario) {
+  return run_once(scenario, scenario.forecast.enabled);
+}
+
+Result<nlohmann::json> compare_forecast(const Scenario& scenario) {
+  auto without = run_once(scenario, false);
+  if (!without) return without;
+  auto with = run_once(scenario, true);
+  if (!with) return with;
+  return nlohmann::json{{"without_forecast", *without}, {"with_forecast", *with}};
 }
 
 }  // namespace allot::sim

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "sim/forecast_report.h"
 #include "sim/replay.h"
 #include "sim/resample.h"
 #include "sim/scenario.h"
@@ -86,21 +87,65 @@ void print_pnl(const nlohmann::json& pnl) {
   }
 }
 
-// Runs a billing scenario and prints its report: JSON with -o json, else a summary per tenant.
-int run_scenario_file(const std::string& path, const std::string& output) {
-  std::ifstream in(path);
-  if (!in) return usage(Error{ErrorCode::kNotFound, "cannot read " + path});
-  const nlohmann::json doc = nlohmann::json::parse(in, nullptr, false);
-  if (doc.is_discarded()) return usage(Error{ErrorCode::kInvalidArgument, path + ": not JSON"});
-  auto scenario = parse_scenario(doc);
-  if (!scenario) return usage(Error{scenario.error().code, path + ": " + scenario.error().message});
-  auto report = run_scenario(*scenario);
-  if (!report) return usage(report.error());
-  if (output == "json") {
-    std::cout << report->dump(2) << "\n";
-    return cli::kOk;
+void print_seeds(const nlohmann::json& report) {
+  for (const auto& w : report.at("workloads")) {
+    std::cout << fmt::format("workload seed {} ({} jobs)\n", w.at("seed").get<uint64_t>(),
+                             w.at("jobs").get<int64_t>());
   }
-  for (const auto& tenant : report->at("tenants")) {
+}
+
+std::string wait_text(const nlohmann::json& w) {
+  return fmt::format("{} started, {} never; mean {} s, p50 {} s, p95 {} s, max {} s",
+                     w.at("started").get<int64_t>(), w.at("never_started").get<int64_t>(),
+                     w.at("mean_s").get<double>(), w.at("p50_s").get<int64_t>(),
+                     w.at("p95_s").get<int64_t>(), w.at("max_s").get<int64_t>());
+}
+
+// Per pool what the autoscaler did and how its GPUs were used, then the queue wait of all work.
+void print_pools(const nlohmann::json& report) {
+  for (const auto& p : report.at("pools")) {
+    std::cout << fmt::format(
+        "pool {} ({}): launched {}, retired {}, boot failures {}, node-hours {:.3f}, GPU-hours "
+        "available {:.3f}, allocated {:.3f}, idle {:.3f}\n  queue wait: {}\n",
+        p.at("name").get<std::string>(), p.at("model").get<std::string>(),
+        p.at("launched").get<int64_t>(), p.at("retired").get<int64_t>(),
+        p.at("boot_failures").get<int64_t>(), p.at("node_hours").get<double>(),
+        p.at("gpu_hours_available").get<double>(), p.at("gpu_hours_allocated").get<double>(),
+        p.at("gpu_idle_hours").get<double>(), wait_text(p.at("queue_wait")));
+  }
+  std::cout << "queue wait: " << wait_text(report.at("queue_wait")) << "\n";
+}
+
+// The two runs side by side: per pool its GPU idle hours and queue wait, then all work's.
+void print_comparison(const nlohmann::json& both) {
+  const auto& a = both.at("without_forecast");
+  const auto& b = both.at("with_forecast");
+  print_seeds(a);
+  std::cout << fmt::format("{:<34} {:>18} {:>18}\n", "", "without forecast", "with forecast");
+  const auto row = [](const std::string& what, const nlohmann::json& x, const nlohmann::json& y) {
+    std::cout << fmt::format("{:<34} {:>18} {:>18}\n", what, x.dump(), y.dump());
+  };
+  const auto waits = [&](const std::string& who, const nlohmann::json& x, const nlohmann::json& y) {
+    for (const char* key : {"mean_s", "p50_s", "p95_s", "max_s", "never_started"}) {
+      row(fmt::format("{} queue wait {}", who, key), x.at(key), y.at(key));
+    }
+  };
+  for (size_t i = 0; i < a.at("pools").size(); ++i) {
+    const auto& p = a.at("pools")[i];
+    const auto& q = b.at("pools")[i];
+    const std::string name = "pool " + p.at("name").get<std::string>();
+    for (const char* key : {"launched", "retired", "boot_failures", "node_hours",
+                            "gpu_hours_available", "gpu_hours_allocated", "gpu_idle_hours"}) {
+      row(fmt::format("{} {}", name, key), p.at(key), q.at(key));
+    }
+    waits(name, p.at("queue_wait"), q.at("queue_wait"));
+  }
+  waits("all", a.at("queue_wait"), b.at("queue_wait"));
+}
+
+void print_report(const nlohmann::json& report) {
+  print_seeds(report);
+  for (const auto& tenant : report.at("tenants")) {
     std::cout << tenant.at("name").get<std::string>() << " ("
               << tenant.at("billing").get<std::string>() << "): balance "
               << tenant.at("balance").get<std::string>() << "\n";
@@ -109,8 +154,30 @@ int run_scenario_file(const std::string& path, const std::string& output) {
                 << invoice.at("total").get<std::string>() << "\n";
     }
   }
-  std::cout << "ledger sum " << report->at("ledger").at("sum").get<std::string>() << "\n";
-  print_pnl(report->at("pnl"));
+  std::cout << "ledger sum " << report.at("ledger").at("sum").get<std::string>() << "\n";
+  print_pnl(report.at("pnl"));
+  if (!report.at("pools").empty()) print_pools(report);
+}
+
+// Runs a scenario and prints its report: JSON with -o json, else a summary per tenant and pool.
+// Compared, it runs twice, without and with the forecast, and prints both.
+int run_scenario_file(const std::string& path, const std::string& output, bool compare) {
+  std::ifstream in(path);
+  if (!in) return usage(Error{ErrorCode::kNotFound, "cannot read " + path});
+  const nlohmann::json doc = nlohmann::json::parse(in, nullptr, false);
+  if (doc.is_discarded()) return usage(Error{ErrorCode::kInvalidArgument, path + ": not JSON"});
+  auto scenario = parse_scenario(doc);
+  if (!scenario) return usage(Error{scenario.error().code, path + ": " + scenario.error().message});
+  compare = compare || scenario->forecast.compare;
+  auto report = compare ? compare_forecast(*scenario) : run_scenario(*scenario);
+  if (!report) return usage(report.error());
+  if (output == "json") {
+    std::cout << report->dump(2) << "\n";
+  } else if (compare) {
+    print_comparison(*report);
+  } else {
+    print_report(*report);
+  }
   return cli::kOk;
 }
 
@@ -132,10 +199,38 @@ int run_resample(const ResampleFlags& flags) {
   return cli::kOk;
 }
 
+struct ForecastFlags {
+  std::string trace_path;
+  int holdout_days = 7;
+  bool json = false;
+};
+
+int run_forecast(const ForecastFlags& flags, const std::string& output) {
+  const Result<std::vector<TimedPod>> pods = read_timed_pods(flags.trace_path);
+  if (!pods) return usage(pods.error());
+  Result<ForecastReport> report = forecast_trace(*pods, flags.holdout_days);
+  if (!report) return usage(report.error());
+  report->trace = trace_label(flags.trace_path);
+  if (flags.json || output == "json") {
+    std::cout << to_json(*report).dump(2) << "\n";
+  } else {
+    std::cout << to_table(*report);
+  }
+  return cli::kOk;
+}
+
 }  // namespace
 }  // namespace allot::sim
 
 namespace allot::cli {
+namespace {
+
+// The top-level -o as the action runs (it is parsed after the subcommand is chosen).
+std::string output_mode(const CLI::Option* output) {
+  return output != nullptr && output->count() > 0 ? output->as<std::string>() : "table";
+}
+
+}  // namespace
 
 void add_sim_commands(CLI::App& app, allot::cli::Action& action) {
   CLI::App* sim = app.add_subcommand("sim", "offline experiments on trace data (no server)");
@@ -174,12 +269,27 @@ void add_sim_commands(CLI::App& app, allot::cli::Action& action) {
   CLI::App* run = sim->add_subcommand(
       "run", "run a billing scenario on virtual time and print balances and invoices");
   auto scenario_path = std::make_shared<std::string>();
+  auto compare = std::make_shared<bool>(false);
   run->add_option("scenario", *scenario_path, "scenario JSON (docs/sim.md)")->required();
-  run->callback([scenario_path, output, &action] {
-    action = [scenario_path, output](cli::Session&) {
-      const std::string mode =
-          output != nullptr && output->count() > 0 ? output->as<std::string>() : "table";
-      return sim::run_scenario_file(*scenario_path, mode);
+  run->add_flag("--compare-forecast", *compare,
+                "run twice, without and with the pools' forecast, and print both");
+  run->callback([scenario_path, compare, output, &action] {
+    action = [scenario_path, compare, output](cli::Session&) {
+      return sim::run_scenario_file(*scenario_path, output_mode(output), *compare);
+    };
+  });
+  CLI::App* forecast = sim->add_subcommand(
+      "forecast",
+      "score the hourly demand forecast per GPU model against the naive one on a trace");
+  auto forecast_flags = std::make_shared<sim::ForecastFlags>();
+  forecast->add_option("--trace", forecast_flags->trace_path, "pod list CSV with creation_time")
+      ->required();
+  forecast->add_option("--holdout-days", forecast_flags->holdout_days, "last days held back")
+      ->capture_default_str();
+  forecast->add_flag("--json", forecast_flags->json, "print JSON (as -o json does)");
+  forecast->callback([forecast_flags, output, &action] {
+    action = [forecast_flags, output](cli::Session&) {
+      return sim::run_forecast(*forecast_flags, output_mode(output));
     };
   });
   CLI::App* policies = sim->add_subcommand("policies", "the placement policies --policy takes");
@@ -191,9 +301,7 @@ void add_sim_commands(CLI::App& app, allot::cli::Action& action) {
   });
   replay->callback([flags, output, &action] {
     action = [flags, output](cli::Session&) {
-      const std::string mode =
-          output != nullptr && output->count() > 0 ? output->as<std::string>() : "table";
-      return sim::run_replay(*flags, mode);
+      return sim::run_replay(*flags, output_mode(output));
     };
   });
 }

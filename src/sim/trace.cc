@@ -135,15 +135,16 @@ Result<sched::NodeView> node_of(const Row& row) {
   return node;
 }
 
-// The allowed models of a gpu_spec field, each once, in the order given.
+// The allowed models of a gpu_spec field, each once, in the order given. With no
+// `known_models` (nullptr) any model name is taken as written.
 Result<std::vector<std::string>> models_of_spec(const Row& row,
-                                                const std::set<std::string>& known_models) {
+                                                const std::set<std::string>* known_models) {
   std::vector<std::string> models;
   const std::string_view spec = row.text("gpu_spec");
   if (spec.empty()) return models;
   for (std::string_view model : split(spec, '|')) {
     if (model.empty()) return row.error("gpu_spec", fmt::format("empty model in '{}'", spec));
-    if (!known_models.contains(std::string(model))) {
+    if (known_models != nullptr && !known_models->contains(std::string(model))) {
       return row.error("gpu_spec", fmt::format("model '{}' is on no node", model));
     }
     // The trace repeats models ("V100M16|V100M32|V100M32"); once is enough.
@@ -152,7 +153,7 @@ Result<std::vector<std::string>> models_of_spec(const Row& row,
   return models;
 }
 
-Result<sched::Request> request_of(const Row& row, const std::set<std::string>& known_models) {
+Result<sched::Request> request_of(const Row& row, const std::set<std::string>* known_models) {
   const int64_t max = std::numeric_limits<int64_t>::max() / 2;
   sched::Request request;
   Result<int64_t> cpu = row.number("cpu_milli", max);
@@ -222,11 +223,35 @@ Result<std::vector<sched::Request>> parse_pods(std::string_view text, std::strin
   std::vector<sched::Request> pods;
   Status status = for_each_row(text, file, {"cpu_milli", "memory_mib", "num_gpu", "gpu_milli"},
                                [&](const Row& row) -> Status {
-                                 Result<sched::Request> pod = request_of(row, known_models);
+                                 Result<sched::Request> pod = request_of(row, &known_models);
                                  if (!pod) return std::unexpected(pod.error());
                                  pods.push_back(std::move(*pod));
                                  return {};
                                });
+  if (!status) return std::unexpected(status.error());
+  return pods;
+}
+
+Result<std::vector<TimedPod>> parse_timed_pods(std::string_view text, std::string_view file) {
+  std::vector<TimedPod> pods;
+  const int64_t max = std::numeric_limits<int64_t>::max() / 2;
+  Status status = for_each_row(
+      text, file,
+      {"cpu_milli", "memory_mib", "num_gpu", "gpu_milli", "creation_time", "deletion_time"},
+      [&](const Row& row) -> Status {
+        Result<sched::Request> request = request_of(row, nullptr);
+        if (!request) return std::unexpected(request.error());
+        Result<int64_t> created = row.number("creation_time", max);
+        if (!created) return std::unexpected(created.error());
+        Result<int64_t> deleted = row.number("deletion_time", max);
+        if (!deleted) return std::unexpected(deleted.error());
+        if (*deleted < *created) {
+          return row.error("deletion_time",
+                           fmt::format("{} is before creation_time {}", *deleted, *created));
+        }
+        pods.push_back(TimedPod{std::move(*request), *created, *deleted});
+        return {};
+      });
   if (!status) return std::unexpected(status.error());
   return pods;
 }
@@ -242,6 +267,12 @@ Result<std::vector<sched::Request>> read_pods(const std::string& path,
   Result<std::string> text = read_file(path);
   if (!text) return std::unexpected(text.error());
   return parse_pods(*text, path, known_models);
+}
+
+Result<std::vector<TimedPod>> read_timed_pods(const std::string& path) {
+  Result<std::string> text = read_file(path);
+  if (!text) return std::unexpected(text.error());
+  return parse_timed_pods(*text, path);
 }
 
 std::set<std::string> models_of(const std::vector<sched::NodeView>& nodes) {

@@ -33,10 +33,24 @@ inline constexpr size_t kMaxRows = 10'000'000;
 [[nodiscard]] Result<std::vector<sched::Request>> parse_pods(
     std::string_view text, std::string_view file, const std::set<std::string>& known_models);
 
+// A pod of the trace with the span of seconds it lived, for demand over time.
+struct TimedPod {
+  sched::Request request;
+  int64_t creation_s = 0;
+  int64_t deletion_s = 0;  // Not before creation_s.
+};
+
+// Parses the pod list as parse_pods does, and creation_time and deletion_time as well (both
+// required, in seconds; the multigpu30 trace has neither and is refused). Models in gpu_spec are
+// taken as written: demand for a model is worth counting even where no node has it.
+[[nodiscard]] Result<std::vector<TimedPod>> parse_timed_pods(std::string_view text,
+                                                             std::string_view file);
+
 // The same, reading the file at `path` (named in errors as given).
 [[nodiscard]] Result<std::vector<sched::NodeView>> read_nodes(const std::string& path);
 [[nodiscard]] Result<std::vector<sched::Request>> read_pods(
     const std::string& path, const std::set<std::string>& known_models);
+[[nodiscard]] Result<std::vector<TimedPod>> read_timed_pods(const std::string& path);
 
 // Every GPU model present on some node.
 std::set<std::string> models_of(const std::vector<sched::NodeView>& nodes);

@@ -1,0 +1,220 @@
+#include "sim/pool_driver.h"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "common/random.h"
+#include "core/pools.h"
+
+namespace allot::sim {
+namespace {
+
+constexpr TimeMs kHourMs = 3'600'000;
+
+Pool pool_of(const ScenarioPool& p, const std::string& id) {
+  return Pool{.id = id,
+              .name = p.name,
+              .gpu_model = p.model,
+              .region = p.region,
+              .min_nodes = p.min_nodes,
+              .max_nodes = p.max_nodes,
+              // Any provider but static lets the autoscaler grow the pool; nothing runs it here.
+              .provider = PoolProvider::kLocal,
+              .gpus_per_node = p.gpus_per_node,
+              .cpu_milli = p.cpu_milli,
+              .memory_mib = p.memory_mib,
+              .boot_timeout_ms = p.boot_timeout_s * 1000,
+              .idle_timeout_ms = p.idle_timeout_s * 1000,
+              .cooldown_ms = p.cooldown_s * 1000};
+}
+
+}  // namespace
+
+PoolDriver::PoolDriver(const Scenario& s, bool forecast, Predictor predictor, NextId next_id)
+    : s_(s), forecast_(forecast), predictor_(std::move(predictor)), next_id_(std::move(next_id)) {}
+
+std::vector<std::pair<Command, std::string>> PoolDriver::setup() {
+  std::vector<std::pair<Command, std::string>> out;
+  out.reserve(s_.pools.size());
+  for (size_t i = 0; i < s_.pools.size(); ++i) {
+    const std::string id = next_id_("pol");
+    pool_ids_[s_.pools[i].name] = id;
+    out.emplace_back(CreatePool{pool_of(s_.pools[i], id)},
+                     fmt::format("pools[{}] ({})", i, s_.pools[i].name));
+  }
+  return out;
+}
+
+int64_t PoolDriver::next_after(int64_t t) const {
+  int64_t next = (t / s_.autoscale_interval_s + 1) * s_.autoscale_interval_s;
+  if (auto it = joins_.upper_bound(t); it != joins_.end()) next = std::min(next, it->first);
+  return next;
+}
+
+std::vector<PoolJoin> PoolDriver::joins_due(const State& state, int64_t t, TimeMs now_ms) {
+  std::vector<PoolJoin> out;
+  while (!joins_.empty() && joins_.begin()->first <= t) {
+    const Pending pending = joins_.begin()->second;
+    joins_.erase(joins_.begin());
+    const PoolNode* pn = state.pool_node(pending.pool_node_id);
+    // A node whose boot timed out is cleaned up by its provider and never joins.
+    if (pn == nullptr || pn->state != PoolNodeState::kBooting ||
+        now_ms - pn->requested_at_ms >= pending.boot_timeout_s * 1000) {
+      continue;
+    }
+    const Pool& pool = *state.pool(pn->pool_id);
+    const auto [idle_w, busy_w] = default_gpu_power(pool.gpu_model);
+    PoolJoin join{.command = JoinNode{.node_id = next_id_("nod"),
+                                      .join_token_hash = sha256_hex(pn->id),
+                                      .credential_hash = sha256_hex(pn->name),
+                                      .name = pn->name,
+                                      .region = pool.region,
+                                      .cpu_milli = pool.cpu_milli,
+                                      .memory_mib = pool.memory_mib,
+                                      .backend = "simulated"},
+                  .node = ScenarioNode{.name = pn->name,
+                                       .region = pool.region,
+                                       .gpus = pool.gpus_per_node,
+                                       .model = pool.gpu_model,
+                                       .idle_w = idle_w,
+                                       .busy_w = busy_w}};
+    for (int i = 0; i < pool.gpus_per_node; ++i) {
+      join.command.gpus.push_back(GpuReport{
+          .index = i, .uuid = fmt::format("{}-gpu-{}", pn->name, i), .model = pool.gpu_model});
+    }
+    out.push_back(std::move(join));
+  }
+  return out;
+}
+
+ScaleOptions PoolDriver::options(const State& state) const {
+  ScaleOptions options;
+  for (const auto& [pool_id, target] : targets_) {
+    // The autoscaler takes `ahead` as nodes wanted beyond those the pool has.
+    const int ahead = target - live_pool_nodes(state, pool_id);
+    if (ahead > 0) options.ahead[pool_id] = ahead;
+  }
+  return options;
+}
+
+void PoolDriver::launch(const State& state, const ScaleDecision& d, int64_t t,
+                        std::vector<Command>& out) {
+  const Pool& pool = *state.pool(d.pool_id);
+  const ScenarioPool& spec = *std::find_if(
+      s_.pools.begin(), s_.pools.end(), [&](const ScenarioPool& p) { return p.name == pool.name; });
+  ScaleUpPool command{.pool_id = pool.id, .reason = d.reason};
+  std::vector<Command> created;
+  for (int i = 0; i < d.count; ++i) {
+    const std::string id = next_id_("pnd");
+    const std::string name = pool.name + "-" + id.substr(id.size() - 8);
+    command.launches.push_back(PoolLaunch{.pool_node_id = id,
+                                          .name = name,
+                                          .join_token_id = next_id_("jtk"),
+                                          .token_hash = sha256_hex(id)});
+    created.emplace_back(RecordPoolNode{
+        .id = id, .outcome = PoolNodeOutcome::kCreated, .provider_ref = "sim-" + name});
+    joins_.emplace(t + spec.boot_s,
+                   Pending{.pool_node_id = id, .boot_timeout_s = spec.boot_timeout_s});
+  }
+  out.emplace_back(std::move(command));
+  for (Command& c : created) out.push_back(std::move(c));
+}
+
+std::vector<Command> PoolDriver::round(const State& state, int64_t t, TimeMs now_ms) {
+  std::vector<Command> out;
+  if (t % s_.autoscale_interval_s != 0) return out;
+  std::map<std::string, int> staying;  // pool id -> its nodes not being deleted
+  for (const auto& [id, pn] : state.pool_nodes) {
+    if (pn.live() && pn.state != PoolNodeState::kDeleting) ++staying[pn.pool_id];
+  }
+  for (const ScaleDecision& d : plan_scaling(state, now_ms, options(state))) {
+    switch (d.kind) {
+      case ScaleDecision::Kind::kLaunch:
+        launch(state, d, t, out);
+        break;
+      case ScaleDecision::Kind::kBootTimeout:
+        out.emplace_back(RecordPoolNode{
+            .id = d.pool_node_id, .outcome = PoolNodeOutcome::kBootTimedOut, .detail = d.reason});
+        break;
+      case ScaleDecision::Kind::kRetire: {
+        // An idle node the forecast wants soon stays: the autoscaler's `ahead` counts only nodes
+        // to add, so it cannot keep one from going.
+        const auto target = targets_.find(d.pool_id);
+        if (target != targets_.end() && staying[d.pool_id] <= target->second) break;
+        --staying[d.pool_id];
+        out.emplace_back(RetirePoolNode{.id = d.pool_node_id, .reason = d.reason});
+        out.emplace_back(
+            RecordPoolNode{.id = d.pool_node_id, .outcome = PoolNodeOutcome::kDeleted});
+        break;
+      }
+      case ScaleDecision::Kind::kDelete:
+        out.emplace_back(
+            RecordPoolNode{.id = d.pool_node_id, .outcome = PoolNodeOutcome::kDeleted});
+        break;
+    }
+  }
+  return out;
+}
+
+Status PoolDriver::hour(const State& state, TimeMs now_ms) {
+  if (!forecast_) return {};
+  const TimeMs from_ms = std::max(s_.start_ms, now_ms - kHourMs);
+  std::map<std::string, double> peaks;
+  for (const ScenarioPool& pool : s_.pools) {
+    if (peaks.contains(pool.model)) continue;
+    std::vector<double>& history = history_[pool.model];
+    history.push_back(demand_between(state, pool.model, from_ms, now_ms, now_ms));
+    if (history.size() < 48) continue;
+    const size_t keep = std::min(history.size(), static_cast<size_t>(s_.forecast.history_h));
+    auto forecast = predictor_(std::span<const double>(history).last(keep), s_.forecast.lead_h);
+    if (!forecast) {
+      return std::unexpected(
+          Error{forecast.error().code,
+                fmt::format("forecast of {}: {}", pool.model, forecast.error().message)});
+    }
+    peaks[pool.model] = *std::max_element(forecast->begin(), forecast->end());
+  }
+  if (!peaks.empty()) ++forecasts_;
+  set_targets(state, peaks);
+  return {};
+}
+
+void PoolDriver::set_targets(const State& state, const std::map<std::string, double>& peak_gpus) {
+  targets_.clear();
+  for (const auto& [model, peak] : peak_gpus) {
+    // The scenario's own nodes of the model take the demand first.
+    double remaining = peak;
+    for (const ScenarioNode& n : s_.nodes) {
+      if (n.model == model) remaining -= n.gpus;
+    }
+    // Then the pools of the model, in name order, as the autoscaler claims work.
+    std::vector<const Pool*> pools;
+    for (const auto& [id, pool] : state.pools) {
+      if (!pool.deleted() && pool.gpu_model == model) pools.push_back(&pool);
+    }
+    std::sort(pools.begin(), pools.end(),
+              [](const Pool* a, const Pool* b) { return a->name < b->name; });
+    for (const Pool* pool : pools) {
+      const double wanted = std::ceil(std::max(0.0, remaining) / pool->gpus_per_node);
+      const int nodes = std::min(pool->max_nodes, static_cast<int>(wanted));
+      targets_[pool->id] = nodes;
+      largest_target_[pool->name] = std::max(largest_target_[pool->name], nodes);
+      remaining -= static_cast<double>(nodes) * pool->gpus_per_node;
+    }
+  }
+}
+
+nlohmann::json PoolDriver::summary() const {
+  nlohmann::json largest = nlohmann::json::object();
+  for (const auto& [name, nodes] : largest_target_) largest[name] = nodes;
+  return {{"enabled", forecast_},
+          {"lead_h", s_.forecast.lead_h},
+          {"history_h", s_.forecast.history_h},
+          {"hours_forecast", forecasts_},
+          {"largest_target_nodes", largest}};
+}
+
+}  // namespace allot::sim
