@@ -90,15 +90,7 @@ std::vector<PoolJoin> PoolDriver::joins_due(const State& state, int64_t t, TimeM
   return out;
 }
 
-ScaleOptions PoolDriver::options(const State& state) const {
-  ScaleOptions options;
-  for (const auto& [pool_id, target] : targets_) {
-    // The autoscaler takes `ahead` as nodes wanted beyond those the pool has.
-    const int ahead = target - live_pool_nodes(state, pool_id);
-    if (ahead > 0) options.ahead[pool_id] = ahead;
-  }
-  return options;
-}
+ScaleOptions PoolDriver::options() const { return ScaleOptions{.forecast_nodes = targets_}; }
 
 void PoolDriver::launch(const State& state, const ScaleDecision& d, int64_t t,
                         std::vector<Command>& out) {
@@ -126,11 +118,7 @@ void PoolDriver::launch(const State& state, const ScaleDecision& d, int64_t t,
 std::vector<Command> PoolDriver::round(const State& state, int64_t t, TimeMs now_ms) {
   std::vector<Command> out;
   if (t % s_.autoscale_interval_s != 0) return out;
-  std::map<std::string, int> staying;  // pool id -> its nodes not being deleted
-  for (const auto& [id, pn] : state.pool_nodes) {
-    if (pn.live() && pn.state != PoolNodeState::kDeleting) ++staying[pn.pool_id];
-  }
-  for (const ScaleDecision& d : plan_scaling(state, now_ms, options(state))) {
+  for (const ScaleDecision& d : plan_scaling(state, now_ms, options())) {
     switch (d.kind) {
       case ScaleDecision::Kind::kLaunch:
         launch(state, d, t, out);
@@ -140,11 +128,6 @@ std::vector<Command> PoolDriver::round(const State& state, int64_t t, TimeMs now
             .id = d.pool_node_id, .outcome = PoolNodeOutcome::kBootTimedOut, .detail = d.reason});
         break;
       case ScaleDecision::Kind::kRetire: {
-        // An idle node the forecast wants soon stays: the autoscaler's `ahead` counts only nodes
-        // to add, so it cannot keep one from going.
-        const auto target = targets_.find(d.pool_id);
-        if (target != targets_.end() && staying[d.pool_id] <= target->second) break;
-        --staying[d.pool_id];
         out.emplace_back(RetirePoolNode{.id = d.pool_node_id, .reason = d.reason});
         out.emplace_back(
             RecordPoolNode{.id = d.pool_node_id, .outcome = PoolNodeOutcome::kDeleted});

@@ -62,7 +62,7 @@ class PoolDriver {
     int64_t boot_timeout_s = 0;
   };
 
-  ScaleOptions options(const State& state) const;
+  ScaleOptions options() const;
   void launch(const State& state, const ScaleDecision& d, int64_t t, std::vector<Command>& out);
   void set_targets(const State& state, const std::map<std::string, double>& peak_gpus);
 
