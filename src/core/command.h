@@ -10,6 +10,7 @@
 #include "core/cluster.h"
 #include "core/finance.h"
 #include "core/invoice.h"
+#include "core/latency.h"
 #include "core/model.h"
 #include "core/pool.h"
 #include "meter/rating.h"
@@ -349,6 +350,19 @@ struct RecordPoolNode {
   std::string provider_ref;  // kCreated: what the provider called the node.
 };
 
+// The latency table (core/latency.cc): sets the round trip from `from` to `region`, replacing
+// the one there is.
+struct SetLatency {
+  std::string from;
+  std::string region;
+  int64_t rtt_ms = 0;
+};
+
+struct DeleteLatency {
+  std::string from;
+  std::string region;
+};
+
 // The timer: heartbeat deadlines, maximum run times, money, and a scheduling pass.
 struct Tick {
   bool post_all = false;  // Posts every tenant's usage so far now (closing the books).
@@ -362,7 +376,7 @@ using Command =
                  Tick, DraftInvoice, FinalizeInvoice, MarkInvoicePaid, VoidInvoice,
                  CreateCreditNote, SetBudget, DeleteBudget, CreateAsset, ChangeAssetEstimate,
                  RetireAsset, SetSite, AddSiteRate, AddFixedCost, DeleteFixedCost, SetRentalPrice,
-                 CreatePool, UpdatePool, DeletePool, ScaleUpPool, RetirePoolNode,
-                 RecordPoolNode>;
+                 CreatePool, UpdatePool, DeletePool, ScaleUpPool, RetirePoolNode, RecordPoolNode,
+                 SetLatency, DeleteLatency>;
 
 }  // namespace allot

@@ -11,6 +11,7 @@
 #include "core/invoice_ops.h"
 #include "core/money.h"
 #include "core/pools.h"
+#include "core/regions.h"
 #include "core/validate.h"
 
 namespace allot {
@@ -300,6 +301,8 @@ Result<std::vector<Row>> Core::apply(const Command& command, TimeMs now_ms) {
         if constexpr (std::is_same_v<T, RecordPoolNode>) {
           return record_pool_node(state_, c, now_ms);
         }
+        if constexpr (std::is_same_v<T, SetLatency>) return set_latency(state_, c, now_ms);
+        if constexpr (std::is_same_v<T, DeleteLatency>) return delete_latency(state_, c, now_ms);
       },
       command);
   if (!rows) return rows;

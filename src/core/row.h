@@ -7,6 +7,7 @@
 #include "core/cluster.h"
 #include "core/finance.h"
 #include "core/invoice.h"
+#include "core/latency.h"
 #include "core/model.h"
 #include "core/pool.h"
 #include "core/rules.h"
@@ -23,10 +24,9 @@ struct LedgerEntry {
   bool operator==(const LedgerEntry&) const = default;
 };
 
-using Row =
-    std::variant<Tenant, Project, User, ApiKey, JoinToken, Node, Instance, Quota, Reservation,
-                 meter::Price, ledger::Account, LedgerEntry, Invoice, CreditNote, Budget,
-                 BudgetAlert, Event, finance::Asset, Site, FixedCost, RentalPrice, NodeEnergy, Pool,
-                 PoolNode>;
+using Row = std::variant<Tenant, Project, User, ApiKey, JoinToken, Node, Instance, Quota,
+                         Reservation, meter::Price, ledger::Account, LedgerEntry, Invoice,
+                         CreditNote, Budget, BudgetAlert, Event, finance::Asset, Site, FixedCost,
+                         RentalPrice, NodeEnergy, Pool, PoolNode, Latency>;
 
 }  // namespace allot

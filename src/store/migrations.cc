@@ -202,7 +202,14 @@ constexpr std::array<std::string_view, 2> kPools = {
     "state TEXT NOT NULL, doc TEXT NOT NULL)",
 };
 
-constexpr std::array<Migration, 10> kMigrations = {
+// The latency table: round trips from client locations to regions; deleted entries stay as
+// tombstones so that a restart does not bring them back.
+constexpr std::array<std::string_view, 1> kLatency = {
+    "CREATE TABLE latencies (from_location TEXT NOT NULL, region TEXT NOT NULL, "
+    "doc TEXT NOT NULL, PRIMARY KEY (from_location, region))",
+};
+
+constexpr std::array<Migration, 11> kMigrations = {
     Migration{1, "identity: tenants, projects, users, API keys, audit log", kIdentity},
     Migration{2, "cluster: join tokens, nodes, instances", kCluster},
     Migration{3, "rules: quotas, reservations, tenant weights", kRules},
@@ -213,6 +220,7 @@ constexpr std::array<Migration, 10> kMigrations = {
     Migration{8, "budgets: alerts, the event log and the webhook outbox", kBudgets},
     Migration{9, "books: assets, sites, fixed costs, rental prices, node energy", kBooks},
     Migration{10, "pools: node pools and their nodes", kPools},
+    Migration{11, "latency: round trips from client locations to regions", kLatency},
 };
 
 }  // namespace
