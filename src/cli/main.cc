@@ -24,6 +24,7 @@ int main(int argc, char** argv) {
   add_money_commands(app, action);
   add_finance_commands(app, action);
   add_pool_commands(app, action);
+  add_region_commands(app, action);
   add_sim_commands(app, action);
   try {
     app.parse(argc, argv);
