@@ -112,7 +112,7 @@ TEST_F(MoneyApiTest, BadTopUpsAndBillingChangesAreRefusedAndMoveNoMoney) {
        "invalid_argument"},
       {"POST",
        "/v1/instances",
-       {{"gpus", 1}, {"command", {"true"}}, {"max_price", "1.50"}},
+       {{"gpus", 1}, {"command", {"true"}}, {"max_price", "-1.50"}},
        400,
        "invalid_argument"},
   };

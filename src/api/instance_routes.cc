@@ -5,6 +5,7 @@
 
 #include "api/app.h"
 #include "api/codec.h"
+#include "api/placement_fields.h"
 #include "api/reply.h"
 #include "api/routes_util.h"
 #include "common/limits.h"
@@ -50,13 +51,10 @@ Status require_launcher(const Caller& caller) {
 Result<HttpResponse> create_instance(Call& call) {
   JsonBody body(call.request.body);
   auto project_id = body.optional_string("project_id");
-  auto gpus = body.optional_int("gpus", INT32_MIN, INT32_MAX);
-  auto gpu_milli = body.optional_int("gpu_milli", INT32_MIN, INT32_MAX);
-  auto models = body.optional_strings("gpu_models");
+  const PlacementFields placement = read_placement_fields(body);
   auto cpu_milli = body.optional_int("cpu_milli", 0, INT64_MAX / 4);
   auto memory_mib = body.optional_int("memory_mib", 0, INT64_MAX / 4);
   auto region = body.optional_string("region");
-  auto price_class = body.optional_string("price_class");
   auto command = body.optional_strings("command");
   auto env = body.optional_string_map("env");
   auto labels = body.optional_string_map("labels");
@@ -64,16 +62,12 @@ Result<HttpResponse> create_instance(Call& call) {
   auto interactive = body.optional_bool("interactive");
   auto requeue = body.optional_bool("requeue");
   auto nodes = body.optional_int("nodes", INT32_MIN, INT32_MAX);
-  auto max_price = body.optional_string("max_price");
   ALLOT_TRY(body.finish());
   if (!command) return fail(ErrorCode::kMissingField, "'command' is required");
   ALLOT_TRY(require_launcher(call.caller));
   auto project = project_for(call, project_id);
   if (!project) return std::unexpected(project.error());
-  InstanceSpec spec{.gpus = static_cast<int>(gpus.value_or(gpu_milli ? 0 : 1)),
-                    .gpu_milli = static_cast<int>(gpu_milli.value_or(0)),
-                    .gpu_models = models.value_or(std::vector<std::string>{}),
-                    .cpu_milli = cpu_milli.value_or(0),
+  InstanceSpec spec{.cpu_milli = cpu_milli.value_or(0),
                     .memory_mib = memory_mib.value_or(0),
                     .region = region.value_or(""),
                     .command = *command,
@@ -83,22 +77,7 @@ Result<HttpResponse> create_instance(Call& call) {
                     .interactive = interactive.value_or(false),
                     .requeue = requeue.value_or(false),
                     .nodes = static_cast<int>(nodes.value_or(1))};
-  if (price_class) {
-    auto parsed = parse_price_class(*price_class);
-    if (!parsed) {
-      return fail(ErrorCode::kInvalidArgument, "price_class must be on-demand, spot or reserved");
-    }
-    spec.price_class = *parsed;
-  }
-  if (max_price) {
-    auto money = Money::parse(*max_price);
-    if (!money) {
-      return fail(money.error().code,
-                  fmt::format("'max_price' must be a decimal amount per GPU-hour like \"1.50\": {}",
-                              money.error().message));
-    }
-    spec.max_price_micros = money->micros();
-  }
+  ALLOT_TRY(apply_placement_fields(placement, spec));
   const std::string id = call.ctx.ids().new_id("ins");
   std::vector<std::string> member_ids;
   for (int rank = 1; rank < spec.nodes && rank < limits::kMaxGangNodes; ++rank) {

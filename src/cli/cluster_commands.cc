@@ -69,9 +69,9 @@ Action list_of(std::string target, const int& limit, const std::vector<Column>& 
 }
 
 struct RunOptions {
-  int gpus = 0, milli = 0;
-  std::vector<std::string> gpu_types, env, labels, command;
-  std::string project, region, price_class, max_price;
+  PlacementOptions placement;
+  std::vector<std::string> env, labels, command;
+  std::string project, region;
   int64_t cpu_milli = 0, memory_mib = 0, max_run_s = 0;
   bool interactive = false;
   bool requeue = false;
@@ -94,18 +94,14 @@ bool pairs(const std::vector<std::string>& items, const char* flag, json& out) {
 
 int run_instance(Session& session, const RunOptions& o) {
   json body{{"command", o.command}};
-  if (o.gpus > 0) body["gpus"] = o.gpus;
-  if (o.milli > 0) body["gpu_milli"] = o.milli;
-  if (!o.gpu_types.empty()) body["gpu_models"] = o.gpu_types;
+  put_placement(o.placement, body);
   if (!o.project.empty()) body["project_id"] = o.project;
   if (!o.region.empty()) body["region"] = o.region;
-  if (!o.price_class.empty()) body["price_class"] = o.price_class;
   if (o.cpu_milli > 0) body["cpu_milli"] = o.cpu_milli;
   if (o.memory_mib > 0) body["memory_mib"] = o.memory_mib;
   if (o.max_run_s > 0) body["max_run_s"] = o.max_run_s;
   if (o.interactive) body["interactive"] = true;
   if (o.requeue) body["requeue"] = true;
-  if (!o.max_price.empty()) body["max_price"] = o.max_price;
   if (o.nodes != 1) body["nodes"] = o.nodes;
   json env, labels;
   if (!pairs(o.env, "--env", env) || !pairs(o.labels, "--label", labels)) return kUsage;
@@ -188,13 +184,9 @@ void add_cluster_commands(CLI::App& app, Action& action) {
       [&action] { action = show_call("DELETE", [] { return "/v1/join-tokens/" + id; }); });
 
   CLI::App* run_cmd = app.add_subcommand("run", "launch an instance: allot run [OPTIONS] -- CMD");
-  run_cmd->add_option("--gpus", run.gpus, "whole GPUs, 1 to 8 (default 1)");
-  run_cmd->add_option("--milli", run.milli, "a fraction of one GPU, 1 to 999 milli");
-  run_cmd->add_option("--gpu-type", run.gpu_types, "allowed model or family, repeatable")
-      ->allow_extra_args(false);
+  add_placement_options(*run_cmd, run.placement, true);
   run_cmd->add_option("--project", run.project, "project id (default: the only one)");
   run_cmd->add_option("--region", run.region, "region");
-  run_cmd->add_option("--class", run.price_class, "on-demand (default), spot or reserved");
   run_cmd->add_option("--cpu-milli", run.cpu_milli, "CPU to reserve, in milli-CPUs");
   run_cmd->add_option("--memory-mib", run.memory_mib, "memory to reserve");
   run_cmd->add_option("--env", run.env, "KEY=VALUE, repeatable")->allow_extra_args(false);
@@ -202,7 +194,6 @@ void add_cluster_commands(CLI::App& app, Action& action) {
   run_cmd->add_option("--max-run", run.max_run_s, "stop after this many seconds");
   run_cmd->add_flag("--interactive", run.interactive, "runs until stopped");
   run_cmd->add_flag("--requeue", run.requeue, "spot: go back to the queue when preempted");
-  run_cmd->add_option("--max-price", run.max_price, "spot: the most it pays per GPU-hour");
   run_cmd->add_option("--nodes", run.nodes,
                       "a gang: this many nodes, each with --gpus, all started at once");
   run_cmd->add_option("command", run.command, "the command and its arguments")->required();

@@ -50,6 +50,21 @@ void add_pool_commands(CLI::App& app, Action& action);
 
 // spot: spot price rules and the prices they set.
 void add_spot_commands(CLI::App& app, Action& action);
+// What a request asks for and where it may and would rather run: `allot run` and `allot quote`.
+struct PlacementOptions {
+  int gpus = 0, milli = 0;
+  std::vector<std::string> gpu_types;
+  std::string price_class, max_price, prefer, from, regions;
+  bool spot = false;
+};
+// Adds --prefer, --from and --regions, and with `shape` also --gpus, --milli, --gpu-type,
+// --class, --spot and --max-price.
+void add_placement_options(CLI::App& command, PlacementOptions& options, bool shape);
+// The options that were given, as the API's fields.
+void put_placement(const PlacementOptions& options, nlohmann::json& body);
+
+// latency, regions, quote.
+void add_region_commands(CLI::App& app, Action& action);
 
 // Adds --limit to a listing command; 0 means every item.
 CLI::Option* add_limit(CLI::App& command, int& limit);

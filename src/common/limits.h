@@ -100,6 +100,12 @@ inline constexpr size_t kMaxPoolCommandBytes = 4'096;
 // A pool node's offer: 1,024 CPUs and 16 TiB of memory at most.
 inline constexpr int64_t kMaxPoolCpuMilli = 1'024'000;
 inline constexpr int64_t kMaxPoolMemoryMib = 16'777'216;
+// The latency table: a round trip over a minute is a typing error (the far side of the planet is
+// under 400 ms); 10,000 entries covers a hundred client locations times a hundred regions.
+inline constexpr int64_t kMaxLatencyMs = 60'000;
+inline constexpr size_t kMaxLatencyEntries = 10'000;
+// Regions one request may name as allowed (data residency): more than any operator runs.
+inline constexpr size_t kMaxAllowedRegions = 64;
 
 // Spot price rules: one per GPU model and region is plenty; a curve of 16 points draws any shape
 // an operator would want; prices on it stay under 1,000,000 per GPU-hour so that interpolating

@@ -102,4 +102,23 @@ EnergyUse Instance::energy_between(TimeMs from_ms, TimeMs to_ms) const {
   return sum;
 }
 
+std::string_view prefer_name(Prefer prefer) {
+  switch (prefer) {
+    case Prefer::kNone:
+      return "";
+    case Prefer::kPrice:
+      return "price";
+    case Prefer::kCarbon:
+      return "carbon";
+    case Prefer::kLatency:
+      return "latency";
+  }
+  return "";
+}
+
+std::optional<Prefer> parse_prefer(std::string_view name) {
+  static constexpr std::array kPrefers = {Prefer::kPrice, Prefer::kCarbon, Prefer::kLatency};
+  return parse_by_name(name, kPrefers, prefer_name);
+}
+
 }  // namespace allot

@@ -111,6 +111,13 @@ enum class InstanceState {
 std::string_view instance_state_name(InstanceState state);
 bool is_final(InstanceState state);
 
+// What a request prefers when several regions could take it: the cheapest, the cleanest grid, or
+// the shortest round trip from a client location (core/quote.h ranks regions so).
+enum class Prefer { kNone, kPrice, kCarbon, kLatency };
+
+std::string_view prefer_name(Prefer prefer);
+std::optional<Prefer> parse_prefer(std::string_view name);
+
 struct InstanceSpec {
   int gpus = 0;                         // Whole GPUs, 1..8; 0 when gpu_milli is set.
   int gpu_milli = 0;                    // A fraction of one GPU, 1..999; 0 when gpus is set.
@@ -126,9 +133,16 @@ struct InstanceSpec {
   bool interactive = false;  // Runs until stopped; a job runs to completion.
   bool requeue = false;      // When preempted, go back to the queue instead of ending.
   int nodes = 1;             // A gang: this many members, one per node, started all at once.
-  // Spot work: the most it pays per GPU-hour, in micro-units. When the spot price passes it, the
-  // instance is preempted at that second; 0: any price.
+  // The most it pays per GPU-hour of its price class, in micro-units; 0: any price. It is never
+  // placed on a node whose price is above it; spot work is also preempted at the second the spot
+  // price passes it.
   int64_t max_price_micros = 0;
+  // Where it may run and which region it prefers (core/quote.h). `regions` is a hard limit (data
+  // residency; empty: any); `prefer` only orders the regions that qualify; `from` is the client
+  // location that latency is measured from.
+  std::vector<std::string> regions;
+  Prefer prefer = Prefer::kNone;
+  std::string from;
 
   bool operator==(const InstanceSpec&) const = default;
 };

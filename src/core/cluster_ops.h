@@ -33,6 +33,10 @@ struct Placing {
 
 using Rows = std::vector<Row>;
 
+// The part of an instance's spec that says what it asks for and where: GPUs or a share of one,
+// known models, and the region wishes (core/quote.h). Shared by instances and quotes.
+[[nodiscard]] Status check_gpu_request(const InstanceSpec& spec);
+
 [[nodiscard]] Result<Rows> create_join_token(const State& state, const CreateJoinToken& c,
                                              TimeMs now_ms);
 [[nodiscard]] Result<Rows> revoke_join_token(const State& state, const RevokeJoinToken& c,
@@ -80,10 +84,10 @@ enum class Outcome { kPlaced, kNoRoom, kNotAdmitted };
 // The request shapes that found no room in one scheduling pass, with the reason.
 struct FailedShapes {
   using Key = std::tuple<int, int, std::vector<std::string>, int64_t, int64_t, std::string,
-                         PriceClass, int64_t>;
+                         PriceClass, int64_t, std::vector<std::string>, Prefer, std::string>;
   static Key key_of(const InstanceSpec& s) {
-    return {s.gpus,       s.gpu_milli, s.gpu_models,  s.cpu_milli,
-            s.memory_mib, s.region,    s.price_class, s.max_price_micros};
+    return {s.gpus,        s.gpu_milli,        s.gpu_models, s.cpu_milli, s.memory_mib, s.region,
+            s.price_class, s.max_price_micros, s.regions,    s.prefer,    s.from};
   }
   std::map<Key, std::string> why;
 };

@@ -10,6 +10,7 @@
 #include "core/cluster.h"
 #include "core/finance.h"
 #include "core/invoice.h"
+#include "core/latency.h"
 #include "core/model.h"
 #include "core/pool.h"
 #include "core/spot_rule.h"
@@ -360,6 +361,19 @@ struct DeleteSpotRule {
   std::string region;
 };
 
+// The latency table (core/latency.cc): sets the round trip from `from` to `region`, replacing
+// the one there is.
+struct SetLatency {
+  std::string from;
+  std::string region;
+  int64_t rtt_ms = 0;
+};
+
+struct DeleteLatency {
+  std::string from;
+  std::string region;
+};
+
 // The timer: heartbeat deadlines, maximum run times, money, and a scheduling pass.
 struct Tick {
   bool post_all = false;  // Posts every tenant's usage so far now (closing the books).
@@ -374,6 +388,6 @@ using Command =
                  CreateCreditNote, SetBudget, DeleteBudget, CreateAsset, ChangeAssetEstimate,
                  RetireAsset, SetSite, AddSiteRate, AddFixedCost, DeleteFixedCost, SetRentalPrice,
                  CreatePool, UpdatePool, DeletePool, ScaleUpPool, RetirePoolNode, RecordPoolNode,
-                 SetSpotRule, DeleteSpotRule>;
+                 SetSpotRule, DeleteSpotRule, SetLatency, DeleteLatency>;
 
 }  // namespace allot

@@ -12,6 +12,7 @@
 #include "core/money.h"
 #include "core/pools.h"
 #include "core/spot_rules.h"
+#include "core/regions.h"
 #include "core/validate.h"
 
 namespace allot {
@@ -303,6 +304,8 @@ Result<std::vector<Row>> Core::apply(const Command& command, TimeMs now_ms) {
         }
         if constexpr (std::is_same_v<T, SetSpotRule>) return set_spot_rule(state_, c, now_ms);
         if constexpr (std::is_same_v<T, DeleteSpotRule>) return delete_spot_rule(state_, c);
+        if constexpr (std::is_same_v<T, SetLatency>) return set_latency(state_, c, now_ms);
+        if constexpr (std::is_same_v<T, DeleteLatency>) return delete_latency(state_, c, now_ms);
       },
       command);
   if (!rows) return rows;

@@ -5,13 +5,14 @@
 #include "core/scheduler.h"
 
 namespace allot {
-namespace {
 
-bool model_allowed(const InstanceSpec& spec, const Gpu& gpu) {
+bool model_allowed(const InstanceSpec& spec, std::string_view gpu_model) {
   if (spec.gpu_models.empty()) return true;
   return std::any_of(spec.gpu_models.begin(), spec.gpu_models.end(),
-                     [&](const std::string& m) { return gpu_model_matches(m, gpu.model); });
+                     [&](const std::string& m) { return gpu_model_matches(m, gpu_model); });
 }
+
+namespace {
 
 class FirstFit final : public Scheduler {
  public:
@@ -57,7 +58,7 @@ std::vector<int> fitting_gpus(const Node& node, const InstanceSpec& spec) {
   }
   const int need = spec.gpus > 0 ? 1000 : spec.gpu_milli;
   for (const Gpu& gpu : node.gpus) {
-    if (gpu.healthy && model_allowed(spec, gpu) && gpu.used_milli + need <= 1000) {
+    if (gpu.healthy && model_allowed(spec, gpu.model) && gpu.used_milli + need <= 1000) {
       out.push_back(gpu.index);
     }
   }

@@ -9,6 +9,7 @@
 #include "core/admission.h"
 #include "core/cluster_ops.h"
 #include "core/money.h"
+#include "core/regions.h"
 
 namespace allot {
 namespace {
@@ -92,7 +93,7 @@ Outcome place_gang(Draft& draft, const std::vector<std::string>& members, TimeMs
       }
       Instance probe = member;
       if (!admission.models.empty()) probe.spec.gpu_models = admission.models;
-      const NodeFilter priced = spot_price_filter(trial.base(), probe, now_ms);
+      const NodeFilter priced = hard_limits_filter(trial.base(), probe, now_ms);
       auto only = [&](const Node& node) {
         return scope.contains(node.id) && !taken.contains(node.id) && (!priced || priced(node));
       };

@@ -10,7 +10,32 @@ constexpr std::array<std::string_view, 8> kModels = {
     "B200-180GB", "L4-24GB",   "L40S-48GB", "RTX4090-24GB",
 };
 
+struct ModelPower {
+  std::string_view model;
+  GpuPowerW power;
+};
+
+// Idle draw as measured on such boards with nothing running, and busy draw at the board's power
+// limit.
+constexpr std::array<ModelPower, 8> kPower = {{
+    {"A100-40GB", {50, 400}},
+    {"A100-80GB", {60, 400}},
+    {"H100-80GB", {80, 700}},
+    {"H200-141GB", {80, 700}},
+    {"B200-180GB", {120, 1'000}},
+    {"L4-24GB", {15, 72}},
+    {"L40S-48GB", {40, 350}},
+    {"RTX4090-24GB", {25, 450}},
+}};
+
 }  // namespace
+
+GpuPowerW gpu_power_w(std::string_view model) {
+  for (const ModelPower& p : kPower) {
+    if (p.model == model) return p.power;
+  }
+  return {80, 700};
+}
 
 bool gpu_model_matches(std::string_view requested, std::string_view gpu_model) {
   return gpu_model == requested ||

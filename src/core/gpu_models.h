@@ -2,6 +2,7 @@
 // name either; a GPU matches a requested family when its model starts with "FAMILY-".
 #pragma once
 
+#include <cstdint>
 #include <string_view>
 
 namespace allot {
@@ -10,5 +11,15 @@ bool is_known_gpu_model(std::string_view model_or_family);
 // A full catalog name ("H100-80GB"), not a family.
 bool is_catalog_gpu_model(std::string_view model);
 bool gpu_model_matches(std::string_view requested, std::string_view gpu_model);
+
+// A board's usual draw in watts: idle with nothing running, and busy at its power limit (its
+// TDP), which is what sustained training draws.
+struct GpuPowerW {
+  int64_t idle_w = 0;
+  int64_t busy_w = 0;
+};
+// The catalog model's draw; a model outside the catalog draws what an H100 does, the most common
+// board, rather than nothing.
+GpuPowerW gpu_power_w(std::string_view model);
 
 }  // namespace allot

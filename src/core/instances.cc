@@ -11,12 +11,12 @@
 #include "core/cluster_ops.h"
 #include "core/gpu_models.h"
 #include "core/money.h"
+#include "core/quote.h"
 #include "core/validate.h"
 
 namespace allot {
-namespace {
 
-Status check_spec(const InstanceSpec& spec) {
+Status check_gpu_request(const InstanceSpec& spec) {
   if (spec.gpus != 0 && spec.gpu_milli != 0) {
     return fail(ErrorCode::kInvalidArgument,
                 "a fraction of a GPU (gpu_milli) cannot be combined with a GPU count");
@@ -33,6 +33,13 @@ Status check_spec(const InstanceSpec& spec) {
       return fail(ErrorCode::kInvalidArgument, fmt::format("unknown GPU model '{}'", model));
     }
   }
+  return check_wishes(wishes_of(spec));
+}
+
+namespace {
+
+Status check_spec(const InstanceSpec& spec) {
+  if (auto ok = check_gpu_request(spec); !ok) return ok;
   if (spec.command.empty() || spec.command.front().empty()) {
     return fail(ErrorCode::kInvalidArgument, "command must not be empty");
   }
@@ -55,12 +62,6 @@ Status check_spec(const InstanceSpec& spec) {
   if (spec.nodes > 1 && spec.gpus == 0) {
     return fail(ErrorCode::kInvalidArgument,
                 "a multi-node instance takes whole GPUs on each node, not a fraction");
-  }
-  if (spec.max_price_micros < 0 || spec.max_price_micros > limits::kMaxMoneyMicros) {
-    return fail(ErrorCode::kInvalidArgument, "max_price must be 0 (any) or a positive amount");
-  }
-  if (spec.max_price_micros > 0 && spec.price_class != PriceClass::kSpot) {
-    return fail(ErrorCode::kInvalidArgument, "only spot work has a maximum price");
   }
   if (spec.nodes > 1 && spec.requeue) {
     return fail(ErrorCode::kInvalidArgument,

@@ -57,8 +57,6 @@ std::optional<std::string> funds_block(const Draft& draft, const std::string& te
 // simulation ticks then, so that the work stops when a live timer would stop it.
 std::optional<TimeMs> money_runs_out_at(const State& state, const std::string& tenant_id,
                                         TimeMs now_ms, TimeMs until_ms);
-// For a spot instance with a maximum price: admits only nodes whose spot price is within it.
-NodeFilter spot_price_filter(const State& state, const Instance& instance, TimeMs now_ms);
 // At placement: holds the runway's worth of the instance's charge on its tenant's balance (as
 // much as is left, for a tenant whose spending is bounded).
 void hold_runway(Draft& draft, Instance& instance, const Node& node, TimeMs now_ms,

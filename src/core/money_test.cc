@@ -204,10 +204,26 @@ TEST_F(MoneyTest, SpotWorkIsPreemptedAtTheSecondItsPricePassesItsMaximum) {
                                  .max_price_micros = 4'000 * kUnit}},
      kT0 + 120'000);
   EXPECT_EQ(instance(later).state, InstanceState::kQueued);
-  EXPECT_EQ(refused(CreateInstance{
-                "ins_00000000000000fe", kTenant, "prj_0000000000000001", "usr_1",
-                InstanceSpec{.gpus = 1, .command = {"true"}, .max_price_micros = 4'000 * kUnit}}),
-            ErrorCode::kInvalidArgument);  // On-demand work has no maximum.
+  EXPECT_EQ(
+      refused(CreateInstance{"ins_00000000000000fe", kTenant, "prj_0000000000000001", "usr_1",
+                             InstanceSpec{.gpus = 1, .command = {"true"}, .max_price_micros = -1}}),
+      ErrorCode::kInvalidArgument);  // A maximum is 0 (none) or above.
+}
+
+TEST_F(MoneyTest, OnDemandWorkWithAMaximumIsPlacedWithinItAndNotPreemptedWhenThePriceRises) {
+  const int64_t max = 2 * kUnitPerSecond;
+  const std::string id = run({.gpus = 1, .max_price_micros = max});
+  price(PriceClass::kOnDemand, 3 * kUnitPerSecond, kT0 + 100'000);
+  advance(kT0 + 10'000, kT0 + 110'000);
+  EXPECT_EQ(instance(id).state, InstanceState::kRunning);  // Its maximum limits placement only.
+  // Now the price is over its maximum: new work with that maximum waits and says why.
+  const std::string later = "ins_00000000000000fd";
+  ok(CreateInstance{later, kTenant, "prj_0000000000000001", "usr_1",
+                    InstanceSpec{.gpus = 1, .command = {"true"}, .max_price_micros = max}},
+     kT0 + 120'000);
+  EXPECT_EQ(instance(later).state, InstanceState::kQueued);
+  EXPECT_NE(instance(later).reason.find("over max price"), std::string::npos)
+      << instance(later).reason;
 }
 
 TEST_F(MoneyTest, AGangOfSpotWorkStartsOnlyWhereTheSpotPriceIsWithinItsMaximum) {

@@ -11,6 +11,7 @@
 #include "core/admission.h"
 #include "core/cluster_ops.h"
 #include "core/money.h"
+#include "core/regions.h"
 
 namespace allot {
 namespace {
@@ -167,7 +168,7 @@ Outcome try_place(Draft& draft, const std::string& id, TimeMs now_ms, const Plac
     }
   }
   std::string why;
-  const NodeFilter priced = spot_price_filter(draft.base(), probe, now_ms);
+  const NodeFilter priced = hard_limits_filter(draft.base(), probe, now_ms);
   auto placement = placing.scheduler.place(draft, probe, priced, why);
   if (!placement && probe.spec.price_class != PriceClass::kSpot) {
     if (auto victims = cheapest_victims(draft, probe.spec, now_ms)) {
@@ -181,6 +182,10 @@ Outcome try_place(Draft& draft, const std::string& id, TimeMs now_ms, const Plac
     bind(draft, placed, *placement, now_ms);
     hold_runway(draft, placed, *draft.node(placement->node_id), now_ms, placing.options);
     return Outcome::kPlaced;
+  }
+  // Name the limits that left nodes out, so that the owner sees a limit, not only a full cluster.
+  if (const std::string limited = hard_limits_reason(draft, probe, now_ms); !limited.empty()) {
+    why = fmt::format("waits within its limits: {}; {}", limited, why);
   }
   if (failed != nullptr) failed->why.emplace(key, why);
   set_reason(draft, id, why);

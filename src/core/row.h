@@ -7,6 +7,7 @@
 #include "core/cluster.h"
 #include "core/finance.h"
 #include "core/invoice.h"
+#include "core/latency.h"
 #include "core/model.h"
 #include "core/pool.h"
 #include "core/rules.h"
@@ -27,6 +28,6 @@ struct LedgerEntry {
 using Row = std::variant<Tenant, Project, User, ApiKey, JoinToken, Node, Instance, Quota,
                          Reservation, meter::Price, ledger::Account, LedgerEntry, Invoice,
                          CreditNote, Budget, BudgetAlert, Event, finance::Asset, Site, FixedCost,
-                         RentalPrice, NodeEnergy, Pool, PoolNode, SpotRule>;
+                         RentalPrice, NodeEnergy, Pool, PoolNode, SpotRule, Latency>;
 
 }  // namespace allot

@@ -43,6 +43,9 @@ class Scheduler {
 // Whether a node takes new work at all: joined, heard from, not lost, cordoned or draining.
 bool node_takes_work(const Node& node);
 
+// Whether the spec's models (empty: any) allow a GPU of `gpu_model`.
+bool model_allowed(const InstanceSpec& spec, std::string_view gpu_model);
+
 // The GPUs of `node` that `instance` could use now, in index order (whole GPUs: free ones;
 // fractions: ones with room), or empty when the node cannot hold it (region, models, CPU, memory).
 std::vector<int> fitting_gpus(const Node& node, const InstanceSpec& spec);

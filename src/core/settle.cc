@@ -39,7 +39,11 @@ void preempt_over_max_price(Draft& draft, const std::vector<std::string>& ids, T
   const State& state = draft.base();
   for (const std::string& id : ids) {
     const Instance& i = *draft.instance(id);
-    if (i.state != InstanceState::kRunning || i.spec.max_price_micros <= 0) continue;
+    // On-demand and reserved work keeps running at its price: its maximum only limits placement.
+    if (i.state != InstanceState::kRunning || i.spec.max_price_micros <= 0 ||
+        i.spec.price_class != PriceClass::kSpot) {
+      continue;
+    }
     const Node* node = draft.node(i.node_id);
     if (node == nullptr) continue;
     for (const meter::Stretch& s :
@@ -183,20 +187,6 @@ std::optional<TimeMs> money_runs_out_at(const State& state, const std::string& t
   const auto covered = last_covered_second(draft, *tenant, ids, now_ms, until_ms);
   if (!covered) return std::nullopt;
   return (*covered + 1) * 1000;
-}
-
-NodeFilter spot_price_filter(const State& state, const Instance& instance, TimeMs now_ms) {
-  if (instance.spec.price_class != PriceClass::kSpot || instance.spec.max_price_micros <= 0) {
-    return {};
-  }
-  return [&state, &instance, now_ms](const Node& node) {
-    for (const Gpu& gpu : node.gpus) {
-      const meter::Price* price = state.prices.at(
-          {.model = gpu.model, .region = node.region, .price_class = PriceClass::kSpot}, now_ms);
-      if (price == nullptr || price->gpu_hour_micros <= instance.spec.max_price_micros) return true;
-    }
-    return false;
-  };
 }
 
 void hold_runway(Draft& draft, Instance& instance, const Node& node, TimeMs now_ms,

@@ -75,6 +75,12 @@ void State::put(const Row& row) {
           } else {
             spot_rules[object.key()] = object;
           }
+        } else if constexpr (std::is_same_v<T, Latency>) {
+          if (object.deleted_at_ms != 0) {
+            latencies.erase(object.key());
+          } else {
+            latencies[object.key()] = object;
+          }
         } else {
           auto old = instances.find(object.id);
           const bool was_queued =
@@ -123,6 +129,10 @@ const Budget* State::budget(const std::string& id) const { return find(budgets, 
 const Pool* State::pool(const std::string& id) const { return find(pools, id); }
 
 const PoolNode* State::pool_node(const std::string& id) const { return find(pool_nodes, id); }
+
+const Latency* State::latency(const std::string& from, const std::string& region) const {
+  return find(latencies, Latency{.from = from, .region = region}.key());
+}
 
 std::string State::operator_tenant_id() const {
   for (const auto& [id, tenant] : tenants) {

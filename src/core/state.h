@@ -35,6 +35,8 @@ struct State {
   std::map<std::string, Pool> pools;
   std::map<std::string, PoolNode> pool_nodes;
   std::map<std::string, SpotRule> spot_rules;  // By SpotRule::key().
+  // Live latency entries by Latency::key(): from, then region.
+  std::map<std::string, Latency> latencies;
 
   // Derived indexes, kept true by put().
   std::unordered_map<std::string, std::string> key_by_hash;         // key hash -> key id
@@ -68,6 +70,7 @@ struct State {
   const Budget* budget(const std::string& id) const;
   const Pool* pool(const std::string& id) const;
   const PoolNode* pool_node(const std::string& id) const;
+  const Latency* latency(const std::string& from, const std::string& region) const;
   // The operator's tenant id (empty before the bootstrap).
   std::string operator_tenant_id() const;
 

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <iterator>
 
+#include "core/regions.h"
+
 namespace allot::sched {
 
 NodeView view_of(const Node& node) {
@@ -50,6 +52,21 @@ std::map<std::string, double> carbon_by_region(const Books& books, TimeMs at_ms)
   return out;
 }
 
+std::map<std::pair<std::string, std::string>, int> preference_ranks(const State& state,
+                                                                    const InstanceSpec& spec,
+                                                                    TimeMs at_ms) {
+  std::map<std::pair<std::string, std::string>, int> out;
+  if (spec.prefer == Prefer::kNone) return out;
+  std::vector<QuoteOption> options = quote_options(state, spec, at_ms);
+  // Whether a node has room is the filters' business: rank every option as if it had.
+  for (QuoteOption& option : options) option.fits = true;
+  const Quote quote = rank_quote(std::move(options), wishes_of(spec));
+  for (const RankedOption& ranked : quote.ranked) {
+    out.emplace(std::make_pair(ranked.option.region, ranked.option.gpu_model), ranked.rank - 1);
+  }
+  return out;
+}
+
 // The core does not pass the command's time to the scheduler (Scheduler::place takes only the
 // draft), so the time is the latest the draft knows of. Nodes that take work have been heard from
 // within heartbeat_timeout_ms and report every couple of seconds, and a new instance was created
@@ -78,7 +95,9 @@ std::optional<Placement> PolicyScheduler::place(const Draft& draft, const Instan
   }
   workload.push_back(request_of(instance.spec));
   CycleState cycle = typical_shapes(workload);
-  cycle.carbon_g_per_kwh = carbon_by_region(draft.base().books, placement_time(draft, instance));
+  const TimeMs at_ms = placement_time(draft, instance);
+  cycle.carbon_g_per_kwh = carbon_by_region(draft.base().books, at_ms);
+  cycle.preference_rank = preference_ranks(draft.base(), instance.spec, at_ms);
   auto choice = policy_->place(cycle, request_of(instance.spec), views, why);
   if (!choice) return std::nullopt;
   return Placement{views[choice->node].id, choice->gpus};

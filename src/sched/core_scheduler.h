@@ -36,6 +36,13 @@ Request request_of(const InstanceSpec& spec);
 // `at_ms` are left out: the carbon plugin treats them as unknown, not as carbon-free.
 std::map<std::string, double> carbon_by_region(const Books& books, TimeMs at_ms);
 
+// For a spec that states a preference: each (region, GPU model) it could use, ranked by
+// rank_quote (core/quote.h) as if each had room, 0 the best (CycleState::preference_rank). Empty
+// for a spec without a preference.
+std::map<std::pair<std::string, std::string>, int> preference_ranks(const State& state,
+                                                                    const InstanceSpec& spec,
+                                                                    TimeMs at_ms);
+
 // The moment a placement in `draft` is made, as far as the scheduler can tell (see
 // core_scheduler.cc): the newest node heartbeat or the instance's creation, whichever is later.
 TimeMs placement_time(const Draft& draft, const Instance& instance);

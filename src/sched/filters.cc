@@ -13,6 +13,8 @@ Env make_env(const CycleState& cycle, const std::vector<NodeView>& nodes,
   for (const NodeView& node : nodes) facts.push_back(facts_of(node, env.models));
   env.carbon.reserve(nodes.size());
   for (const NodeView& node : nodes) env.carbon.push_back(region_carbon(cycle, node.region));
+  env.region.reserve(nodes.size());
+  for (const NodeView& node : nodes) env.region.push_back(node.region);
   env.shapes = compile_shapes(cycle, env.models);
   env.shapes.pressure = model_pressure(env.shapes, facts, env.models.size());
   return env;

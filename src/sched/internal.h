@@ -110,6 +110,8 @@ struct Env {
   std::vector<double>* frag_cache = nullptr;  // NaN: not computed.
   // Per node: its region's effective carbon intensity (region_carbon in plugins.h).
   std::vector<double> carbon;
+  // Per node: its region, for the preference plugin.
+  std::vector<std::string> region;
 };
 
 // Healthy, model-allowed GPU positions of a node for a request.

@@ -81,6 +81,7 @@ struct Placer::Impl {
     facts[index] = internal::facts_of(nodes[index], env.models);
     // A replaced node may have moved region; the cycle's intensities themselves stay fixed.
     env.carbon[index] = internal::region_carbon(cycle, nodes[index].region);
+    env.region[index] = nodes[index].region;
     frag[index] = std::numeric_limits<double>::quiet_NaN();
     ++version[index];
     if (log.size() >= 4 * nodes.size() + 1024) {

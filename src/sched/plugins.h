@@ -42,6 +42,7 @@ std::unique_ptr<Score> packing_score();
 std::unique_ptr<Score> dot_product_score();
 std::unique_ptr<Score> frag_score(std::string name, FragOptions options);
 std::unique_ptr<Score> carbon_score();
+std::unique_ptr<Score> prefer_score();
 
 // The carbon intensity (g/kWh of IT energy) that the carbon score uses for a node in `region`:
 // the cycle's figure for the region, or the worst the cycle knows when it has none, or 0 when it

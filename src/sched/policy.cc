@@ -159,6 +159,8 @@ Result<std::unique_ptr<Policy>> make_policy(std::string_view name,
     }
     scores.emplace_back(std::move(score), extra.weight);
   }
+  // Last: a request's stated preference, which scores 0 for every request without one.
+  scores.emplace_back(prefer_score(), 1.0);
   return std::make_unique<PluginPolicy>(std::string(name), all_filters(), std::move(scores));
 }
 

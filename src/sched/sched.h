@@ -64,6 +64,11 @@ struct CycleState {
   // per kWh of IT energy, for the carbon score plugin. A region missing here is unknown; when the
   // map is empty the plugin scores every node alike.
   std::map<std::string, double> carbon_g_per_kwh;
+  // For a request that states a preference (price, carbon or latency): each (region, GPU model)
+  // it could use, ranked as `allot quote` ranks them (core/quote.h), 0 the best. The "prefer"
+  // score plugin reads it; when it is empty, as for every request without a preference, the
+  // plugin scores every node alike.
+  std::map<std::pair<std::string, std::string>, int> preference_rank;
 };
 
 class FilterPlugin {
@@ -147,6 +152,11 @@ inline constexpr std::string_view kDefaultPolicy = "allot";
 // weight 1 a region 100 g/kWh cleaner is worth what one step of the allot policy's FGD score is
 // worth (about 40 GPU milli of fragmentation). A node whose region has no intensity counts as the
 // worst known region.
+//
+// "prefer": part of every policy, after its own plugin and the added ones, at weight 1. It ranks
+// nodes by CycleState::preference_rank, 10,000,000 points per step of rank, so that a request's
+// preference decides the region and model, and the policy's own plugin decides among the nodes of
+// the preferred one. With no ranking (no preference), it adds 0 everywhere and changes nothing.
 struct AddedScore {
   std::string plugin;
   double weight = 1;

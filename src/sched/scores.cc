@@ -176,6 +176,36 @@ class Carbon final : public Score {
   }
 };
 
+// Points per step of preference rank: far above what any policy's own score spans between two
+// nodes (fragmentation is counted in GPU milli of a node, at most a few tens of thousands), so
+// that the preferred region and model win whenever one of their nodes passes the filters.
+constexpr double kPointsPerRank = 10'000'000.0;
+
+// Prefers the (region, model) that the request's ranking puts first. A node is as good as the
+// best-ranked model among its healthy GPUs that the request may use; a node whose region and
+// models the ranking does not hold (no latency known from the client, say) comes after every
+// ranked one.
+class PreferScore final : public Score {
+ public:
+  std::string_view name() const override { return "prefer"; }
+  double eval(Env& env, const CompiledRequest& request, size_t index, const NodeFacts& facts,
+              Pick& pick) const override {
+    // It is never a policy's first plugin, so its pick is never used: skip the work.
+    pick = 0;
+    const auto& ranks = env.cycle->preference_rank;
+    if (ranks.empty() || index >= env.region.size()) return 0;
+    auto best = static_cast<int>(ranks.size());
+    for (int i = 0; i < facts.count; ++i) {
+      if (!usable(facts, request, i)) continue;
+      const std::string& model = env.models.name(facts.model[static_cast<size_t>(i)]);
+      if (auto it = ranks.find({env.region[index], model}); it != ranks.end()) {
+        best = std::min(best, it->second);
+      }
+    }
+    return -kPointsPerRank * best;
+  }
+};
+
 }  // namespace
 
 double region_carbon(const CycleState& cycle, const std::string& region) {
@@ -199,5 +229,6 @@ std::unique_ptr<Score> frag_score(std::string name, FragOptions options) {
   return std::make_unique<Frag>(std::move(name), options);
 }
 std::unique_ptr<Score> carbon_score() { return std::make_unique<Carbon>(); }
+std::unique_ptr<Score> prefer_score() { return std::make_unique<PreferScore>(); }
 
 }  // namespace allot::sched::internal

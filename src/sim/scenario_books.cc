@@ -4,7 +4,6 @@
 #include "sim/scenario_books.h"
 
 #include <algorithm>
-#include <array>
 #include <map>
 #include <set>
 
@@ -17,25 +16,6 @@ namespace allot::sim {
 using nlohmann::json;
 
 namespace {
-
-struct GpuPower {
-  std::string_view model;
-  int64_t idle_w;
-  int64_t busy_w;
-};
-
-// Idle draw as measured on such boards with nothing running, and busy draw at the board's power
-// limit (its TDP), which is what sustained training draws.
-constexpr std::array<GpuPower, 8> kGpuPower = {{
-    {"A100-40GB", 50, 400},
-    {"A100-80GB", 60, 400},
-    {"H100-80GB", 80, 700},
-    {"H200-141GB", 80, 700},
-    {"B200-180GB", 120, 1'000},
-    {"L4-24GB", 15, 72},
-    {"L40S-48GB", 40, 350},
-    {"RTX4090-24GB", 25, 450},
-}};
 
 constexpr int64_t kMaxGramsPerKwh = 100'000;
 
@@ -221,10 +201,8 @@ Result<RentalPrice> rental_price_at(const json& doc, size_t index) {
 }  // namespace
 
 std::pair<int64_t, int64_t> default_gpu_power(const std::string& model) {
-  for (const GpuPower& p : kGpuPower) {
-    if (p.model == model) return {p.idle_w, p.busy_w};
-  }
-  return {80, 700};
+  const GpuPowerW power = gpu_power_w(model);
+  return {power.idle_w, power.busy_w};
 }
 
 Status parse_books(const json& doc, Scenario& s) {

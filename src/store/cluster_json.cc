@@ -61,6 +61,10 @@ InstanceSpec spec_from(const json& d) {
       .requeue = d.value("requeue", false),
       .nodes = d.value("nodes", 1),
       .max_price_micros = d.value("max_price_micros", int64_t{0}),
+      // Rows written before regions and preferences existed have none: any region, no preference.
+      .regions = d.value("regions", std::vector<std::string>{}),
+      .prefer = parse_prefer(d.value("prefer", std::string())).value_or(Prefer::kNone),
+      .from = d.value("from", std::string()),
   };
 }
 
@@ -90,7 +94,10 @@ json spec_document(const InstanceSpec& s) {
           {"interactive", s.interactive},
           {"requeue", s.requeue},
           {"nodes", s.nodes},
-          {"max_price_micros", s.max_price_micros}};
+          {"max_price_micros", s.max_price_micros},
+          {"regions", s.regions},
+          {"prefer", prefer_name(s.prefer)},
+          {"from", s.from}};
 }
 
 json node_document(const Node& n) {

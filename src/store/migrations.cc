@@ -208,7 +208,14 @@ constexpr std::array<std::string_view, 1> kSpotRules = {
     "CREATE TABLE spot_rules (key TEXT PRIMARY KEY, doc TEXT NOT NULL)",
 };
 
-constexpr std::array<Migration, 11> kMigrations = {
+// The latency table: round trips from client locations to regions; deleted entries stay as
+// tombstones so that a restart does not bring them back.
+constexpr std::array<std::string_view, 1> kLatency = {
+    "CREATE TABLE latencies (from_location TEXT NOT NULL, region TEXT NOT NULL, "
+    "doc TEXT NOT NULL, PRIMARY KEY (from_location, region))",
+};
+
+constexpr std::array<Migration, 12> kMigrations = {
     Migration{1, "identity: tenants, projects, users, API keys, audit log", kIdentity},
     Migration{2, "cluster: join tokens, nodes, instances", kCluster},
     Migration{3, "rules: quotas, reservations, tenant weights", kRules},
@@ -220,6 +227,7 @@ constexpr std::array<Migration, 11> kMigrations = {
     Migration{9, "books: assets, sites, fixed costs, rental prices, node energy", kBooks},
     Migration{10, "pools: node pools and their nodes", kPools},
     Migration{11, "spot rules: spot prices that follow utilisation", kSpotRules},
+    Migration{12, "latency: round trips from client locations to regions", kLatency},
 };
 
 }  // namespace

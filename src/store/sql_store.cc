@@ -7,6 +7,7 @@
 #include "store/db.h"
 #include "store/finance_json.h"
 #include "store/invoice_json.h"
+#include "store/latency_json.h"
 #include "store/ledger_journal.h"
 #include "store/migrations.h"
 #include "store/pool_json.h"
@@ -63,6 +64,9 @@ constexpr std::string_view kUpsertNodeEnergy =
 constexpr std::string_view kUpsertPool =
     "INSERT INTO pools (id, name, doc) VALUES ($1, $2, $3) "
     "ON CONFLICT (id) DO UPDATE SET doc = excluded.doc";
+constexpr std::string_view kUpsertLatency =
+    "INSERT INTO latencies (from_location, region, doc) VALUES ($1, $2, $3) "
+    "ON CONFLICT (from_location, region) DO UPDATE SET doc = excluded.doc";
 constexpr std::string_view kUpsertPoolNode =
     "INSERT INTO pool_nodes (id, pool_id, state, doc) VALUES ($1, $2, $3, $4) "
     "ON CONFLICT (id) DO UPDATE SET state = excluded.state, doc = excluded.doc";
@@ -182,6 +186,9 @@ Status write_row(Db& db, const Row& row) {
           // A deleted rule stays as a row without a curve, which loads as no rule.
           const DbValue p[] = {o.key(), spot_rule_document(o).dump()};
           return db.exec(kUpsertSpotRule, p);
+        } else if constexpr (std::is_same_v<T, Latency>) {
+          const DbValue p[] = {o.from, o.region, latency_document(o).dump()};
+          return db.exec(kUpsertLatency, p);
         } else {
           const DbValue p[] = {o.id,
                                o.tenant_id,
@@ -382,6 +389,10 @@ class SqlStore final : public Store {
     if (auto ok = load_documents("pools", pool_from_document, out); !ok) return ok;
     if (auto ok = load_documents("pool_nodes", pool_node_from_document, out); !ok) return ok;
     if (auto ok = load_documents("spot_rules", spot_rule_from_document, out, "key"); !ok) return ok;
+    if (auto ok = load_documents("latencies", latency_from_document, out, "from_location, region");
+        !ok) {
+      return ok;
+    }
     // Oldest first, so that the queue is rebuilt in arrival order.
     return load_documents("instances", instance_from_document, out, "created_at_ms, id");
   }

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "core/core.h"
+#include "store/cluster_json.h"
 
 #include "support/postgres.h"
 #include "support/temp_dir.h"
@@ -68,12 +69,12 @@ AuditEntry audit(int64_t seq, std::string tenant) {
 }
 
 TEST_P(StoreTest, MigrationsRunOnceAndReachTheLatestVersion) {
-  EXPECT_EQ(store_->schema_version(), 11);
+  EXPECT_EQ(store_->schema_version(), 12);
   EXPECT_EQ(store_->backend(), GetParam());
   store_.reset();
   auto again = open();
   ASSERT_NE(again, nullptr);
-  EXPECT_EQ(again->schema_version(), 11);
+  EXPECT_EQ(again->schema_version(), 12);
 }
 
 TEST_P(StoreTest, WhatIsCommittedLoadsBackAfterReopening) {
@@ -221,6 +222,43 @@ TEST_P(StoreTest, SpotRulesLoadBackAndADeletedOneStaysDeleted) {
   ASSERT_TRUE(rows) << rows.error().message;
   const std::vector<Row> expected = {gone, rule};  // By key; the state drops the curveless one.
   EXPECT_EQ(*rows, expected);
+}
+
+TEST_P(StoreTest, LatenciesLoadBackAndADeletedOneStaysDeleted) {
+  const Latency kept{.from = "eu-users", .region = "eu", .rtt_ms = 12, .updated_at_ms = 5};
+  Latency dropped{.from = "eu-users", .region = "us", .rtt_ms = 95, .updated_at_ms = 5};
+  ASSERT_TRUE(store_->commit(Batch{.rows = {kept, dropped}}));
+  dropped.deleted_at_ms = 9;
+  ASSERT_TRUE(store_->commit(Batch{.rows = {dropped}}));
+  store_.reset();
+  auto rows = open()->load();
+  ASSERT_TRUE(rows) << rows.error().message;
+  const std::vector<Row> expected = {kept, dropped};
+  EXPECT_EQ(*rows, expected);
+  State state;
+  for (const Row& row : *rows) state.put(row);
+  EXPECT_NE(state.latency("eu-users", "eu"), nullptr);
+  EXPECT_EQ(state.latency("eu-users", "us"), nullptr);
+}
+
+TEST(InstanceDocumentTest, AnInstanceKeepsItsRegionsAndPreferenceAndOldRowsLoadWithout) {
+  const Instance instance{.id = "ins_0000000000000001",
+                          .tenant_id = kTenant.id,
+                          .spec = {.gpus = 1,
+                                   .command = {"true"},
+                                   .max_price_micros = 3'000'000,
+                                   .regions = {"eu", "eu-north"},
+                                   .prefer = Prefer::kLatency,
+                                   .from = "eu-users"}};
+  nlohmann::json doc = instance_document(instance);
+  EXPECT_EQ(*instance_from_document(doc), instance);
+  // A row written before these fields existed: any region, no preference.
+  for (const char* field : {"regions", "prefer", "from"}) doc["spec"].erase(field);
+  const auto old = instance_from_document(doc);
+  ASSERT_TRUE(old) << old.error().message;
+  EXPECT_TRUE(old->spec.regions.empty());
+  EXPECT_EQ(old->spec.prefer, Prefer::kNone);
+  EXPECT_EQ(old->spec.from, "");
 }
 
 TEST_P(StoreTest, TheLedgerJournalReplaysToTheSameBalances) {

@@ -1,0 +1,58 @@
+// Regions as a catalog: what each region offers now (GPU models, free GPUs, prices, the grid's
+// carbon and PUE, latencies from client locations), the latency table's commands, and the places
+// a request could run, ready for rank_quote (core/quote.h).
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/cluster_ops.h"
+#include "core/quote.h"
+
+namespace allot {
+
+[[nodiscard]] Result<Rows> set_latency(const State& state, const SetLatency& c, TimeMs now_ms);
+[[nodiscard]] Result<Rows> delete_latency(const State& state, const DeleteLatency& c,
+                                          TimeMs now_ms);
+
+struct ModelOffer {
+  std::string gpu_model;
+  int gpus = 0;                             // Healthy GPUs on the region's nodes that take work.
+  int free_gpus = 0;                        // Of those, wholly free.
+  std::optional<int64_t> on_demand_micros;  // Per GPU-hour, in force now; unset: none.
+  std::optional<int64_t> spot_micros;
+};
+
+struct RegionInfo {
+  std::string region;
+  std::vector<ModelOffer> models;             // By model name.
+  std::optional<int64_t> carbon_g_per_kwh;    // In force now; unset: no step yet.
+  std::optional<int64_t> pue_milli;           // Unset: no site for the region.
+  std::map<std::string, int64_t> latency_ms;  // From each client location.
+};
+
+// Every region that has nodes, prices, a site or latencies, by name, as it stands at `now_ms`.
+std::vector<RegionInfo> region_catalog(const State& state, TimeMs now_ms);
+
+// The places `spec` could run at `now_ms`: one per region and GPU model that the spec's models
+// allow and that the region has nodes or a price of the spec's class for. Hard limits are not
+// applied here; rank_quote applies them.
+std::vector<QuoteOption> quote_options(const State& state, const InstanceSpec& spec, TimeMs now_ms);
+
+// A request's hard limits as a node filter: a node outside the allowed regions, or with a GPU of
+// an allowed model whose price for the request's class is above its maximum, is never chosen.
+// GPUs with no price pass (time with no price in force is not charged). Empty when the request
+// has no limits.
+NodeFilter hard_limits_filter(const State& state, const Instance& instance, TimeMs now_ms);
+
+// Why the hard limits leave nodes out, e.g. "2 of 3 ready nodes are not in the allowed regions
+// (eu|us)", or empty when they leave out none.
+std::string hard_limits_reason(const Draft& draft, const Instance& instance, TimeMs now_ms);
+
+// The grid intensity in force at `at_ms` in g/kWh, or nullopt before the region's first step
+// (unknown, not zero).
+std::optional<int64_t> intensity_at(const Site& site, TimeMs at_ms);
+
+}  // namespace allot
