@@ -101,4 +101,10 @@ inline constexpr size_t kMaxPoolCommandBytes = 4'096;
 inline constexpr int64_t kMaxPoolCpuMilli = 1'024'000;
 inline constexpr int64_t kMaxPoolMemoryMib = 16'777'216;
 
+// Idle stop: a window under a minute would stop work in an ordinary pause (loading data, writing
+// a checkpoint), so that is the default floor (the operator may lower it, to 1 s at least); over
+// a week, the policy protects nothing.
+inline constexpr int64_t kDefaultMinIdleWindowS = 60;
+inline constexpr int64_t kMaxIdleWindowS = 7 * 86'400;
+
 }  // namespace allot::limits

@@ -8,6 +8,7 @@
 #include "common/limits.h"
 #include "core/books.h"
 #include "core/budgets.h"
+#include "core/idle.h"
 #include "core/invoice_ops.h"
 #include "core/money.h"
 #include "core/pools.h"
@@ -299,6 +300,9 @@ Result<std::vector<Row>> Core::apply(const Command& command, TimeMs now_ms) {
         }
         if constexpr (std::is_same_v<T, RecordPoolNode>) {
           return record_pool_node(state_, c, now_ms);
+        }
+        if constexpr (std::is_same_v<T, SetProjectIdle>) {
+          return set_project_idle(state_, c, options_);
         }
       },
       command);

@@ -202,7 +202,13 @@ constexpr std::array<std::string_view, 2> kPools = {
     "state TEXT NOT NULL, doc TEXT NOT NULL)",
 };
 
-constexpr std::array<Migration, 10> kMigrations = {
+// Idle stop: a project's policy, as a JSON document ('' for none). Instances keep theirs in their
+// document. (Migration 11 is another change's.)
+constexpr std::array<std::string_view, 1> kIdle = {
+    "ALTER TABLE projects ADD COLUMN idle TEXT NOT NULL DEFAULT ''",
+};
+
+constexpr std::array<Migration, 11> kMigrations = {
     Migration{1, "identity: tenants, projects, users, API keys, audit log", kIdentity},
     Migration{2, "cluster: join tokens, nodes, instances", kCluster},
     Migration{3, "rules: quotas, reservations, tenant weights", kRules},
@@ -213,6 +219,7 @@ constexpr std::array<Migration, 10> kMigrations = {
     Migration{8, "budgets: alerts, the event log and the webhook outbox", kBudgets},
     Migration{9, "books: assets, sites, fixed costs, rental prices, node energy", kBooks},
     Migration{10, "pools: node pools and their nodes", kPools},
+    Migration{12, "idle: projects' idle-stop policies", kIdle},
 };
 
 }  // namespace
