@@ -74,7 +74,8 @@ App::App(Service& service, std::string version, LogStore& logs, ApiOptions optio
   for (auto routes :
        {identity_routes(), node_routes(), agent_routes(), instance_routes(), rules_routes(),
         price_routes(), invoice_routes(), usage_routes(), budget_routes(), money_routes(),
-        finance_asset_routes(), finance_book_routes(), finance_report_routes(), pool_routes()}) {
+        finance_asset_routes(), finance_book_routes(), finance_report_routes(), pool_routes(),
+        idle_routes()}) {
     routes_.insert(routes_.end(), routes.begin(), routes.end());
   }
 }

@@ -65,6 +65,7 @@ Result<HttpResponse> create_instance(Call& call) {
   auto requeue = body.optional_bool("requeue");
   auto nodes = body.optional_int("nodes", INT32_MIN, INT32_MAX);
   auto max_price = body.optional_string("max_price");
+  const nlohmann::json idle = body.optional_json("idle");
   ALLOT_TRY(body.finish());
   if (!command) return fail(ErrorCode::kMissingField, "'command' is required");
   ALLOT_TRY(require_launcher(call.caller));
@@ -98,6 +99,11 @@ Result<HttpResponse> create_instance(Call& call) {
                               money.error().message));
     }
     spec.max_price_micros = money->micros();
+  }
+  if (!idle.is_null()) {
+    auto policy = read_idle_policy(idle);
+    if (!policy) return std::unexpected(policy.error());
+    spec.idle = *policy;
   }
   const std::string id = call.ctx.ids().new_id("ins");
   std::vector<std::string> member_ids;

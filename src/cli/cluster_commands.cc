@@ -71,7 +71,7 @@ Action list_of(std::string target, const int& limit, const std::vector<Column>& 
 struct RunOptions {
   int gpus = 0, milli = 0;
   std::vector<std::string> gpu_types, env, labels, command;
-  std::string project, region, price_class, max_price;
+  std::string project, region, price_class, max_price, idle_stop;
   int64_t cpu_milli = 0, memory_mib = 0, max_run_s = 0;
   bool interactive = false;
   bool requeue = false;
@@ -107,6 +107,15 @@ int run_instance(Session& session, const RunOptions& o) {
   if (o.requeue) body["requeue"] = true;
   if (!o.max_price.empty()) body["max_price"] = o.max_price;
   if (o.nodes != 1) body["nodes"] = o.nodes;
+  if (!o.idle_stop.empty()) {
+    std::string error;
+    const auto idle = parse_idle_spec(o.idle_stop, error);
+    if (!idle) {
+      std::cerr << "error: --idle-stop: " << error << "\n";
+      return kUsage;
+    }
+    body["idle"] = *idle;
+  }
   json env, labels;
   if (!pairs(o.env, "--env", env) || !pairs(o.labels, "--label", labels)) return kUsage;
   if (!env.empty()) body["env"] = env;
@@ -205,6 +214,9 @@ void add_cluster_commands(CLI::App& app, Action& action) {
   run_cmd->add_option("--max-price", run.max_price, "spot: the most it pays per GPU-hour");
   run_cmd->add_option("--nodes", run.nodes,
                       "a gang: this many nodes, each with --gpus, all started at once");
+  run_cmd->add_option("--idle-stop", run.idle_stop,
+                      "PCT:WINDOW[:notify]: stop (or notify) when its GPUs stay under PCT % "
+                      "for WINDOW (s, m, h or d)");
   run_cmd->add_option("command", run.command, "the command and its arguments")->required();
   run_cmd->callback(
       [&action] { action = [](Session& session) { return run_instance(session, run); }; });
