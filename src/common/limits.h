@@ -105,6 +105,6 @@ inline constexpr int64_t kMaxPoolMemoryMib = 16'777'216;
 // a checkpoint), so that is the default floor (the operator may lower it, to 1 s at least); over
 // a week, the policy protects nothing.
 inline constexpr int64_t kDefaultMinIdleWindowS = 60;
-inline constexpr int64_t kMaxIdleWindowS = 7 * 86'400;
+inline constexpr int64_t kMaxIdleWindowS = int64_t{7} * 86'400;
 
 }  // namespace allot::limits
