@@ -57,15 +57,18 @@ json telemetry(GpuBackend& backend, TimeMs now_ms) {
   const auto samples = backend.sample(now_ms);
   for (size_t i = 0; i < samples.size(); ++i) {
     const GpuSample& s = samples[i];
-    out.push_back({{"index", static_cast<int>(i)},
-                   {"utilization_pct", s.utilization_pct},
-                   {"memory_used_bytes", s.memory_used_bytes},
-                   {"power_mw", s.power_mw},
-                   {"energy_mj", s.energy_mj},
-                   {"temperature_c", s.temperature_c},
-                   {"ecc_errors", s.ecc_errors},
-                   {"lost", s.lost},
-                   {"xids", s.xids}});
+    json gpu = {{"index", static_cast<int>(i)},
+                {"memory_used_bytes", s.memory_used_bytes},
+                {"power_mw", s.power_mw},
+                {"energy_mj", s.energy_mj},
+                {"temperature_c", s.temperature_c},
+                {"ecc_errors", s.ecc_errors},
+                {"lost", s.lost},
+                {"xids", s.xids}};
+    // A utilisation that was not read is left out, never sent as 0: the controller takes a
+    // missing reading as busy.
+    if (s.utilization_read && !s.lost) gpu["utilization_pct"] = s.utilization_pct;
+    out.push_back(std::move(gpu));
   }
   return out;
 }

@@ -63,6 +63,8 @@ Result<NodeHeartbeat> parse_heartbeat(const json& d) {
                                      .energy_mj = g.value("energy_mj", int64_t{0}),
                                      .temperature_c = g.value("temperature_c", 0),
                                      .ecc_errors = g.value("ecc_errors", int64_t{0})},
+                       // An agent that could not read the utilisation leaves it out.
+                       .utilization_read = g.contains("utilization_pct"),
                        .lost = g.value("lost", false),
                        .xids = g.value("xids", std::vector<int>{})});
     }

@@ -75,7 +75,7 @@ App::App(Service& service, std::string version, LogStore& logs, ApiOptions optio
        {identity_routes(), node_routes(), agent_routes(), instance_routes(), rules_routes(),
         price_routes(), invoice_routes(), usage_routes(), budget_routes(), money_routes(),
         finance_asset_routes(), finance_book_routes(), finance_report_routes(), pool_routes(),
-        spot_routes(), region_routes()}) {
+        spot_routes(), region_routes(), idle_routes()}) {
     routes_.insert(routes_.end(), routes.begin(), routes.end());
   }
 }

@@ -80,6 +80,8 @@ std::span<const Route> finance_report_routes();
 std::span<const Route> pool_routes();
 std::span<const Route> spot_routes();
 std::span<const Route> region_routes();
+// A project's idle-stop policy.
+std::span<const Route> idle_routes();
 // Applies a PATCH of a tenant's billing mode and credit limit, when either is given.
 [[nodiscard]] Status apply_billing_change(Call& call, const std::string& tenant_id,
                                           const std::optional<std::string>& billing,

@@ -30,7 +30,8 @@ nlohmann::json to_json(const Project& p) {
           {"tenant_id", p.tenant_id},
           {"name", p.name},
           {"created_at", format_time(p.created_at_ms)},
-          {"deleted_at", time_or_null(p.deleted_at_ms)}};
+          {"deleted_at", time_or_null(p.deleted_at_ms)},
+          {"idle", p.idle ? idle_policy_document(*p.idle) : nlohmann::json(nullptr)}};
 }
 
 nlohmann::json to_json(const User& u) {
@@ -89,6 +90,7 @@ nlohmann::json to_json(const Instance& i) {
   out["created_at"] = format_time(i.created_at_ms);
   out["started_at"] = time_or_null(i.started_at_ms);
   out["ended_at"] = time_or_null(i.ended_at_ms);
+  out["idle_since"] = time_or_null(i.idle_since_ms);
   out["billed"] = Money::from_micros(i.billed_micros).to_string();
   const EnergyUse energy = i.energy_between(0, std::numeric_limits<TimeMs>::max());
   out["energy_kwh"] = billing::energy_kwh_text(energy.energy_mj);

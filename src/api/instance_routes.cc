@@ -62,6 +62,7 @@ Result<HttpResponse> create_instance(Call& call) {
   auto interactive = body.optional_bool("interactive");
   auto requeue = body.optional_bool("requeue");
   auto nodes = body.optional_int("nodes", INT32_MIN, INT32_MAX);
+  const nlohmann::json idle = body.optional_json("idle");
   ALLOT_TRY(body.finish());
   if (!command) return fail(ErrorCode::kMissingField, "'command' is required");
   ALLOT_TRY(require_launcher(call.caller));
@@ -78,6 +79,11 @@ Result<HttpResponse> create_instance(Call& call) {
                     .requeue = requeue.value_or(false),
                     .nodes = static_cast<int>(nodes.value_or(1))};
   ALLOT_TRY(apply_placement_fields(placement, spec));
+  if (!idle.is_null()) {
+    auto policy = read_idle_policy(idle);
+    if (!policy) return std::unexpected(policy.error());
+    spec.idle = *policy;
+  }
   const std::string id = call.ctx.ids().new_id("ins");
   std::vector<std::string> member_ids;
   for (int rank = 1; rank < spec.nodes && rank < limits::kMaxGangNodes; ++rank) {

@@ -23,6 +23,11 @@ struct Call;
 // tenant without it; others see their own.
 [[nodiscard]] Result<std::optional<std::string>> tenant_filter(const Call& call);
 
+// An idle-stop policy from its JSON object (threshold_pct, window_s, action: stop or notify);
+// kInvalidType, kMissingField, kUnknownField or kInvalidArgument when it is not one. The core
+// checks the values' ranges.
+[[nodiscard]] Result<IdlePolicy> read_idle_policy(const nlohmann::json& value);
+
 // The page's `after` as a log's seq number (0 when absent); kInvalidArgument otherwise.
 [[nodiscard]] Result<int64_t> read_seq_after(const Page& page);
 

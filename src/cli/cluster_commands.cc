@@ -71,7 +71,7 @@ Action list_of(std::string target, const int& limit, const std::vector<Column>& 
 struct RunOptions {
   PlacementOptions placement;
   std::vector<std::string> env, labels, command;
-  std::string project, region;
+  std::string project, region, idle_stop;
   int64_t cpu_milli = 0, memory_mib = 0, max_run_s = 0;
   bool interactive = false;
   bool requeue = false;
@@ -103,6 +103,15 @@ int run_instance(Session& session, const RunOptions& o) {
   if (o.interactive) body["interactive"] = true;
   if (o.requeue) body["requeue"] = true;
   if (o.nodes != 1) body["nodes"] = o.nodes;
+  if (!o.idle_stop.empty()) {
+    std::string error;
+    const auto idle = parse_idle_spec(o.idle_stop, error);
+    if (!idle) {
+      std::cerr << "error: --idle-stop: " << error << "\n";
+      return kUsage;
+    }
+    body["idle"] = *idle;
+  }
   json env, labels;
   if (!pairs(o.env, "--env", env) || !pairs(o.labels, "--label", labels)) return kUsage;
   if (!env.empty()) body["env"] = env;
@@ -196,6 +205,9 @@ void add_cluster_commands(CLI::App& app, Action& action) {
   run_cmd->add_flag("--requeue", run.requeue, "spot: go back to the queue when preempted");
   run_cmd->add_option("--nodes", run.nodes,
                       "a gang: this many nodes, each with --gpus, all started at once");
+  run_cmd->add_option("--idle-stop", run.idle_stop,
+                      "PCT:WINDOW[:notify]: stop (or notify) when its GPUs stay under PCT % "
+                      "for WINDOW (s, m, h or d)");
   run_cmd->add_option("command", run.command, "the command and its arguments")->required();
   run_cmd->callback(
       [&action] { action = [](Session& session) { return run_instance(session, run); }; });

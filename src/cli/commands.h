@@ -65,6 +65,11 @@ void put_placement(const PlacementOptions& options, nlohmann::json& body);
 
 // latency, regions, quote.
 void add_region_commands(CLI::App& app, Action& action);
+// projects idle set|show|clear: a project's idle-stop policy.
+void add_project_idle_commands(CLI::App& projects, Action& action);
+// An idle policy's body from "PCT:WINDOW[:notify]" (WINDOW in seconds, or with s, m, h or d);
+// nullopt with `error` set when the text is not of that form.
+std::optional<nlohmann::json> parse_idle_spec(const std::string& spec, std::string& error);
 
 // Adds --limit to a listing command; 0 means every item.
 CLI::Option* add_limit(CLI::App& command, int& limit);

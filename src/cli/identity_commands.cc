@@ -154,6 +154,7 @@ void add_identity_commands(CLI::App& app, Action& action) {
     remove->add_option("id", o.id, "its id")->required();
     remove->callback(
         [&action] { action = show_call("DELETE", [] { return "/v1/projects/" + o.id; }); });
+    add_project_idle_commands(group, action);
   });
 
   add_resource(app, action, o, "users", "/v1/users", kUserColumns, [&](CLI::App& group) {

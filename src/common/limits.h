@@ -116,4 +116,10 @@ inline constexpr int64_t kMaxSpotPriceMicros = 1'000'000'000'000;
 inline constexpr int64_t kMinSpotIntervalMs = 1'000;
 inline constexpr int64_t kMaxSpotIntervalMs = 86'400'000;
 
+// Idle stop: a window under a minute would stop work in an ordinary pause (loading data, writing
+// a checkpoint), so that is the default floor (the operator may lower it, to 1 s at least); over
+// a week, the policy protects nothing.
+inline constexpr int64_t kDefaultMinIdleWindowS = 60;
+inline constexpr int64_t kMaxIdleWindowS = int64_t{7} * 86'400;
+
 }  // namespace allot::limits

@@ -11,6 +11,7 @@
 
 #include "common/clock.h"
 #include "common/price_class.h"
+#include "core/idle_policy.h"
 
 namespace allot {
 
@@ -143,6 +144,8 @@ struct InstanceSpec {
   std::vector<std::string> regions;
   Prefer prefer = Prefer::kNone;
   std::string from;
+  // Idle stop for this instance, over its project's; none: the project's applies, if any.
+  std::optional<IdlePolicy> idle;
 
   bool operator==(const InstanceSpec&) const = default;
 };
@@ -167,6 +170,7 @@ struct Instance {
   std::vector<int> gpu_indices;
   std::vector<std::string> gpu_uuids;
   bool stop_requested = false;
+  std::string stop_reason;  // Why it was asked to stop; part of its final reason once it ends.
   int exit_code = -1;
   TimeMs created_at_ms = 0;
   TimeMs started_at_ms = 0;  // Entered running.
@@ -189,6 +193,11 @@ struct Instance {
   // Energy and carbon while it ran, per UTC day (by the day's first moment), so that invoices
   // (months) and usage reports (days and windows of days) can both be cut from it.
   std::map<TimeMs, EnergyUse> energy;
+  // Idle stop (core/idle.h): since when every one of its GPUs has read under its policy's
+  // threshold without a break (0: not idle, or no policy), and whether its owner has been told of
+  // this stretch.
+  TimeMs idle_since_ms = 0;
+  bool idle_notified = false;
   // The sum over the days that start in [from_ms, to_ms).
   EnergyUse energy_between(TimeMs from_ms, TimeMs to_ms) const;
 

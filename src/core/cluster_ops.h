@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/error.h"
+#include "common/limits.h"
 #include "core/command.h"
 #include "core/scheduler.h"
 
@@ -23,6 +24,12 @@ struct CoreOptions {
   int64_t rating_interval_ms = 60'000;
   // A bounded tenant's running work holds this much of its charge ahead on its balance.
   int64_t runway_s = 3'600;
+  // Agents report this often. A GPU reading older than three intervals is stale: idle stop takes
+  // it as busy, so that a silent node's work is never stopped for being idle.
+  int64_t heartbeat_interval_ms = 2'000;
+  // The shortest idle-stop window a new policy may have.
+  int64_t idle_min_window_s = limits::kDefaultMinIdleWindowS;
+  int64_t idle_stale_ms() const { return 3 * heartbeat_interval_ms; }
 };
 
 // What placement needs besides the state.

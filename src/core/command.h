@@ -113,6 +113,8 @@ struct WorkloadReport {
 struct GpuHeartbeat {
   int index = 0;
   GpuTelemetry telemetry;
+  // False when the agent could not read the GPU's utilisation: idle stop counts it as busy.
+  bool utilization_read = true;
   bool lost = false;
   std::vector<int> xids;
 };
@@ -374,6 +376,12 @@ struct DeleteLatency {
   std::string region;
 };
 
+// Sets (or, with no policy, clears) the idle-stop policy of a project's instances.
+struct SetProjectIdle {
+  std::string project_id;
+  std::optional<IdlePolicy> policy;
+};
+
 // The timer: heartbeat deadlines, maximum run times, money, and a scheduling pass.
 struct Tick {
   bool post_all = false;  // Posts every tenant's usage so far now (closing the books).
@@ -388,6 +396,6 @@ using Command =
                  CreateCreditNote, SetBudget, DeleteBudget, CreateAsset, ChangeAssetEstimate,
                  RetireAsset, SetSite, AddSiteRate, AddFixedCost, DeleteFixedCost, SetRentalPrice,
                  CreatePool, UpdatePool, DeletePool, ScaleUpPool, RetirePoolNode, RecordPoolNode,
-                 SetSpotRule, DeleteSpotRule, SetLatency, DeleteLatency>;
+                 SetSpotRule, DeleteSpotRule, SetLatency, DeleteLatency, SetProjectIdle>;
 
 }  // namespace allot

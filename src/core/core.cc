@@ -8,11 +8,12 @@
 #include "common/limits.h"
 #include "core/books.h"
 #include "core/budgets.h"
+#include "core/idle.h"
 #include "core/invoice_ops.h"
 #include "core/money.h"
 #include "core/pools.h"
-#include "core/spot_rules.h"
 #include "core/regions.h"
+#include "core/spot_rules.h"
 #include "core/validate.h"
 
 namespace allot {
@@ -306,6 +307,9 @@ Result<std::vector<Row>> Core::apply(const Command& command, TimeMs now_ms) {
         if constexpr (std::is_same_v<T, DeleteSpotRule>) return delete_spot_rule(state_, c);
         if constexpr (std::is_same_v<T, SetLatency>) return set_latency(state_, c, now_ms);
         if constexpr (std::is_same_v<T, DeleteLatency>) return delete_latency(state_, c, now_ms);
+        if constexpr (std::is_same_v<T, SetProjectIdle>) {
+          return set_project_idle(state_, c, options_);
+        }
       },
       command);
   if (!rows) return rows;

@@ -10,6 +10,7 @@
 #include "core/admission.h"
 #include "core/cluster_ops.h"
 #include "core/gpu_models.h"
+#include "core/idle.h"
 #include "core/money.h"
 #include "core/quote.h"
 #include "core/validate.h"
@@ -137,6 +138,7 @@ void stop_member(Draft& draft, const std::string& id, TimeMs at_ms, const std::s
   }
   Instance& stopping = draft.edit_instance(id);
   stopping.stop_requested = true;
+  stopping.stop_reason = message;
   stopping.events.push_back(InstanceEvent{at_ms, "", message});
   ++draft.edit_node(stopping.node_id).generation;
 }
@@ -149,6 +151,15 @@ Result<Rows> create_instance(const State& state, const CreateInstance& c, TimeMs
     return fail(ErrorCode::kNotFound, fmt::format("no project {}", c.project_id));
   }
   if (auto ok = check_spec(c.spec); !ok) return std::unexpected(ok.error());
+  if (c.spec.idle) {
+    if (c.spec.nodes > 1) {
+      return fail(ErrorCode::kInvalidArgument,
+                  "idle stop does not apply to multi-node instances yet");
+    }
+    if (auto ok = check_idle_policy(*c.spec.idle, placing.options); !ok) {
+      return std::unexpected(ok.error());
+    }
+  }
   if (c.member_ids.size() + 1 != static_cast<size_t>(c.spec.nodes)) {
     return fail(ErrorCode::kInvalidArgument, "a gang needs one member id per node after the first");
   }

@@ -7,6 +7,7 @@
 #include <variant>
 
 #include "common/clock.h"
+#include "core/idle_policy.h"
 
 namespace allot {
 
@@ -46,6 +47,9 @@ struct Project {
   std::string name;
   TimeMs created_at_ms = 0;
   TimeMs deleted_at_ms = 0;  // 0 while live; deleted projects stay for the books.
+  // Applies to the project's instances that launch without a policy of their own; none: no idle
+  // stop.
+  std::optional<IdlePolicy> idle;
 
   bool operator==(const Project&) const = default;
 };

@@ -9,6 +9,7 @@
 #include "core/books.h"
 #include "core/budgets.h"
 #include "core/cluster_ops.h"
+#include "core/idle.h"
 #include "core/money.h"
 #include "core/pools.h"
 #include "core/spot_rules.h"
@@ -90,9 +91,13 @@ void apply_report(Draft& draft, const Node& node, const WorkloadReport& report, 
       }
       InstanceState to = report.exit_code == 0 ? InstanceState::kSucceeded : InstanceState::kFailed;
       if (instance->stop_requested) to = InstanceState::kStopped;
+      // A stopped instance's final reason says why it was stopped, then how it ended.
+      const std::string why = instance->stop_requested && !instance->stop_reason.empty()
+                                  ? fmt::format("{} ({})", instance->stop_reason, how)
+                                  : how;
       Instance& ended = draft.edit_instance(instance->id);
       ended.exit_code = report.exit_code;
-      end_instance(draft, instance->id, to, now_ms, how);
+      end_instance(draft, instance->id, to, now_ms, why);
       return;
     }
   }
@@ -209,6 +214,7 @@ Result<Rows> node_heartbeat(const State& state, const NodeHeartbeat& c, TimeMs n
       end_instance(draft, id, InstanceState::kFailed, now_ms, "the node's agent no longer runs it");
     }
   }
+  idle_heartbeat(draft, c, was.last_heartbeat_ms, now_ms, placing.options);
   int used_before = 0;
   for (const Gpu& gpu : state.node(c.node_id)->gpus) used_before += gpu.used_milli;
   int used_after = 0;
@@ -268,10 +274,12 @@ Result<Rows> tick(const State& state, const Tick& c, TimeMs now_ms, const Placin
         now_ms - instance.started_at_ms >= instance.spec.max_run_s * 1000) {
       Instance& stopping = draft.edit_instance(id);
       stopping.stop_requested = true;
-      stopping.events.push_back(InstanceEvent{now_ms, "", "maximum run time reached"});
+      stopping.stop_reason = "maximum run time reached";
+      stopping.events.push_back(InstanceEvent{now_ms, "", stopping.stop_reason});
       ++draft.edit_node(stopping.node_id).generation;
     }
   }
+  idle_tick(draft, now_ms, placing.options);
   settle_money(draft, now_ms, placing.options, c.post_all);
   Rows budget_rows = budget_tick(draft, now_ms);
   if (!state.queue.empty()) schedule_queue(draft, now_ms, placing);

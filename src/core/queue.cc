@@ -104,6 +104,9 @@ void preempt(Draft& draft, const Victims& victims, const std::string& for_id, Ti
     victim.gpu_indices.clear();
     victim.gpu_uuids.clear();
     victim.stop_requested = false;
+    victim.stop_reason.clear();
+    victim.idle_since_ms = 0;
+    victim.idle_notified = false;
     victim.ended_at_ms = 0;
     victim.created_at_ms = now_ms;  // Back of its class in the queue.
     transition(victim, InstanceState::kQueued, now_ms, "requeued after preemption");

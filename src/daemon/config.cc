@@ -10,6 +10,8 @@
 #include <toml++/toml.h>
 #include <CLI/CLI.hpp>
 
+#include "common/limits.h"
+
 namespace allot {
 namespace {
 
@@ -36,6 +38,11 @@ Status check(const DaemonConfig& config) {
   if (config.store == "postgres" && config.postgres_url.empty()) {
     return fail(ErrorCode::kInvalidArgument, "store = postgres needs postgres_url");
   }
+  if (config.idle_min_window_s > limits::kMaxIdleWindowS) {
+    return fail(
+        ErrorCode::kInvalidArgument,
+        fmt::format("idle_min_window_s must be at most {} (a week)", limits::kMaxIdleWindowS));
+  }
   for (std::string_view level : {"trace", "debug", "info", "warn", "error"}) {
     if (config.log_level == level) return {};
   }
@@ -56,6 +63,7 @@ int64_t* duration_field(DaemonConfig& config, std::string_view name) {
   if (name == "webhook_max_attempts") return &config.webhook_max_attempts;
   if (name == "autoscale_interval_ms") return &config.autoscale_interval_ms;
   if (name == "pool_command_timeout_ms") return &config.pool_command_timeout_ms;
+  if (name == "idle_min_window_s") return &config.idle_min_window_s;
   return nullptr;
 }
 
@@ -137,7 +145,8 @@ Status apply_env(DaemonConfig& config, const GetEnv& getenv) {
   for (const char* name :
        {"heartbeat_interval_ms", "heartbeat_timeout_ms", "stop_grace_ms", "rating_interval_ms",
         "runway_s", "webhook_retry_base_ms", "webhook_retry_max_ms", "webhook_max_attempts",
-        "scheduler_carbon_weight", "autoscale_interval_ms", "pool_command_timeout_ms"}) {
+        "scheduler_carbon_weight", "autoscale_interval_ms", "pool_command_timeout_ms",
+        "idle_min_window_s"}) {
     std::string variable = "ALLOT_" + std::string(name);
     std::transform(variable.begin(), variable.end(), variable.begin(),
                    [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
@@ -201,6 +210,10 @@ Result<DaemonConfig> load_daemon_config(const std::vector<std::string>& args, co
                  "how long a pool's create or delete command may run")
       ->check(CLI::PositiveNumber);
   cli.add_option("--local-agent-path", agent_path, "allot-agent for the local pool provider");
+  std::optional<int64_t> idle_min_window;
+  cli.add_option("--idle-min-window-s", idle_min_window,
+                 "the shortest idle-stop window a policy may have (default 60)")
+      ->check(CLI::PositiveNumber);
   std::vector<const char*> argv;
   argv.reserve(args.size());
   for (const std::string& arg : args) argv.push_back(arg.c_str());
@@ -240,6 +253,7 @@ Result<DaemonConfig> load_daemon_config(const std::vector<std::string>& args, co
   if (autoscale) config.autoscale_interval_ms = *autoscale;
   if (pool_timeout) config.pool_command_timeout_ms = *pool_timeout;
   if (agent_path) config.local_agent_path = *agent_path;
+  if (idle_min_window) config.idle_min_window_s = *idle_min_window;
   if (auto ok = check(config); !ok) return std::unexpected(ok.error());
   return config;
 }

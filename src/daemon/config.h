@@ -39,6 +39,8 @@ struct DaemonConfig {
   int64_t autoscale_interval_ms = 5'000;
   int64_t pool_command_timeout_ms = 120'000;
   std::string local_agent_path;
+  // Idle stop: the shortest window a new policy may have (1 s .. a week).
+  int64_t idle_min_window_s = 60;
 };
 
 using GetEnv = std::function<const char*(const char*)>;

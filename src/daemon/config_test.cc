@@ -85,6 +85,14 @@ TEST(DaemonConfig, MoneyTimingComesFromEachSource) {
   EXPECT_FALSE(load({"--rating-interval-ms", "0"}));
 }
 
+TEST(DaemonConfig, TheIdleWindowFloorIsAMinuteUnlessLoweredAndAtMostAWeek) {
+  EXPECT_EQ(load({})->idle_min_window_s, 60);
+  EXPECT_EQ(load({"--idle-min-window-s", "2"})->idle_min_window_s, 2);
+  EXPECT_EQ(load({}, {{"ALLOT_IDLE_MIN_WINDOW_S", "30"}})->idle_min_window_s, 30);
+  EXPECT_FALSE(load({"--idle-min-window-s", "0"}));
+  EXPECT_FALSE(load({"--idle-min-window-s", "604801"}));
+}
+
 TEST(DaemonConfig, CarbonWeightIsOffByDefaultAndComesFromEachSource) {
   testing::TempDir dir;
   const auto file = dir.path() / "allot.toml";

@@ -95,7 +95,9 @@ int run(const DaemonConfig& config, const sigset_t& stop_signals) {
   sched::PolicyScheduler scheduler(std::move(*policy));
   Core core(CoreOptions{.heartbeat_timeout_ms = config.heartbeat_timeout_ms,
                         .rating_interval_ms = config.rating_interval_ms,
-                        .runway_s = config.runway_s},
+                        .runway_s = config.runway_s,
+                        .heartbeat_interval_ms = config.heartbeat_interval_ms,
+                        .idle_min_window_s = config.idle_min_window_s},
             &scheduler);
   core.restore(*rows);
   // The ledger is replayed from its journal and must sum to zero before anything is served.

@@ -97,7 +97,26 @@ json spec_document(const InstanceSpec& s) {
           {"max_price_micros", s.max_price_micros},
           {"regions", s.regions},
           {"prefer", prefer_name(s.prefer)},
-          {"from", s.from}};
+          {"from", s.from},
+          {"idle", s.idle ? idle_policy_document(*s.idle) : json(nullptr)}};
+}
+
+json idle_policy_document(const IdlePolicy& p) {
+  return {{"threshold_pct", p.threshold_pct},
+          {"window_s", p.window_s},
+          {"action", std::string(idle_action_name(p.action))}};
+}
+
+Result<IdlePolicy> idle_policy_from_document(const json& d) {
+  try {
+    auto action = parse_idle_action(d.at("action").get<std::string>());
+    if (!action) return fail(ErrorCode::kInternal, "a stored idle policy has an unknown action");
+    return IdlePolicy{
+        .threshold_pct = d.at("threshold_pct"), .window_s = d.at("window_s"), .action = *action};
+  } catch (const json::exception& e) {
+    return fail(ErrorCode::kInternal,
+                std::string("a stored idle policy is malformed: ") + e.what());
+  }
 }
 
 json node_document(const Node& n) {
@@ -143,6 +162,7 @@ json instance_document(const Instance& i) {
           {"gpu_indices", i.gpu_indices},
           {"gpu_uuids", i.gpu_uuids},
           {"stop_requested", i.stop_requested},
+          {"stop_reason", i.stop_reason},
           {"exit_code", i.exit_code},
           {"created_at_ms", i.created_at_ms},
           {"started_at_ms", i.started_at_ms},
@@ -157,7 +177,9 @@ json instance_document(const Instance& i) {
           {"hold_micros", i.hold_micros},
           {"settled", i.settled},
           {"billing_cap_ms", i.billing_cap_ms},
-          {"energy", energy}};
+          {"energy", energy},
+          {"idle_since_ms", i.idle_since_ms},
+          {"idle_notified", i.idle_notified}};
 }
 
 Result<Node> node_from_document(const json& d) {
@@ -198,6 +220,7 @@ Result<Instance> instance_from_document(const json& d) {
                .gpu_indices = d.at("gpu_indices").get<std::vector<int>>(),
                .gpu_uuids = d.at("gpu_uuids").get<std::vector<std::string>>(),
                .stop_requested = d.at("stop_requested"),
+               .stop_reason = d.value("stop_reason", std::string()),
                .exit_code = d.at("exit_code"),
                .created_at_ms = d.at("created_at_ms"),
                .started_at_ms = d.at("started_at_ms"),
@@ -210,7 +233,15 @@ Result<Instance> instance_from_document(const json& d) {
                .hold_id = d.value("hold_id", std::string()),
                .hold_micros = d.value("hold_micros", int64_t{0}),
                .settled = d.value("settled", false),
-               .billing_cap_ms = d.value("billing_cap_ms", int64_t{0})};
+               .billing_cap_ms = d.value("billing_cap_ms", int64_t{0}),
+               .idle_since_ms = d.value("idle_since_ms", int64_t{0}),
+               .idle_notified = d.value("idle_notified", false)};
+    // Rows written before idle stop have no "idle": no policy of their own.
+    if (const json& spec = d.at("spec"); spec.contains("idle") && !spec.at("idle").is_null()) {
+      auto policy = idle_policy_from_document(spec.at("idle"));
+      if (!policy) return std::unexpected(policy.error());
+      i.spec.idle = *policy;
+    }
     for (const json& e : d.at("events")) {
       i.events.push_back(InstanceEvent{e.at("at_ms"), e.at("state"), e.at("message")});
     }

@@ -14,6 +14,9 @@ namespace allot {
 nlohmann::json node_document(const Node& node);
 nlohmann::json instance_document(const Instance& instance);
 nlohmann::json spec_document(const InstanceSpec& spec);
+// An idle-stop policy: {"threshold_pct": 10, "window_s": 600, "action": "stop"}.
+nlohmann::json idle_policy_document(const IdlePolicy& policy);
+[[nodiscard]] Result<IdlePolicy> idle_policy_from_document(const nlohmann::json& doc);
 
 [[nodiscard]] Result<Node> node_from_document(const nlohmann::json& doc);
 [[nodiscard]] Result<Instance> instance_from_document(const nlohmann::json& doc);

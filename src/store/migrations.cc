@@ -215,7 +215,13 @@ constexpr std::array<std::string_view, 1> kLatency = {
     "doc TEXT NOT NULL, PRIMARY KEY (from_location, region))",
 };
 
-constexpr std::array<Migration, 12> kMigrations = {
+// Idle stop: a project's policy, as a JSON document ('' for none). Instances keep theirs in their
+// document.
+constexpr std::array<std::string_view, 1> kIdle = {
+    "ALTER TABLE projects ADD COLUMN idle TEXT NOT NULL DEFAULT ''",
+};
+
+constexpr std::array<Migration, 13> kMigrations = {
     Migration{1, "identity: tenants, projects, users, API keys, audit log", kIdentity},
     Migration{2, "cluster: join tokens, nodes, instances", kCluster},
     Migration{3, "rules: quotas, reservations, tenant weights", kRules},
@@ -228,6 +234,7 @@ constexpr std::array<Migration, 12> kMigrations = {
     Migration{10, "pools: node pools and their nodes", kPools},
     Migration{11, "spot rules: spot prices that follow utilisation", kSpotRules},
     Migration{12, "latency: round trips from client locations to regions", kLatency},
+    Migration{13, "idle: projects' idle-stop policies", kIdle},
 };
 
 }  // namespace

@@ -23,9 +23,10 @@ constexpr std::string_view kUpsertTenant =
     "ON CONFLICT (id) DO UPDATE SET name = excluded.name, weight = excluded.weight, "
     "billing = excluded.billing, credit_limit_micros = excluded.credit_limit_micros";
 constexpr std::string_view kUpsertProject =
-    "INSERT INTO projects (id, tenant_id, name, created_at_ms, deleted_at_ms) "
-    "VALUES ($1, $2, $3, $4, $5) "
-    "ON CONFLICT (id) DO UPDATE SET name = excluded.name, deleted_at_ms = excluded.deleted_at_ms";
+    "INSERT INTO projects (id, tenant_id, name, created_at_ms, deleted_at_ms, idle) "
+    "VALUES ($1, $2, $3, $4, $5, $6) "
+    "ON CONFLICT (id) DO UPDATE SET name = excluded.name, deleted_at_ms = excluded.deleted_at_ms, "
+    "idle = excluded.idle";
 constexpr std::string_view kUpsertUser =
     "INSERT INTO users (id, tenant_id, name, email, role, disabled, created_at_ms) "
     "VALUES ($1, $2, $3, $4, $5, $6, $7) "
@@ -111,7 +112,12 @@ Status write_row(Db& db, const Row& row) {
                                o.credit_limit_micros};
           return db.exec(kUpsertTenant, p);
         } else if constexpr (std::is_same_v<T, Project>) {
-          const DbValue p[] = {o.id, o.tenant_id, o.name, o.created_at_ms, o.deleted_at_ms};
+          const DbValue p[] = {o.id,
+                               o.tenant_id,
+                               o.name,
+                               o.created_at_ms,
+                               o.deleted_at_ms,
+                               o.idle ? idle_policy_document(*o.idle).dump() : std::string()};
           return db.exec(kUpsertProject, p);
         } else if constexpr (std::is_same_v<T, User>) {
           const DbValue p[] = {o.id,
@@ -301,14 +307,22 @@ class SqlStore final : public Store {
                             .created_at_ms = db_int(r[6])});
     }
     auto projects = db_->query(
-        "SELECT id, tenant_id, name, created_at_ms, deleted_at_ms FROM projects ORDER BY id", {});
+        "SELECT id, tenant_id, name, created_at_ms, deleted_at_ms, idle FROM projects ORDER BY id",
+        {});
     if (!projects) return std::unexpected(projects.error());
     for (const DbRow& r : *projects) {
-      out.emplace_back(Project{.id = db_text(r[0]),
-                               .tenant_id = db_text(r[1]),
-                               .name = db_text(r[2]),
-                               .created_at_ms = db_int(r[3]),
-                               .deleted_at_ms = db_int(r[4])});
+      Project project{.id = db_text(r[0]),
+                      .tenant_id = db_text(r[1]),
+                      .name = db_text(r[2]),
+                      .created_at_ms = db_int(r[3]),
+                      .deleted_at_ms = db_int(r[4])};
+      // Empty: no idle-stop policy (every project written before migration 13).
+      if (const std::string idle = db_text(r[5]); !idle.empty()) {
+        auto policy = idle_policy_from_document(nlohmann::json::parse(idle, nullptr, false));
+        if (!policy) return std::unexpected(policy.error());
+        project.idle = *policy;
+      }
+      out.emplace_back(std::move(project));
     }
     auto keys = db_->query(
         "SELECT id, user_id, tenant_id, name, prefix, token_hash, created_at_ms, revoked_at_ms "

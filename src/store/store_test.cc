@@ -69,12 +69,12 @@ AuditEntry audit(int64_t seq, std::string tenant) {
 }
 
 TEST_P(StoreTest, MigrationsRunOnceAndReachTheLatestVersion) {
-  EXPECT_EQ(store_->schema_version(), 12);
+  EXPECT_EQ(store_->schema_version(), 13);
   EXPECT_EQ(store_->backend(), GetParam());
   store_.reset();
   auto again = open();
   ASSERT_NE(again, nullptr);
-  EXPECT_EQ(again->schema_version(), 12);
+  EXPECT_EQ(again->schema_version(), 13);
 }
 
 TEST_P(StoreTest, WhatIsCommittedLoadsBackAfterReopening) {
@@ -171,6 +171,41 @@ TEST_P(StoreTest, TheBooksAndEnergyLoadBackAfterReopening) {
   ASSERT_TRUE(rows) << rows.error().message;
   const std::vector<Row> expected = {node, asset, site, cost, rent, more};
   EXPECT_EQ(*rows, expected);
+}
+
+TEST_P(StoreTest, IdlePoliciesOfProjectsAndInstancesLoadBackAfterReopening) {
+  Project watched = kProject;
+  watched.idle = IdlePolicy{.threshold_pct = 5, .window_s = 900, .action = IdleAction::kNotify};
+  Instance instance{.id = "ins_0000000000000001",
+                    .tenant_id = kTenant.id,
+                    .project_id = kProject.id,
+                    .user_id = kUser.id,
+                    .spec = {.gpus = 1, .command = {"sleep", "9"}},
+                    .state = InstanceState::kRunning,
+                    .stop_requested = true,
+                    .stop_reason = "idle: GPUs under 10 % for 60 s",
+                    .idle_since_ms = 40,
+                    .idle_notified = true};
+  instance.spec.idle = IdlePolicy{.threshold_pct = 10, .window_s = 60};
+  ASSERT_TRUE(store_->commit(Batch{.rows = {kTenant, watched, instance}}));
+  store_.reset();
+  auto rows = open()->load();
+  ASSERT_TRUE(rows) << rows.error().message;
+  const std::vector<Row> expected = {kTenant, watched, instance};
+  EXPECT_EQ(*rows, expected);
+}
+
+TEST(ClusterJson, AnInstanceWrittenBeforeIdleStopLoadsWithoutAPolicy) {
+  Instance old{.id = "ins_0000000000000002", .spec = {.gpus = 1, .command = {"true"}}};
+  nlohmann::json doc = instance_document(old);
+  doc["spec"].erase("idle");
+  doc.erase("idle_since_ms");
+  doc.erase("idle_notified");
+  doc.erase("stop_reason");
+  auto loaded = instance_from_document(doc);
+  ASSERT_TRUE(loaded) << loaded.error().message;
+  EXPECT_EQ(*loaded, old);
+  EXPECT_FALSE(loaded->spec.idle.has_value());
 }
 
 TEST_P(StoreTest, PoolsAndTheirNodesLoadBackAfterReopening) {

@@ -54,7 +54,11 @@ Faults FaultFile::poll() {
     std::string_view line = std::string_view(text).substr(start, newline - start);
     line = line.substr(0, line.find('#'));
     const std::vector<std::string_view> words = words_of(line);
-    if (words.size() == 2 && words[0] == "lost") {
+    if (words.size() == 3 && words[0] == "util") {
+      const auto index = parse_int(words[1], kMaxNumber);
+      const auto pct = parse_int(words[2], 100);
+      if (index && pct) faults.utilization_pct[*index] = *pct;
+    } else if (words.size() == 2 && words[0] == "lost") {
       if (auto index = parse_int(words[1], kMaxNumber)) faults.lost.push_back(*index);
     } else if (words.size() == 3 && words[0] == "xid") {
       const auto index = parse_int(words[1], kMaxNumber);

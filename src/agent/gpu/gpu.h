@@ -29,6 +29,9 @@ struct GpuInfo {
 struct GpuSample {
   std::string uuid;
   int utilization_pct = 0;  // 0..100
+  // False when the backend could not read it: the agent leaves it out of its heartbeat, and
+  // idle stop counts the GPU as busy rather than take a 0 it never read.
+  bool utilization_read = true;
   int64_t memory_used_bytes = 0;
   int64_t power_mw = 0;
   int64_t energy_mj = 0;  // Total energy since the backend opened, corrected for counter resets.
@@ -61,7 +64,9 @@ class GpuBackend {
 // telemetry differ between nodes yet repeat exactly for the same seed. `faults_path`, when not
 // empty, is a file re-read at every sample: lines "xid INDEX CODE" and "lost INDEX" make that GPU
 // report the event (an XID once per line, once; lost from then on). Unknown models fail with
-// kInvalidArgument.
+// kInvalidArgument. A line "util INDEX PCT" makes that GPU report PCT % utilisation (0..100)
+// instead of its simulated load, for as long as the line is there: how a test makes work idle or
+// busy.
 [[nodiscard]] Result<std::unique_ptr<GpuBackend>> open_simulated_backend(
     std::string_view spec, uint64_t node_seed, std::string faults_path = {});
 

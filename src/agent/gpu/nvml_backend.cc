@@ -167,6 +167,8 @@ GpuSample NvmlBackend::read(NvmlGpu& gpu) {
   nvml::Utilization utilization = {};
   if (ok(gpu, api_.get_utilization(gpu.device, &utilization))) {
     s.utilization_pct = static_cast<int>(utilization.gpu);
+  } else {
+    s.utilization_read = false;
   }
   nvml::Memory memory = {};
   if (ok(gpu, api_.get_memory(gpu.device, &memory))) {

@@ -165,8 +165,9 @@ class SimulatedBackend final : public GpuBackend {
   std::vector<GpuSample> sample(TimeMs now_ms) override {
     std::vector<GpuSample> samples(gpus_.size());
     for (size_t i = 0; i < gpus_.size(); ++i) samples[i].uuid = infos_[i].uuid;
+    Faults faults;
     if (faults_) {
-      const Faults faults = faults_->poll();
+      faults = faults_->poll();
       for (const int index : faults.lost) {
         if (index < static_cast<int>(gpus_.size())) gpus_[static_cast<size_t>(index)].lost = true;
       }
@@ -177,6 +178,11 @@ class SimulatedBackend final : public GpuBackend {
       }
     }
     for (size_t i = 0; i < gpus_.size(); ++i) fill(static_cast<int>(i), now_ms, samples[i]);
+    // Only the utilisation is overridden: power and energy keep following the simulated load.
+    for (const auto& [index, pct] : faults.utilization_pct) {
+      const auto at = static_cast<size_t>(index);
+      if (at < samples.size() && !samples[at].lost) samples[at].utilization_pct = pct;
+    }
     return samples;
   }
 

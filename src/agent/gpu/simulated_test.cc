@@ -185,5 +185,24 @@ TEST(SimulatedBackend, ReportsEachXidLineOnceAndLostGpusForGood) {
   EXPECT_GT(s[0].power_mw, 0);
 }
 
+TEST(SimulatedBackend, UtilLinesSetAGpusUtilisationWhileTheyAreThere) {
+  testing::TempDir dir;
+  const auto faults = dir.path() / "faults";
+  auto backend = open_or_die("3xH100-80GB", 9, faults.string());
+  ASSERT_NE(backend, nullptr);
+  const auto simulated = backend->sample(kStartMs);
+  write_file(faults, "util 0 3\nutil 1 100\nutil 1 97\nutil 2 101\nutil 7 5\n");
+  auto s = backend->sample(kStartMs);
+  EXPECT_EQ(s[0].utilization_pct, 3);
+  EXPECT_EQ(s[1].utilization_pct, 97);                            // The last line for a GPU counts.
+  EXPECT_EQ(s[2].utilization_pct, simulated[2].utilization_pct);  // 101 % is no reading.
+  EXPECT_TRUE(s[0].utilization_read);
+
+  std::filesystem::remove(faults);
+  s = backend->sample(kStartMs);
+  EXPECT_EQ(s[0].utilization_pct, simulated[0].utilization_pct);
+  EXPECT_EQ(s[1].utilization_pct, simulated[1].utilization_pct);
+}
+
 }  // namespace
 }  // namespace allot::agent
