@@ -30,6 +30,12 @@ class PoolTest : public ClusterTest {
     return json::parse(response.body, nullptr, false);
   }
 
+  // allotd stops the agents it started for its local pools when it stops.
+  void TearDown() override {
+    ClusterTest::TearDown();
+    EXPECT_EQ(daemon_.stop(), 0);
+  }
+
   json pool(const std::string& id) { return pool_call("GET", "/v1/pools/" + id, nullptr, 200); }
 
   std::vector<json> events(const std::string& kind) {

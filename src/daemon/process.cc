@@ -53,6 +53,10 @@ int decode_status(int status) {
 // Spawns argv in a new process group with the given file actions.
 Result<pid_t> spawn(std::vector<std::string> argv, std::vector<std::string> env,
                     posix_spawn_file_actions_t* actions) {
+  // Nothing of allotd's but the three standard streams: not its listening socket (a child that
+  // outlives allotd would keep the port, and its agents would talk to a socket no one serves),
+  // nor its connections or store.
+  posix_spawn_file_actions_addclosefrom_np(actions, 3);
   posix_spawnattr_t attr;
   posix_spawnattr_init(&attr);
   posix_spawnattr_setpgroup(&attr, 0);
