@@ -6,6 +6,13 @@
 
 #include <set>
 
+#include <chrono>
+#include <cmath>
+#include <numbers>
+
+#include <fmt/format.h>
+
+#include "store/store.h"
 #include "support/cluster.h"
 
 namespace allot::testing {
@@ -109,6 +116,50 @@ TEST_F(PoolTest, QueuedWorkGrowsAPoolOfRealAgentsThatShrinksBackWhenTheWorkIsDon
   // With no nodes left the pool may go.
   EXPECT_EQ(pool_call("DELETE", "/v1/pools/" + id, nullptr, 200)["deleted_at"].is_string(), true);
   pool_call("GET", "/v1/pools/" + id, nullptr, 404);
+}
+
+// Three days of finished work in a daily cycle, written into allotd's store while it is down: on
+// the next start the forecast sees the demand to come and grows the pool with nothing queued.
+TEST_F(PoolTest, HistoryInTheStoreGrowsAPoolAheadOfTheForecastDemandWithNothingQueued) {
+  const json project = pool_call("GET", "/v1/projects/" + project_id_, nullptr, 200);
+  ASSERT_EQ(daemon_.stop(), 0);
+  {
+    auto store = open_sqlite_store((daemon_.data_dir() / "allot.db").string());
+    ASSERT_TRUE(store) << store.error().message;
+    const int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                               std::chrono::system_clock::now().time_since_epoch())
+                               .count();
+    constexpr int64_t kHour = 3'600'000;
+    const int64_t hour_ms = now_ms - (now_ms % kHour);
+    Batch batch;
+    for (int h = 72; h >= 1; --h) {
+      // 4 to 12 GPUs a day, busiest an hour from now.
+      const double phase = 2 * std::numbers::pi * (1 - h) / 24.0;
+      Instance done{.id = fmt::format("ins_{:016x}", h),
+                    .tenant_id = project["tenant_id"],
+                    .project_id = project_id_,
+                    .user_id = "usr_0000000000000001",
+                    .state = InstanceState::kSucceeded,
+                    .created_at_ms = hour_ms - (h * kHour),
+                    .started_at_ms = hour_ms - (h * kHour),
+                    .ended_at_ms = hour_ms - ((h - 1) * kHour)};
+      done.spec.gpus = static_cast<int>(std::lround(8 + (4 * std::cos(phase))));
+      done.spec.command = {"true"};
+      batch.rows.emplace_back(done);
+    }
+    ASSERT_TRUE((*store)->commit(batch));
+  }
+  ASSERT_TRUE(daemon_.start());
+  json warm = local_pool("warm", 3);
+  warm["gpus_per_node"] = 8;
+  warm["idle_timeout_s"] = 600;
+  const std::string id = pool_call("POST", "/v1/pools", warm, 201)["id"];
+  ASSERT_TRUE(eventually([&] { return pool(id)["live_nodes"] >= 1; })) << pool(id).dump();
+  const auto ups = events("pool.scale_up");
+  ASSERT_FALSE(ups.empty());
+  EXPECT_NE(ups[0]["data"].value("reason", "").find("the forecast wants"), std::string::npos)
+      << ups[0].dump();
+  EXPECT_TRUE(pool_call("GET", "/v1/instances?state=queued", nullptr, 200)["items"].empty());
 }
 
 TEST_F(PoolTest, BadPoolsAreRefusedWithStableCodesAndChangeNothing) {

@@ -3,7 +3,12 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include <chrono>
+#include <memory>
+
+#include "api/openapi.h"
 #include "api/reply.h"
+#include "api/web_files.h"
 
 namespace allot {
 namespace {
@@ -44,11 +49,12 @@ Result<Caller> authenticate_for(const Route& route, const State& state,
 
 HttpResponse run_route(const Route& route, const HttpRequest& request, const Target& target,
                        std::vector<std::string> params, Context& ctx, LogStore& logs,
-                       const ApiOptions& options) {
+                       const ApiOptions& options, const Metrics& metrics) {
   // Agents' heartbeats and waits are not people's calls: they stay out of the audit log.
   const bool mutating = request.method != "GET" && route.auth != RouteAuth::kNode;
   auto caller = authenticate_for(route, ctx.state(), request.authorization);
-  Call call{request, target, ctx, caller.value_or(Caller{}), std::move(params), {}, logs, options};
+  Call call{request, target,  ctx,    caller.value_or(Caller{}), std::move(params), {},
+            logs,    options, metrics};
   Result<HttpResponse> result =
       caller ? route.handler(call) : Result<HttpResponse>(std::unexpected(caller.error()));
   HttpResponse response = result ? std::move(*result) : error_reply(result.error());
@@ -69,37 +75,74 @@ HttpResponse run_route(const Route& route, const HttpRequest& request, const Tar
 
 }  // namespace
 
-App::App(Service& service, std::string version, LogStore& logs, ApiOptions options)
-    : service_(service), version_(std::move(version)), logs_(logs), options_(options) {
+std::vector<Route> all_routes() {
+  std::vector<Route> all;
   for (auto routes :
        {identity_routes(), node_routes(), agent_routes(), instance_routes(), rules_routes(),
         price_routes(), invoice_routes(), usage_routes(), budget_routes(), money_routes(),
         finance_asset_routes(), finance_book_routes(), finance_report_routes(), pool_routes(),
-        spot_routes(), region_routes(), idle_routes()}) {
-    routes_.insert(routes_.end(), routes.begin(), routes.end());
+        spot_routes(), region_routes(), idle_routes(), metrics_routes()}) {
+    all.insert(all.end(), routes.begin(), routes.end());
   }
+  return all;
 }
 
+App::App(Service& service, std::string version, LogStore& logs, Metrics& metrics,
+         ApiOptions options)
+    : service_(service),
+      version_(std::move(version)),
+      logs_(logs),
+      metrics_(metrics),
+      options_(std::move(options)),
+      routes_(all_routes()) {}
+
 void App::handle(HttpRequest request, Responder respond) {
+  // Every answer is timed, labelled by the route's pattern (not the path, whose ids would make a
+  // series per object).
+  auto route = std::make_shared<std::string>("unmatched");
+  Responder timed = [this, route, method = request.method, start = std::chrono::steady_clock::now(),
+                     respond = std::move(respond)](HttpResponse response) {
+    const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
+    metrics_.record_http(method, *route, response.status, took.count());
+    respond(std::move(response));
+  };
+  route_and_answer(std::move(request), *route, std::move(timed));
+}
+
+void App::route_and_answer(HttpRequest request, std::string& route, Responder respond) {
   auto target = parse_target(request.target);
   if (!target) return respond(error_reply(target.error()));
   const std::string& path = target->path;
+  if (path == "/healthz" || path == "/version" || path == "/readyz" || path == "/openapi.json") {
+    route = path;
+  }
+  if (path == "/openapi.json") {
+    return respond(HttpResponse{.status = 200, .body = std::string(openapi_document())});
+  }
   if (path == "/healthz") return respond(json_reply(200, {{"status", "ok"}}));
   if (path == "/version") return respond(json_reply(200, {{"version", version_}}));
   if (path == "/readyz") {
     if (service_.ready()) return respond(json_reply(200, {{"status", "ready"}}));
     return respond(error_reply(Error{ErrorCode::kUnavailable, "the store is unavailable"}));
   }
+  const bool api = !target->segments.empty() && target->segments.front() == "v1";
+  if (!api && request.method == "GET" && path != "/metrics") {
+    if (auto file = web_file(options_.web_dir, target->segments)) {
+      route = "web";
+      return respond(std::move(*file));
+    }
+  }
   std::vector<std::string> params;
   bool path_known = false;
-  for (const Route& route : routes_) {
-    if (!matches(route.pattern, target->segments, params)) continue;
+  for (const Route& r : routes_) {
+    if (!matches(r.pattern, target->segments, params)) continue;
     path_known = true;
-    if (route.method != request.method) continue;
+    if (r.method != request.method) continue;
+    route = r.pattern;
     service_.submit(
-        [this, route, request = std::move(request), target = std::move(*target),
+        [this, r, request = std::move(request), target = std::move(*target),
          params = std::move(params)](Context& ctx) mutable {
-          return run_route(route, request, target, std::move(params), ctx, logs_, options_);
+          return run_route(r, request, target, std::move(params), ctx, logs_, options_, metrics_);
         },
         std::move(respond));
     return;

@@ -10,6 +10,7 @@
 #include "api/auth.h"
 #include "api/http.h"
 #include "api/log_store.h"
+#include "api/metrics.h"
 #include "api/request.h"
 #include "api/service.h"
 
@@ -20,6 +21,7 @@ struct ApiOptions {
   int64_t stop_grace_ms = 10'000;         // SIGTERM to SIGKILL for stopped instances.
   int64_t long_poll_ms = 20'000;          // How long an agent's wait is held.
   int64_t heartbeat_interval_ms = 2'000;  // What agents are told to use.
+  std::string web_dir;                    // The dashboard's built files; empty: none.
 };
 
 // Everything a handler gets.
@@ -32,6 +34,7 @@ struct Call {
   std::string target_id;            // Set by handlers that create something, for the audit log.
   LogStore& logs;
   const ApiOptions& options;
+  const Metrics& metrics;
 };
 
 using RouteHandler = Result<HttpResponse> (*)(Call&);
@@ -82,6 +85,10 @@ std::span<const Route> spot_routes();
 std::span<const Route> region_routes();
 // A project's idle-stop policy.
 std::span<const Route> idle_routes();
+// Prometheus metrics.
+std::span<const Route> metrics_routes();
+// Every route the API serves, in the order they are matched.
+std::vector<Route> all_routes();
 // Applies a PATCH of a tenant's billing mode and credit limit, when either is given.
 [[nodiscard]] Status apply_billing_change(Call& call, const std::string& tenant_id,
                                           const std::optional<std::string>& billing,
@@ -89,15 +96,20 @@ std::span<const Route> idle_routes();
 
 class App {
  public:
-  App(Service& service, std::string version, LogStore& logs, ApiOptions options = {});
+  App(Service& service, std::string version, LogStore& logs, Metrics& metrics,
+      ApiOptions options = {});
 
   // The HttpHandler: answers health checks at once, everything else through the service.
   void handle(HttpRequest request, Responder respond);
 
  private:
+  // Answers the request; sets `route` to the pattern (or name) it was routed by.
+  void route_and_answer(HttpRequest request, std::string& route, Responder respond);
+
   Service& service_;
   std::string version_;
   LogStore& logs_;
+  Metrics& metrics_;
   ApiOptions options_;
   std::vector<Route> routes_;
 };

@@ -18,6 +18,7 @@ struct HttpResponse {
   int status = 200;
   std::string body;
   std::string content_type = "application/json";
+  std::string cache_control;  // Left out when empty.
 };
 
 // Answers a request. May be called from any thread, exactly once.

@@ -103,6 +103,9 @@ class BeastServer final : public HttpServer {
     http::response<http::string_body> out{static_cast<http::status>(response.status), version};
     out.set(http::field::server, "allotd");
     out.set(http::field::content_type, response.content_type);
+    if (!response.cache_control.empty()) {
+      out.set(http::field::cache_control, response.cache_control);
+    }
     out.keep_alive(keep_alive);
     out.body() = response.body;
     out.prepare_payload();

@@ -122,4 +122,13 @@ inline constexpr int64_t kMaxSpotIntervalMs = 86'400'000;
 inline constexpr int64_t kDefaultMinIdleWindowS = 60;
 inline constexpr int64_t kMaxIdleWindowS = int64_t{7} * 86'400;
 
+// Pre-scaling from the demand forecast: a day ahead is as far as a pool is worth growing for (a
+// node boots in minutes), and eight weeks of hourly history is more than the daily season needs
+// while keeping the hourly fit (a grid search over the whole series) well under a second.
+inline constexpr int64_t kMaxForecastLeadH = 24;
+inline constexpr int64_t kMaxForecastHistoryH = int64_t{8} * 7 * 24;
+
+// The dashboard's files: the largest one served (the bundle is a few hundred KiB).
+inline constexpr int64_t kMaxWebFileBytes = int64_t{16} << 20;
+
 }  // namespace allot::limits

@@ -1,7 +1,9 @@
 // Idle stop: policies, and the heartbeat's and the timer's steps (see idle.h).
 #include "core/idle.h"
 
+#include <algorithm>
 #include <map>
+#include <vector>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -39,16 +41,18 @@ const Budget* webhook_budget(const State& state, const Instance& instance) {
   return tenant_wide;
 }
 
-Event idle_event(const State& state, const Instance& instance, const IdlePolicy& policy,
-                 TimeMs now_ms, int64_t seq) {
-  const nlohmann::json payload = {{"instance_id", instance.id},
-                                  {"project_id", instance.project_id},
-                                  {"user_id", instance.user_id},
-                                  {"action", std::string(idle_action_name(policy.action))},
-                                  {"threshold_pct", policy.threshold_pct},
-                                  {"window_s", policy.window_s},
-                                  {"idle_since_ms", instance.idle_since_ms},
-                                  {"reason", idle_reason(policy)}};
+Event idle_event(const State& state, const Instance& instance,
+                 const std::vector<std::string>& members, const IdlePolicy& policy, TimeMs now_ms,
+                 int64_t seq) {
+  nlohmann::json payload = {{"instance_id", instance.id},
+                            {"project_id", instance.project_id},
+                            {"user_id", instance.user_id},
+                            {"action", std::string(idle_action_name(policy.action))},
+                            {"threshold_pct", policy.threshold_pct},
+                            {"window_s", policy.window_s},
+                            {"idle_since_ms", instance.idle_since_ms},
+                            {"reason", idle_reason(policy)}};
+  if (members.size() > 1) payload["members"] = members;  // A gang, rank 0 first.
   const Budget* hook = webhook_budget(state, instance);
   return Event{.seq = seq,
                .at_ms = now_ms,
@@ -59,19 +63,43 @@ Event idle_event(const State& state, const Instance& instance, const IdlePolicy&
                .webhook_url = hook != nullptr ? hook->webhook_url : ""};
 }
 
-// The stretch has reached the window: stop the instance, or tell its owner once.
-void act(Draft& draft, const std::string& id, const IdlePolicy& policy, TimeMs now_ms,
-         int64_t& seq) {
-  const Instance& instance = *draft.instance(id);
+// The stretch has reached the window: stop the instance (a gang: every member), or tell its owner
+// once.
+void act(Draft& draft, const std::vector<std::string>& members, const IdlePolicy& policy,
+         TimeMs now_ms, int64_t& seq) {
+  const std::string& first = members.front();
   if (policy.action == IdleAction::kNotify) {
-    if (instance.idle_notified) return;
-    Instance& noted = draft.edit_instance(id);
-    noted.idle_notified = true;
-    noted.events.push_back(InstanceEvent{now_ms, "", idle_reason(policy) + "; owner notified"});
+    const bool told = std::all_of(members.begin(), members.end(), [&](const std::string& id) {
+      return draft.instance(id)->idle_notified;
+    });
+    if (told) return;
+    for (const std::string& id : members) {
+      Instance& noted = draft.edit_instance(id);
+      noted.idle_notified = true;
+      noted.events.push_back(InstanceEvent{now_ms, "", idle_reason(policy) + "; owner notified"});
+    }
   } else {
-    stop_member(draft, id, now_ms, idle_reason(policy));
+    for (const std::string& id : members) stop_member(draft, id, now_ms, idle_reason(policy));
   }
-  draft.add_row(idle_event(draft.base(), *draft.instance(id), policy, now_ms, ++seq));
+  draft.add_row(idle_event(draft.base(), *draft.instance(first), members, policy, now_ms, ++seq));
+}
+
+// The members that idle stop acts on together once `id`'s stretch has reached the window: the
+// instance alone, or its whole gang once every member is running and idle for the window too.
+// Empty while any member is not.
+std::vector<std::string> idle_together(const Draft& draft, const std::string& id,
+                                       const IdlePolicy& policy, TimeMs now_ms) {
+  const Instance& instance = *draft.instance(id);
+  if (instance.gang_id.empty()) return {id};
+  std::vector<std::string> members = gang_members(draft, instance.gang_id);
+  for (const std::string& member : members) {
+    const Instance& m = *draft.instance(member);
+    if (m.state != InstanceState::kRunning || m.stop_requested || m.idle_since_ms == 0 ||
+        now_ms - m.idle_since_ms < policy.window_s * 1000) {
+      return {};
+    }
+  }
+  return members;
 }
 
 }  // namespace
@@ -102,7 +130,6 @@ Status check_idle_policy(const IdlePolicy& policy, const CoreOptions& options) {
 }
 
 std::optional<IdlePolicy> idle_policy_for(const State& state, const Instance& instance) {
-  if (!instance.gang_id.empty()) return std::nullopt;
   if (instance.spec.idle) return instance.spec.idle;
   const Project* project = state.project(instance.project_id);
   return project != nullptr ? project->idle : std::nullopt;
@@ -150,7 +177,8 @@ void idle_heartbeat(Draft& draft, const NodeHeartbeat& beat, TimeMs previous_ms,
       changed.idle_notified = false;  // A new stretch, or none: the next notice is owed.
     }
     if (policy && since != 0 && now_ms - since >= policy->window_s * 1000) {
-      act(draft, id, *policy, now_ms, seq);
+      const std::vector<std::string> members = idle_together(draft, id, *policy, now_ms);
+      if (!members.empty()) act(draft, members, *policy, now_ms, seq);
     }
   }
 }

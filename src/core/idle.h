@@ -20,8 +20,8 @@ namespace allot {
 // limits::kMaxIdleWindowS. Fails with kInvalidArgument naming the bad value.
 [[nodiscard]] Status check_idle_policy(const IdlePolicy& policy, const CoreOptions& options);
 
-// The policy that applies to an instance: its own, else its project's; none for the members of a
-// gang (not supported yet: a gang is idle only when all its members are, which is not tracked).
+// The policy that applies to an instance: its own, else its project's. A gang's members share
+// their spec, so one policy covers the gang; the gang is idle only while every member is.
 std::optional<IdlePolicy> idle_policy_for(const State& state, const Instance& instance);
 
 // "idle: GPUs under 10 % for 600 s".
@@ -33,9 +33,10 @@ std::string idle_reason(const IdlePolicy& policy);
 // The heartbeat's step, after its workload reports are applied: for each running instance on the
 // node with a policy, starts, continues or ends its idle stretch from this heartbeat's readings,
 // and once the stretch reaches the window stops the instance or notifies its owner (once per
-// stretch), each decision an event. `previous_ms` is when the node was last heard before this
-// heartbeat (0: never). The events are numbered after the state's last: the heartbeat makes no
-// other events.
+// stretch), each decision an event. A gang member's stretch acts only once every member of its
+// gang has been idle for the window, and then on the whole gang, with one event. `previous_ms` is
+// when the node was last heard before this heartbeat (0: never). The events are numbered after the
+// state's last: the heartbeat makes no other events.
 void idle_heartbeat(Draft& draft, const NodeHeartbeat& beat, TimeMs previous_ms, TimeMs now_ms,
                     const CoreOptions& options);
 

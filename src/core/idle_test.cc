@@ -295,18 +295,87 @@ INSTANTIATE_TEST_SUITE_P(Policies, BadIdlePolicyTest,
                                            BadPolicy{"WindowOverAWeek", {10, 7 * 86'400 + 1}}),
                          [](const auto& info) { return std::string(info.param.name); });
 
-TEST_F(IdleTest, PoliciesForGangsAndUnknownProjectsAreRefused) {
-  InstanceSpec gang{.gpus = 8, .command = {"true"}, .nodes = 2, .idle = kStop10For60};
-  auto refused = apply(
-      CreateInstance{
-          "ins_00000000000000a0", kTenant, kProject, "usr_1", gang, {"ins_00000000000000a1"}},
-      kT0);
-  ASSERT_FALSE(refused);
-  EXPECT_EQ(refused.error().code, ErrorCode::kInvalidArgument);
-  EXPECT_TRUE(core.state().instances.empty());
+TEST_F(IdleTest, PoliciesForUnknownProjectsAreRefused) {
   auto unknown = apply(SetProjectIdle{"prj_00000000000000ff", kStop10For60}, kT0);
   ASSERT_FALSE(unknown);
   EXPECT_EQ(unknown.error().code, ErrorCode::kNotFound);
+}
+
+// A gang of two 8-GPU members on two nodes: it is idle only while both members are.
+class GangIdleTest : public IdleTest {
+ protected:
+  void SetUp() override {
+    IdleTest::SetUp();
+    ok(eight_gpu_join(kOther, "b", "eu", "H100-80GB", std::string(64, 'a')));
+  }
+
+  // Launches the gang at kT0 and reports both members running; returns {rank 0, rank 1}.
+  std::vector<std::string> start_gang(const IdlePolicy& policy) {
+    const InstanceSpec spec{.gpus = 8, .command = {"sleep", "inf"}, .nodes = 2, .idle = policy};
+    ok(CreateInstance{kRank0, kTenant, kProject, "usr_1", spec, {kRank1}}, kT0);
+    for (int i = 0; i < 2; ++i) both(kT0, 100, 100);
+    EXPECT_EQ(instance(kRank0).state, InstanceState::kRunning);
+    EXPECT_EQ(instance(kRank1).state, InstanceState::kRunning);
+    return {kRank0, kRank1};
+  }
+
+  // One heartbeat from each node at `at`, its GPUs reading `pct_a` and `pct_b`.
+  void both(TimeMs at, int pct_a, int pct_b) {
+    for (const auto& [node, pct] : {std::pair{kNode, pct_a}, std::pair{kOther, pct_b}}) {
+      NodeHeartbeat hb{.node_id = node};
+      for (int gpu = 0; gpu < 8; ++gpu) {
+        hb.gpus.push_back(GpuHeartbeat{.index = gpu, .telemetry = {.utilization_pct = pct}});
+      }
+      for (const std::string& id : {kRank0, kRank1}) {
+        if (instance(id).node_id == node) {
+          hb.workloads.push_back(WorkloadReport{id, WorkloadReportState::kRunning});
+        }
+      }
+      ok(hb, at);
+    }
+  }
+
+  const std::string kOther = "nod_0000000000000002";
+  const std::string kRank0 = "ins_00000000000000a0";
+  const std::string kRank1 = "ins_00000000000000a1";
+};
+
+TEST_F(GangIdleTest, AGangWithOneBusyMemberIsNotIdle) {
+  start_gang(kStop10For60);
+  for (TimeMs at = kT0 + 2 * kS; at <= kT0 + 200 * kS; at += 2 * kS) both(at, 0, 50);
+  EXPECT_NE(instance(kRank0).idle_since_ms, 0);  // Its own GPUs are idle...
+  EXPECT_EQ(instance(kRank1).idle_since_ms, 0);  // ...but its partner's are not.
+  EXPECT_FALSE(instance(kRank0).stop_requested);
+  EXPECT_FALSE(instance(kRank1).stop_requested);
+  EXPECT_EQ(events_about(kRank0, "stop"), 0U);
+}
+
+TEST_F(GangIdleTest, AGangIdleOnEveryMemberForTheWindowStopsWholeWithOneEvent) {
+  start_gang(kStop10For60);
+  // Rank 0 idles from 2 s on, rank 1 only from 40 s on: the gang's window ends at 100 s.
+  for (TimeMs at = kT0 + 2 * kS; at < kT0 + 40 * kS; at += 2 * kS) both(at, 0, 50);
+  for (TimeMs at = kT0 + 40 * kS; at < kT0 + 100 * kS; at += 2 * kS) both(at, 0, 0);
+  EXPECT_FALSE(instance(kRank0).stop_requested);
+  EXPECT_FALSE(instance(kRank1).stop_requested);
+  both(kT0 + 100 * kS, 0, 0);
+  EXPECT_TRUE(instance(kRank0).stop_requested);
+  EXPECT_TRUE(instance(kRank1).stop_requested);
+  ASSERT_EQ(events_about(kRank0, "stop"), 1U);
+  EXPECT_EQ(nlohmann::json::parse(events.back().payload)["members"],
+            nlohmann::json({kRank0, kRank1}));
+}
+
+TEST_F(GangIdleTest, AGangsOwnerIsNotifiedOncePerStretch) {
+  start_gang(IdlePolicy{.threshold_pct = 10, .window_s = 60, .action = IdleAction::kNotify});
+  for (TimeMs at = kT0 + 2 * kS; at <= kT0 + 200 * kS; at += 2 * kS) both(at, 0, 0);
+  EXPECT_EQ(events_about(kRank0, "notify"), 1U);
+  EXPECT_TRUE(instance(kRank0).idle_notified);
+  EXPECT_TRUE(instance(kRank1).idle_notified);
+  EXPECT_FALSE(instance(kRank0).stop_requested);
+  // A busy reading on one member ends the stretch; the next one notifies again.
+  both(kT0 + 202 * kS, 0, 90);
+  for (TimeMs at = kT0 + 204 * kS; at <= kT0 + 300 * kS; at += 2 * kS) both(at, 0, 0);
+  EXPECT_EQ(events_about(kRank0, "notify"), 2U);
 }
 
 TEST_F(IdleTest, TheOperatorMayAllowShorterWindows) {

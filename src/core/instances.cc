@@ -152,10 +152,6 @@ Result<Rows> create_instance(const State& state, const CreateInstance& c, TimeMs
   }
   if (auto ok = check_spec(c.spec); !ok) return std::unexpected(ok.error());
   if (c.spec.idle) {
-    if (c.spec.nodes > 1) {
-      return fail(ErrorCode::kInvalidArgument,
-                  "idle stop does not apply to multi-node instances yet");
-    }
     if (auto ok = check_idle_policy(*c.spec.idle, placing.options); !ok) {
       return std::unexpected(ok.error());
     }

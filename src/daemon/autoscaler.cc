@@ -5,6 +5,9 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "core/demand.h"
+#include "daemon/prescale.h"
+
 namespace allot {
 
 Autoscaler::Autoscaler(Service& service, Providers providers, AutoscalerOptions options)
@@ -41,22 +44,56 @@ void Autoscaler::loop() {
   }
 }
 
-void Autoscaler::round() {
-  auto actions = std::make_shared<std::vector<Action>>();
+bool Autoscaler::on_core(std::function<void(Context&)> work) {
   auto committed = std::make_shared<std::promise<bool>>();
   std::future<bool> done = committed->get_future();
   service_.submit(
-      [this, actions](Context& ctx) {
-        *actions = decide(ctx);
+      [work = std::move(work)](Context& ctx) {
+        work(ctx);
         return HttpResponse{.status = 200};
       },
       [committed](const HttpResponse& response) { committed->set_value(response.status == 200); });
+  return done.get();
+}
+
+void Autoscaler::refresh_forecast() {
+  DemandHistory history;
+  bool due = false;
+  if (!on_core([&](Context& ctx) {
+        // Read again each hour, and whenever a pool of another model appears.
+        const TimeMs now_ms = ctx.now_ms();
+        std::set<std::string> models;
+        for (const auto& [id, pool] : ctx.state().pools) {
+          if (!pool.deleted()) models.insert(pool.gpu_model);
+        }
+        due = now_ms - (now_ms % kHourMs) != forecast_hour_ms_ || models != forecast_models_;
+        if (!due) return;
+        forecast_models_ = std::move(models);
+        history = demand_history(ctx.state(), now_ms, options_.forecast_history_h);
+      }) ||
+      !due) {
+    return;
+  }
+  // The fit is a grid search: it runs here, not on the core thread.
+  std::vector<std::string> errors;
+  peak_gpus_ = forecast_peaks(history, options_.forecast_lead_h, errors);
+  forecast_hour_ms_ = history.hour_ms;
+  for (const std::string& error : errors) spdlog::warn("msg=\"no forecast\" error=\"{}\"", error);
+  for (const auto& [model, peak] : peak_gpus_) {
+    spdlog::info("msg=\"demand forecast\" model={} peak_gpus={:.1f} lead_h={}", model, peak,
+                 options_.forecast_lead_h);
+  }
+}
+
+void Autoscaler::round() {
+  if (options_.forecast) refresh_forecast();
+  std::vector<Action> actions;
   // Provider calls only once the decisions are durable: a crash in between leaves a booting node
   // that times out, or a deleting node that is tried again, never a machine nobody knows of.
-  if (!done.get()) return;
+  if (!on_core([&](Context& ctx) { actions = decide(ctx); })) return;
   const std::lock_guard lock(mutex_);
   if (stopping_) return;
-  for (Action& action : *actions) {
+  for (Action& action : actions) {
     in_flight_.insert(action.call.node.id);
     workers_.emplace_back([this, a = std::move(action)]() mutable { perform(std::move(a)); });
   }
@@ -69,7 +106,9 @@ std::vector<Autoscaler::Action> Autoscaler::decide(Context& ctx) {
     const std::lock_guard lock(mutex_);
     busy = in_flight_;
   }
-  for (const ScaleDecision& d : plan_scaling(ctx.state(), ctx.now_ms(), options_.scale)) {
+  ScaleOptions scale = options_.scale;
+  scale.forecast_nodes = forecast_pool_targets(ctx.state(), peak_gpus_, standing_gpus(ctx.state()));
+  for (const ScaleDecision& d : plan_scaling(ctx.state(), ctx.now_ms(), scale)) {
     const Pool& pool = *ctx.state().pool(d.pool_id);
     if (!providers_.contains(std::string(pool_provider_name(pool.provider)))) continue;
     if (!d.pool_node_id.empty() && busy.contains(d.pool_node_id)) continue;
@@ -169,21 +208,15 @@ void Autoscaler::perform(Action action) {
 }
 
 std::optional<PoolNodeState> Autoscaler::report(RecordPoolNode record) {
-  auto after = std::make_shared<std::optional<PoolNodeState>>();
-  std::promise<void> done;
-  std::future<void> written = done.get_future();
-  service_.submit(
-      [record = std::move(record), after](Context& ctx) {
-        if (auto ok = ctx.apply(record); !ok) {
-          spdlog::warn("msg=\"pool node record refused\" id={} error=\"{}\"", record.id,
-                       ok.error().message);
-        }
-        if (const PoolNode* node = ctx.state().pool_node(record.id)) *after = node->state;
-        return HttpResponse{.status = 200};
-      },
-      [&done](const HttpResponse&) { done.set_value(); });
-  written.wait();
-  return *after;
+  std::optional<PoolNodeState> after;
+  (void)on_core([&](Context& ctx) {
+    if (auto ok = ctx.apply(record); !ok) {
+      spdlog::warn("msg=\"pool node record refused\" id={} error=\"{}\"", record.id,
+                   ok.error().message);
+    }
+    if (const PoolNode* node = ctx.state().pool_node(record.id)) after = node->state;
+  });
+  return after;
 }
 
 }  // namespace allot

@@ -6,6 +6,8 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <functional>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -22,6 +24,11 @@ struct AutoscalerOptions {
   int64_t interval_ms = 5'000;
   std::string server_url;  // What new nodes' agents talk to.
   ScaleOptions scale;
+  // Pre-scaling: once an hour the demand history is read and forecast `forecast_lead_h` hours
+  // ahead, and the pools of each model grow to what the forecast peak needs (daemon/prescale.h).
+  bool forecast = true;
+  int forecast_lead_h = 2;
+  int forecast_history_h = 336;
 };
 
 class Autoscaler {
@@ -43,6 +50,10 @@ class Autoscaler {
 
   void loop();
   void round();
+  // Runs `work` on the core thread and waits for it; false when its batch was not made durable.
+  bool on_core(std::function<void(Context&)> work);
+  // At the first round of each hour: the forecast peaks from the demand history.
+  void refresh_forecast();
   // Runs on the core thread: the decisions, applied as commands; returns the provider calls.
   std::vector<Action> decide(Context& ctx);
   void launch(Context& ctx, const ScaleDecision& d, std::vector<Action>& actions);
@@ -58,6 +69,11 @@ class Autoscaler {
   bool stopping_ = false;             // Guarded by mutex_.
   std::set<std::string> in_flight_;   // Pool node ids with a provider call running; mutex_.
   std::vector<std::thread> workers_;  // Guarded by mutex_.
+  // The forecast: the hour it was made in, and each model's expected peak GPUs. Only the
+  // autoscaler's thread writes them, while no decision is running; decide() reads them.
+  TimeMs forecast_hour_ms_ = 0;
+  std::set<std::string> forecast_models_;
+  std::map<std::string, double> peak_gpus_;
   std::thread thread_;
 };
 

@@ -38,6 +38,14 @@ Status check(const DaemonConfig& config) {
   if (config.store == "postgres" && config.postgres_url.empty()) {
     return fail(ErrorCode::kInvalidArgument, "store = postgres needs postgres_url");
   }
+  if (config.forecast_lead_h > limits::kMaxForecastLeadH) {
+    return fail(ErrorCode::kInvalidArgument,
+                fmt::format("forecast_lead_h must be at most {}", limits::kMaxForecastLeadH));
+  }
+  if (config.forecast_history_h < 48 || config.forecast_history_h > limits::kMaxForecastHistoryH) {
+    return fail(ErrorCode::kInvalidArgument,
+                fmt::format("forecast_history_h must be 48 to {}", limits::kMaxForecastHistoryH));
+  }
   if (config.idle_min_window_s > limits::kMaxIdleWindowS) {
     return fail(
         ErrorCode::kInvalidArgument,
@@ -64,6 +72,8 @@ int64_t* duration_field(DaemonConfig& config, std::string_view name) {
   if (name == "autoscale_interval_ms") return &config.autoscale_interval_ms;
   if (name == "pool_command_timeout_ms") return &config.pool_command_timeout_ms;
   if (name == "idle_min_window_s") return &config.idle_min_window_s;
+  if (name == "forecast_lead_h") return &config.forecast_lead_h;
+  if (name == "forecast_history_h") return &config.forecast_history_h;
   return nullptr;
 }
 
@@ -102,6 +112,15 @@ Status apply_file(DaemonConfig& config, const std::string& path) {
       *setting.field = *number;
       continue;
     }
+    if (name == "forecast") {
+      const auto flag = node.value<bool>();
+      if (!flag) {
+        return fail(ErrorCode::kInvalidArgument,
+                    fmt::format("{}: 'forecast' must be true or false", path));
+      }
+      config.forecast = *flag;
+      continue;
+    }
     const auto text = node.value<std::string>();
     if (!text) {
       return fail(ErrorCode::kInvalidArgument,
@@ -121,6 +140,8 @@ Status apply_file(DaemonConfig& config, const std::string& path) {
       config.scheduler_policy = *text;
     } else if (name == "local_agent_path") {
       config.local_agent_path = *text;
+    } else if (name == "web_dir") {
+      config.web_dir = *text;
     } else {
       return fail(ErrorCode::kInvalidArgument, fmt::format("{}: unknown setting '{}'", path, name));
     }
@@ -142,11 +163,19 @@ Status apply_env(DaemonConfig& config, const GetEnv& getenv) {
   read("ALLOT_SCHEDULER_POLICY", config.scheduler_policy);
   read("ALLOT_ADMIN_KEY", config.admin_key);
   read("ALLOT_LOCAL_AGENT_PATH", config.local_agent_path);
+  read("ALLOT_WEB_DIR", config.web_dir);
+  if (const char* value = getenv("ALLOT_FORECAST"); value != nullptr && *value != '\0') {
+    const std::string_view text = value;
+    if (text != "true" && text != "false") {
+      return fail(ErrorCode::kInvalidArgument, "ALLOT_FORECAST must be true or false");
+    }
+    config.forecast = text == "true";
+  }
   for (const char* name :
        {"heartbeat_interval_ms", "heartbeat_timeout_ms", "stop_grace_ms", "rating_interval_ms",
         "runway_s", "webhook_retry_base_ms", "webhook_retry_max_ms", "webhook_max_attempts",
         "scheduler_carbon_weight", "autoscale_interval_ms", "pool_command_timeout_ms",
-        "idle_min_window_s"}) {
+        "idle_min_window_s", "forecast_lead_h", "forecast_history_h"}) {
     std::string variable = "ALLOT_" + std::string(name);
     std::transform(variable.begin(), variable.end(), variable.begin(),
                    [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
@@ -214,6 +243,15 @@ Result<DaemonConfig> load_daemon_config(const std::vector<std::string>& args, co
   cli.add_option("--idle-min-window-s", idle_min_window,
                  "the shortest idle-stop window a policy may have (default 60)")
       ->check(CLI::PositiveNumber);
+  std::optional<std::string> web_dir;
+  cli.add_option("--web-dir", web_dir, "the built dashboard to serve at / (web/dist)");
+  std::optional<bool> forecast;
+  cli.add_option("--forecast", forecast, "pre-scale pools from the demand forecast (default true)");
+  std::optional<int64_t> lead, history;
+  cli.add_option("--forecast-lead-h", lead, "hours ahead the pools are grown for (default 2)")
+      ->check(CLI::PositiveNumber);
+  cli.add_option("--forecast-history-h", history, "hours of demand history used (default 336)")
+      ->check(CLI::PositiveNumber);
   std::vector<const char*> argv;
   argv.reserve(args.size());
   for (const std::string& arg : args) argv.push_back(arg.c_str());
@@ -254,6 +292,10 @@ Result<DaemonConfig> load_daemon_config(const std::vector<std::string>& args, co
   if (pool_timeout) config.pool_command_timeout_ms = *pool_timeout;
   if (agent_path) config.local_agent_path = *agent_path;
   if (idle_min_window) config.idle_min_window_s = *idle_min_window;
+  if (web_dir) config.web_dir = *web_dir;
+  if (forecast) config.forecast = *forecast;
+  if (lead) config.forecast_lead_h = *lead;
+  if (history) config.forecast_history_h = *history;
   if (auto ok = check(config); !ok) return std::unexpected(ok.error());
   return config;
 }

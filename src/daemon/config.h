@@ -41,6 +41,14 @@ struct DaemonConfig {
   std::string local_agent_path;
   // Idle stop: the shortest window a new policy may have (1 s .. a week).
   int64_t idle_min_window_s = 60;
+  // Pre-scaling: each hour the pools of a GPU model grow ahead of the demand the forecast
+  // expects within `forecast_lead_h` hours, from up to `forecast_history_h` hours of history
+  // (at least 48 are needed before it acts). Off with `forecast = false`.
+  bool forecast = true;
+  int64_t forecast_lead_h = 2;
+  int64_t forecast_history_h = 336;
+  // The built dashboard (web/dist) that is served at `/`; empty: no dashboard.
+  std::string web_dir;
 };
 
 using GetEnv = std::function<const char*(const char*)>;

@@ -20,6 +20,7 @@
 #include "daemon/autoscaler.h"
 #include "daemon/bootstrap.h"
 #include "daemon/config.h"
+#include "daemon/timed_scheduler.h"
 #include "daemon/webhook.h"
 #include "sched/core_scheduler.h"
 
@@ -93,12 +94,14 @@ int run(const DaemonConfig& config, const sigset_t& stop_signals) {
     return 1;
   }
   sched::PolicyScheduler scheduler(std::move(*policy));
+  Metrics metrics;
+  TimedScheduler timed(scheduler, metrics);
   Core core(CoreOptions{.heartbeat_timeout_ms = config.heartbeat_timeout_ms,
                         .rating_interval_ms = config.rating_interval_ms,
                         .runway_s = config.runway_s,
                         .heartbeat_interval_ms = config.heartbeat_interval_ms,
                         .idle_min_window_s = config.idle_min_window_s},
-            &scheduler);
+            &timed);
   core.restore(*rows);
   // The ledger is replayed from its journal and must sum to zero before anything is served.
   auto ledger = (*store)->load_ledger();
@@ -136,10 +139,15 @@ int run(const DaemonConfig& config, const sigset_t& stop_signals) {
 
   Service service(core, **store, ids, clock, *audit_seq);
   LogStore logs(std::filesystem::path(config.data_dir) / "logs");
-  App app(service, ALLOT_VERSION, logs,
+  App app(service, ALLOT_VERSION, logs, metrics,
           ApiOptions{.stop_grace_ms = config.stop_grace_ms,
                      .long_poll_ms = std::max<int64_t>(1'000, config.heartbeat_timeout_ms / 2),
-                     .heartbeat_interval_ms = config.heartbeat_interval_ms});
+                     .heartbeat_interval_ms = config.heartbeat_interval_ms,
+                     .web_dir = config.web_dir});
+  if (!config.web_dir.empty() &&
+      !std::filesystem::is_regular_file(std::filesystem::path(config.web_dir) / "index.html")) {
+    spdlog::warn("msg=\"no dashboard: index.html is missing\" web_dir=\"{}\"", config.web_dir);
+  }
   auto server = HttpServer::bind(config.listen_host, config.listen_port,
                                  [&app](HttpRequest request, Responder respond) {
                                    app.handle(std::move(request), std::move(respond));
@@ -178,7 +186,11 @@ int run(const DaemonConfig& config, const sigset_t& stop_signals) {
   });
   Autoscaler autoscaler(
       service, providers_for(config),
-      AutoscalerOptions{.interval_ms = config.autoscale_interval_ms, .server_url = url});
+      AutoscalerOptions{.interval_ms = config.autoscale_interval_ms,
+                        .server_url = url,
+                        .forecast = config.forecast,
+                        .forecast_lead_h = static_cast<int>(config.forecast_lead_h),
+                        .forecast_history_h = static_cast<int>(config.forecast_history_h)});
   std::thread signals([&server, &service, &stopping, &stop_signals] {
     const int signal = wait_for_stop_signal(stop_signals);
     spdlog::info("msg=\"stopping\" signal={}", signal);

@@ -2,20 +2,10 @@
 
 #include <algorithm>
 
-#include "core/gpu_models.h"
+#include "core/demand.h"
 #include "forecast/forecast.h"
 
 namespace allot::sim {
-namespace {
-
-bool counts_for(const Instance& instance, const std::string& model) {
-  const auto& models = instance.spec.gpu_models;
-  return models.empty() || std::any_of(models.begin(), models.end(), [&](const std::string& m) {
-           return gpu_model_matches(m, model);
-         });
-}
-
-}  // namespace
 
 Predictor default_predictor() { return forecast::predict; }
 
@@ -25,7 +15,7 @@ double demand_between(const State& state, const std::string& model, TimeMs from_
   for (const auto& [id, instance] : state.instances) {
     const TimeMs end = is_final(instance.state) ? instance.ended_at_ms : now_ms;
     const TimeMs overlap = std::min(end, to_ms) - std::max(instance.created_at_ms, from_ms);
-    if (overlap <= 0 || !counts_for(instance, model)) continue;
+    if (overlap <= 0 || !demands_model(instance, model)) continue;
     const int64_t milli = (int64_t{instance.spec.gpus} * 1000) + instance.spec.gpu_milli;
     milli_ms += milli * int64_t{instance.spec.nodes} * overlap;
   }

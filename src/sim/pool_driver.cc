@@ -7,12 +7,11 @@
 #include <fmt/format.h>
 
 #include "common/random.h"
+#include "core/demand.h"
 #include "core/pools.h"
 
 namespace allot::sim {
 namespace {
-
-constexpr TimeMs kHourMs = 3'600'000;
 
 Pool pool_of(const ScenarioPool& p, const std::string& id) {
   return Pool{.id = id,
@@ -166,27 +165,13 @@ Status PoolDriver::hour(const State& state, TimeMs now_ms) {
 }
 
 void PoolDriver::set_targets(const State& state, const std::map<std::string, double>& peak_gpus) {
-  targets_.clear();
-  for (const auto& [model, peak] : peak_gpus) {
-    // The scenario's own nodes of the model take the demand first.
-    double remaining = peak;
-    for (const ScenarioNode& n : s_.nodes) {
-      if (n.model == model) remaining -= n.gpus;
-    }
-    // Then the pools of the model, in name order, as the autoscaler claims work.
-    std::vector<const Pool*> pools;
-    for (const auto& [id, pool] : state.pools) {
-      if (!pool.deleted() && pool.gpu_model == model) pools.push_back(&pool);
-    }
-    std::sort(pools.begin(), pools.end(),
-              [](const Pool* a, const Pool* b) { return a->name < b->name; });
-    for (const Pool* pool : pools) {
-      const double wanted = std::ceil(std::max(0.0, remaining) / pool->gpus_per_node);
-      const int nodes = std::min(pool->max_nodes, static_cast<int>(wanted));
-      targets_[pool->id] = nodes;
-      largest_target_[pool->name] = std::max(largest_target_[pool->name], nodes);
-      remaining -= static_cast<double>(nodes) * pool->gpus_per_node;
-    }
+  // The scenario's own nodes of the model take the demand first.
+  std::map<std::string, int> standing;
+  for (const ScenarioNode& n : s_.nodes) standing[n.model] += n.gpus;
+  targets_ = forecast_pool_targets(state, peak_gpus, standing);
+  for (const auto& [id, nodes] : targets_) {
+    const std::string& name = state.pool(id)->name;
+    largest_target_[name] = std::max(largest_target_[name], nodes);
   }
 }
 

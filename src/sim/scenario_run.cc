@@ -17,6 +17,7 @@
 #include "common/money.h"
 #include "common/random.h"
 #include "core/core.h"
+#include "core/demand.h"
 #include "core/metering.h"
 #include "core/money.h"
 #include "sched/core_scheduler.h"
@@ -31,8 +32,6 @@ namespace allot::sim {
 namespace {
 
 const std::string kToken = std::string(64, '0');
-constexpr TimeMs kHourMs = 3'600'000;
-
 // An error of the books' commands, named by the scenario's item that caused it.
 Status named(Status ok, const std::string& where) {
   if (ok) return ok;

@@ -35,6 +35,8 @@ class Daemon {
   void kill();
 
   const std::string& url() const { return url_; }
+  // Where a SQLite daemon keeps its database (allot.db).
+  std::filesystem::path data_dir() const { return dir_.path() / "data"; }
   // The operator admin key printed at the first start.
   const std::string& admin_key() const { return admin_key_; }
   pid_t pid() const { return pid_; }
