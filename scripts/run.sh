@@ -9,6 +9,7 @@ root=$(pwd)
 scripts/setup.sh
 cmake --preset release >/dev/null
 cmake --build --preset release --target allotd allot allot-agent
+scripts/web.sh
 
 demo=$root/.allot-demo
 mkdir -p "$demo"
@@ -21,7 +22,7 @@ admin_key=$(cat "$demo/admin.key")
 
 rm -f "$demo/port"
 ALLOT_ADMIN_KEY=$admin_key build/release/src/daemon/allotd --listen "$listen" \
-  --data-dir "$demo/data" --port-file "$demo/port" --autoscale-interval-ms 1000 >"$demo/allotd.out" 2>"$demo/allotd.log" &
+  --data-dir "$demo/data" --port-file "$demo/port" --autoscale-interval-ms 1000 --web-dir web/dist >"$demo/allotd.out" 2>"$demo/allotd.log" &
 pid=$!
 agent_pid=""
 trap 'kill -TERM $agent_pid $pid 2>/dev/null; wait $pid' EXIT INT TERM
@@ -97,7 +98,7 @@ ALLOT_KEY=$admin_key allot events | grep -E 'pool\.|kind' || true
 cat <<MSG
 
 Allot is running.
-  URL:                $url
+  URL:                $url  (the dashboard: sign in with the key below)
   operator admin key: $admin_key
 Try:  ALLOT_SERVER=$url ALLOT_KEY=$admin_key build/release/src/cli/allot tenants list
 MSG

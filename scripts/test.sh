@@ -7,5 +7,6 @@ cd "$(dirname "$0")/.."
 scripts/setup.sh
 cmake --preset debug
 cmake --build --preset debug
+scripts/web.sh
 scripts/lint.sh build/debug
 ALLOT_REQUIRE_POSTGRES=1 scripts/with-postgres.sh ctest --preset debug -j "$(nproc)"

@@ -1,0 +1,339 @@
+// Browser tests of the dashboard: allotd serves web/dist (--web-dir) on loopback with agents that
+// simulate GPUs; headless Debian Chromium drives the UI through playwright-core. Run:
+//   node --test tests/browser/
+// Env: ALLOTD, ALLOT_CLI, ALLOT_AGENT (binaries), ALLOT_WEB_DIR (built dashboard),
+// ALLOT_SCREENSHOT_DIR (PNG of each page), CHROMIUM (default /usr/bin/chromium).
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const require = createRequire(path.join(root, 'web/package.json'));
+const { chromium } = require('playwright-core');
+
+const bin = (env, rel) => path.resolve(root, process.env[env] ?? rel);
+const ALLOTD = bin('ALLOTD', 'build/debug/src/daemon/allotd');
+const AGENT = bin('ALLOT_AGENT', 'build/debug/src/agent/allot-agent');
+const WEB_DIR = bin('ALLOT_WEB_DIR', 'web/dist');
+const SHOTS = bin('ALLOT_SCREENSHOT_DIR', 'tests/browser/screenshots');
+const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+async function eventually(what, fn, timeoutMs = 20000) {
+  const deadline = Date.now() + timeoutMs;
+  let last;
+  while (Date.now() < deadline) {
+    try {
+      const v = await fn();
+      if (v) return v;
+    } catch (e) {
+      last = e;
+    }
+    await sleep(150);
+  }
+  throw new Error(`timed out waiting for ${what}${last ? `: ${last.message}` : ''}`);
+}
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'allot-browser-'));
+const adminKey = `allot_${crypto.randomBytes(20).toString('hex')}`;
+const procs = [];
+let url = '';
+let browser;
+let page;
+const s = {}; // ids and keys made in before()
+
+function start(cmd, args, name, env = {}) {
+  const out = fs.openSync(path.join(dir, `${name}.log`), 'w');
+  const child = spawn(cmd, args, { env: { ...process.env, ...env }, stdio: ['ignore', out, out] });
+  procs.push({ name, child });
+  return child;
+}
+
+async function call(method, target, body, key = adminKey, expect) {
+  const res = await fetch(url + target, {
+    method,
+    headers: { Authorization: `Bearer ${key}`, ...(body ? { 'Content-Type': 'application/json' } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  const text = await res.text();
+  const json = text ? JSON.parse(text) : null;
+  if (expect !== undefined ? res.status !== expect : res.status >= 300) {
+    throw new Error(`${method} ${target}: ${res.status} ${text}`);
+  }
+  return json;
+}
+
+async function shot(name) {
+  fs.mkdirSync(SHOTS, { recursive: true });
+  await page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
+}
+
+async function signIn(key) {
+  await page.goto(`${url}/#/login`);
+  await page.fill('[data-testid=key-input]', key);
+  await page.click('[data-testid=sign-in]');
+  await page.waitForSelector('[data-testid=whoami]');
+}
+
+async function signOut() {
+  await page.click('[data-testid=sign-out]');
+  await page.waitForSelector('[data-testid=key-input]');
+}
+
+async function go(route) {
+  await page.goto(`${url}/#/${route}`);
+}
+
+before(async () => {
+  for (const [what, file] of [['allotd', ALLOTD], ['allot-agent', AGENT], ['chromium', CHROMIUM], ['web/dist/index.html', path.join(WEB_DIR, 'index.html')]]) {
+    assert.ok(fs.existsSync(file), `${what} is missing: ${file} (build it; for the dashboard: bash scripts/web.sh)`);
+  }
+  const portFile = path.join(dir, 'port');
+  start(ALLOTD, ['--listen', '127.0.0.1:0', '--port-file', portFile, '--data-dir', path.join(dir, 'data'), '--web-dir', WEB_DIR,
+    '--heartbeat-interval-ms', '300', '--stop-grace-ms', '500', '--log-level', 'warn'], 'allotd', { ALLOT_ADMIN_KEY: adminKey });
+  const port = await eventually('allotd to write its port', () => fs.existsSync(portFile) && fs.readFileSync(portFile, 'utf8').trim());
+  url = `http://127.0.0.1:${port}`;
+  await eventually('allotd to be ready', async () => (await fetch(`${url}/readyz`)).ok);
+
+  const acme = await call('POST', '/v1/tenants', { name: 'acme' });
+  const globex = await call('POST', '/v1/tenants', { name: 'globex' });
+  s.acme = acme.id;
+  s.globex = globex.id;
+  s.vision = (await call('POST', '/v1/projects', { name: 'vision', tenant_id: acme.id })).id;
+  s.nlp = (await call('POST', '/v1/projects', { name: 'nlp', tenant_id: globex.id })).id;
+  const ann = await call('POST', '/v1/users', { name: 'Ann', email: 'ann@acme.example', role: 'tenant-admin', tenant_id: acme.id });
+  const bob = await call('POST', '/v1/users', { name: 'Bob', email: 'bob@globex.example', role: 'tenant-admin', tenant_id: globex.id });
+  s.annKey = (await call('POST', '/v1/keys', { name: 'laptop', user_id: ann.id })).secret;
+  s.bobKey = (await call('POST', '/v1/keys', { name: 'laptop', user_id: bob.id })).secret;
+  await call('PUT', '/v1/prices', { gpu_model: 'H100-80GB', region: 'default', gpu_hour: '2.50' });
+  const token = (await call('POST', '/v1/join-tokens', { name: 'browser-test' })).token;
+  for (const name of ['node-a', 'node-b']) {
+    start(AGENT, ['--server', url, '--join-token', token, '--state-dir', path.join(dir, name), '--name', name,
+      '--simulate', '8xH100-80GB', '--log-level', 'warn'], name);
+  }
+  await eventually('both nodes to be ready', async () => {
+    const nodes = (await call('GET', '/v1/nodes')).items;
+    return nodes.length === 2 && nodes.every((n) => n.state === 'ready');
+  });
+  // Globex's work, so that the operator sees two tenants on the fleet.
+  s.globexRun = (await call('POST', '/v1/instances', { command: ['sh', '-c', 'echo globex; sleep 120'], gpus: 2, project_id: s.nlp }, s.bobKey)).id;
+  await eventually('globex work to run', async () => (await call('GET', `/v1/instances/${s.globexRun}`)).state === 'running');
+
+  browser = await chromium.launchPersistentContext(path.join(dir, 'chromium'), {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
+    viewport: { width: 1440, height: 1000 },
+    timeout: 30000,
+  });
+  page = browser.pages()[0] ?? (await browser.newPage());
+  page.setDefaultTimeout(15000);
+  page.on('dialog', (d) => d.accept());
+  page.on('pageerror', (e) => console.error('page error:', e.message));
+});
+
+after(async () => {
+  await browser?.close().catch(() => undefined);
+  if (url) {
+    try {
+      const live = (await call('GET', '/v1/instances?limit=1000')).items.filter((i) => ['queued', 'scheduled', 'starting', 'running'].includes(i.state));
+      for (const i of live) await call('POST', `/v1/instances/${i.id}/stop`).catch(() => undefined);
+      await eventually('work to end', async () => (await call('GET', '/v1/instances?limit=1000')).items.every((i) => !['scheduled', 'starting', 'running'].includes(i.state)), 10000).catch(() => undefined);
+    } catch {
+      // allotd is gone already.
+    }
+  }
+  for (const { child } of [...procs].reverse()) {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill('SIGTERM');
+      await Promise.race([new Promise((r) => child.once('exit', r)), sleep(5000)]);
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    }
+  }
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+describe('dashboard', () => {
+  it('refuses a wrong key and shows the API error', async () => {
+    await page.goto(`${url}/`);
+    await page.waitForSelector('[data-testid=key-input]');
+    await page.fill('[data-testid=key-input]', `allot_${'0'.repeat(40)}`);
+    await page.click('[data-testid=sign-in]');
+    const error = page.locator('[data-testid=signin-error]');
+    await error.waitFor({ state: 'visible' });
+    assert.match(await error.textContent(), /unauthenticated/);
+    await shot('01-sign-in-refused');
+  });
+
+  it('a tenant key sees its tenant only, and the fleet is operator-only', async () => {
+    await signIn(s.annKey);
+    assert.match(await page.locator('[data-testid=whoami]').textContent(), /Ann.*tenant-admin.*acme/s);
+    await go('tenants');
+    await page.waitForSelector('[data-testid=tenants-table] tbody tr');
+    const tenants = await page.locator('[data-testid=tenants-table] tbody tr').evaluateAll((rows) => rows.map((r) => r.dataset.tenant));
+    assert.deepEqual(tenants, ['acme']);
+    await shot('02-tenant-tenants');
+    await go('fleet');
+    await page.waitForSelector('[data-testid=fleet-operator-only]');
+    assert.equal(await page.locator('[data-testid=gpu-cell]').count(), 0);
+    assert.equal(await page.locator('[data-nav=finance]').count(), 0, 'no finance for a tenant');
+    await shot('03-tenant-fleet');
+    // Globex's work is not listed for Ann.
+    await go('instances');
+    await page.waitForSelector('[data-testid=instance-list]');
+    await sleep(500);
+    assert.equal(await page.locator(`[data-testid=instances-table] tr[data-id="${s.globexRun}"]`).count(), 0);
+  });
+
+  it('shows a refused launch with its error code', async () => {
+    await go('instances');
+    // Reserved work needs a reservation of the tenant: allotd refuses it at creation.
+    await page.selectOption('[data-testid=launch-class]', 'reserved');
+    await page.fill('[data-testid=launch-command]', 'true');
+    await page.click('[data-testid=launch-submit]');
+    const error = page.locator('[data-testid=launch-error]');
+    await error.waitFor({ state: 'visible' });
+    assert.match(await error.textContent(), /invalid_argument: .*reserv.*\(HTTP 400\)/);
+    await shot('03b-launch-refused');
+    await page.selectOption('[data-testid=launch-class]', 'on-demand');
+  });
+
+  it('launches an instance, watches it run and reads its logs', async () => {
+    await go('instances');
+    await page.fill('[data-testid=launch-gpus]', '1');
+    await page.selectOption('[data-testid=launch-gpu-type]', 'H100');
+    await page.fill('[data-testid=launch-command]', "sh -c 'echo hello; sleep 3; echo bye'");
+    await page.click('[data-testid=launch-submit]');
+    await page.waitForURL(/#\/instances\/ins_/);
+    s.helloRun = page.url().split('/').pop();
+    const state = page.locator('[data-testid=instance-state]');
+    await eventually('the instance to be running', async () => /running/.test(await state.textContent()));
+    await eventually('hello in the logs', async () => /hello/.test(await page.locator('[data-testid=logs]').textContent()));
+    const facts = await page.locator('[data-testid=instance-facts]').textContent();
+    assert.match(facts, /acme \/ vision/);
+    assert.match(facts, /1 GPU · H100/);
+    await shot('04-instance-running');
+    // The page follows the instance to its end without a reload.
+    await eventually('the instance to succeed', async () => /succeeded/.test(await state.textContent()), 20000);
+    await eventually('bye in the logs', async () => /bye/.test(await page.locator('[data-testid=logs]').textContent()));
+    assert.match(await page.locator('[data-testid=instance-events]').textContent(), /running/);
+    assert.equal((await call('GET', `/v1/instances/${s.helloRun}`, undefined, s.annKey)).state, 'succeeded');
+  });
+
+  it('stops a running instance from the UI', async () => {
+    await go('instances');
+    await page.check('input[name=interactive]');
+    await page.fill('[data-testid=launch-command]', "sh -c 'echo second; sleep 600'");
+    await page.click('[data-testid=launch-submit]');
+    await page.waitForURL(/#\/instances\/ins_/);
+    s.stopRun = page.url().split('/').pop();
+    const state = page.locator('[data-testid=instance-state]');
+    await eventually('the second instance to run', async () => /running/.test(await state.textContent()));
+    await page.click('[data-testid=stop]');
+    await eventually('the instance to be stopped', async () => /stopped/.test(await state.textContent()), 20000);
+    assert.equal((await call('GET', `/v1/instances/${s.stopRun}`)).state, 'stopped');
+    await shot('05-instance-stopped');
+  });
+
+  it('lists and filters instances, and updates live', async () => {
+    await go('instances');
+    await page.evaluate(() => { window.__noReload = true; });
+    await page.selectOption('[data-testid=filter-state]', 'stopped');
+    await eventually('the stopped instance listed alone', async () => {
+      const ids = await page.locator('[data-testid=instances-table] tbody tr').evaluateAll((rows) => rows.map((r) => r.dataset.id));
+      return ids.length === 1 && ids[0] === s.stopRun;
+    });
+    await page.selectOption('[data-testid=filter-state]', '');
+    await page.fill('[data-testid=filter-text]', 'hello');
+    await eventually('the text filter', async () => {
+      const ids = await page.locator('[data-testid=instances-table] tbody tr').evaluateAll((rows) => rows.map((r) => r.dataset.id));
+      return ids.length === 1 && ids[0] === s.helloRun;
+    });
+    await page.fill('[data-testid=filter-text]', '');
+    // Work launched elsewhere (the API) shows up while the page stays open.
+    const queued = await call('POST', '/v1/instances', { command: ['sh', '-c', 'sleep 1'], gpus: 8, gpu_models: ['A100'], project_id: s.vision }, s.annKey);
+    await page.locator(`[data-testid=instances-table] tr[data-id="${queued.id}"]`).waitFor();
+    await page.locator('[data-testid=queue-table]').getByText(/A100/).first().waitFor();
+    assert.match(await page.locator('[data-testid=queue-table]').textContent(), /no node fits|A100|waits/i);
+    assert.equal(await page.evaluate(() => window.__noReload), true, 'the page was not reloaded');
+    await shot('06-instances');
+    await call('POST', `/v1/instances/${queued.id}/stop`, undefined, s.annKey);
+    await signOut();
+  });
+
+  it('the operator sees every tenant, the fleet and its GPUs', async () => {
+    await signIn(adminKey);
+    await go('tenants');
+    await eventually('three tenants', async () => (await page.locator('[data-testid=tenants-table] tbody tr').count()) === 3);
+    const tenants = await page.locator('[data-testid=tenants-table] tbody tr').evaluateAll((rows) => rows.map((r) => r.dataset.tenant));
+    assert.deepEqual(tenants.sort(), ['acme', 'globex', 'operator']);
+    await shot('07-operator-tenants');
+
+    await go('fleet');
+    await eventually('16 GPU cells', async () => (await page.locator('[data-testid=gpu-cell]').count()) === 16);
+    const allocated = page.locator('[data-testid=gpu-cell][data-state=allocated]');
+    await eventually('globex holding 2 GPUs', async () => (await allocated.count()) === 2);
+    assert.equal(await allocated.first().getAttribute('data-tenant'), s.globex);
+    assert.match(await page.locator('[data-testid=kpi-nodes]').textContent(), /2 \/ 2/);
+    await page.selectOption('[data-testid=colour-by]', 'tenant');
+    assert.match(await page.locator('[data-testid=legend]').textContent(), /globex/);
+    await allocated.first().click();
+    const detail = await page.locator('[data-testid=gpu-detail]').textContent();
+    assert.match(detail, /H100-80GB/);
+    assert.match(detail, /Utilisation/);
+    assert.match(detail, new RegExp(s.globexRun));
+    await page.selectOption('[data-testid=colour-by]', 'util');
+    await page.selectOption('[data-testid=colour-by]', 'state');
+    await shot('08-operator-fleet');
+  });
+
+  it('drafts an invoice and shows the printable page', async () => {
+    const month = new Date().toISOString().slice(0, 7);
+    const invoice = await call('POST', '/v1/invoices', { tenant_id: s.acme, month });
+    assert.ok(invoice.lines.length >= 1, 'acme has usage to invoice');
+    await go('invoices');
+    await page.locator(`[data-testid=invoices-table] tr[data-id="${invoice.id}"]`).waitFor();
+    await shot('09-invoices');
+    await page.locator(`[data-testid=invoices-table] tr[data-id="${invoice.id}"] a`).first().click();
+    await page.waitForURL(new RegExp(`#/invoices/${invoice.id}`));
+    const frame = page.frameLocator('[data-testid=invoice-frame]');
+    await frame.locator('body').getByText('H100-80GB').first().waitFor();
+    assert.match(await frame.locator('body').textContent(), /acme/);
+    assert.ok(await page.locator('[data-testid=print]').isVisible());
+    assert.match(await page.locator('[data-testid=invoice-total]').textContent(), /\d+\.\d\d/);
+    await shot('10-invoice');
+  });
+
+  it('shows usage, budgets, prices and the operator finance pages', async () => {
+    await call('PUT', '/v1/budgets', { tenant_id: s.acme, amount: '0.000001', thresholds_pct: [50, 100] });
+    await go('usage');
+    await page.locator('[data-testid=chart-spend] canvas').waitFor();
+    await eventually('the budget alert', async () => /budget\.threshold/.test(await page.locator('[data-testid=events]').textContent()), 20000);
+    const budgets = await page.locator('[data-testid=budgets-table]').textContent();
+    assert.match(budgets, /acme \(tenant\)/);
+    const spent = await page.locator('[data-testid=budgets-table] .progress em').textContent();
+    assert.ok(Number(spent.replace(/[^\d.]/g, '')) > 100, `the share of the budget spent: ${spent}`);
+    assert.doesNotMatch(budgets, /NaN/);
+    assert.equal(await page.locator('[data-testid=budgets-table] .badge', { hasText: '100 %' }).count(), 1, 'the 100 % threshold reached');
+    await shot('11-usage');
+    await go('prices');
+    await page.locator('[data-testid=prices-table]').waitFor();
+    assert.match(await page.locator('[data-testid=prices-table]').textContent(), /H100-80GB.*2\.50/s);
+    await shot('12-prices');
+    await go('finance');
+    await page.locator('[data-testid=kpi-revenue]').waitFor();
+    await page.locator('[data-testid=chart-energy] canvas').waitFor();
+    assert.match(await page.locator('[data-testid=pnl-table]').textContent(), /node-a/);
+    await shot('13-finance');
+    await go('overview');
+    await page.locator('[data-testid=recent-instances] table').waitFor();
+    await shot('14-overview');
+  });
+});

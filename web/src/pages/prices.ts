@@ -1,0 +1,85 @@
+import { api } from '../api';
+import type { Ctx, PageView } from '../context';
+import { badge, card, errorText, h, renderIf, table } from '../dom';
+import { rate, time } from '../format';
+import type { Price, Region, RegionModel } from '../types';
+
+export function pricesPage(ctx: Ctx): PageView {
+  const prices = h('div', { 'data-testid': 'prices' });
+  const regions = h('div', { 'data-testid': 'regions' });
+  const model = h('input', { type: 'text', placeholder: 'H100-80GB', required: true, 'data-testid': 'price-model' });
+  const region = h('input', { type: 'text', value: 'default', required: true, 'data-testid': 'price-region' });
+  const klass = h('select', null, ['on-demand', 'spot', 'reserved'].map((c) => h('option', { value: c }, c)));
+  const gpuHour = h('input', { type: 'text', placeholder: '2.50', required: true, 'data-testid': 'price-gpu-hour' });
+  const form = ctx.isOperator
+    ? h(
+        'form',
+        {
+          class: 'inline-form',
+          onsubmit: async (e: Event) => {
+            e.preventDefault();
+            try {
+              await api('/v1/prices', { method: 'PUT', body: { gpu_model: model.value.trim(), region: region.value.trim(), price_class: klass.value, gpu_hour: gpuHour.value.trim() } });
+              ctx.toast('Price set: it applies from now on');
+              await refresh();
+            } catch (err) {
+              ctx.toast(errorText(err), 'error');
+            }
+          },
+        },
+        model,
+        region,
+        klass,
+        gpuHour,
+        h('span', { class: 'muted' }, 'per GPU-hour'),
+        h('button', { class: 'btn', type: 'submit' }, 'Set price'),
+      )
+    : null;
+  const el = h(
+    'div',
+    { class: 'page' },
+    h('div', { class: 'page-head' }, h('h1', null, 'Prices')),
+    card('Price catalog', h('p', { class: 'muted' }, 'Per GPU-hour, per model, region and class; the price in force now and changes already scheduled.'), form, prices),
+    card('Regions', regions),
+  );
+
+  async function refresh(): Promise<void> {
+    const [p, r] = await Promise.all([api<{ items: Price[] }>('/v1/prices?limit=1000'), api<{ items: Region[] }>('/v1/regions')]);
+    const rows = [...p.items].sort((a, b) => a.gpu_model.localeCompare(b.gpu_model) || a.region.localeCompare(b.region) || a.price_class.localeCompare(b.price_class) || a.effective_at.localeCompare(b.effective_at));
+    renderIf(prices, rows, () =>
+      table(
+        rows,
+        [
+          { title: 'GPU model', cell: (x) => h('strong', null, x.gpu_model) },
+          { title: 'Region', cell: (x) => x.region },
+          { title: 'Class', cell: (x) => x.price_class },
+          { title: 'GPU-hour', cell: (x) => rate(x.gpu_hour), class: 'num' },
+          { title: 'CPU-hour', cell: (x) => rate(x.cpu_hour), class: 'num' },
+          { title: 'GiB-hour', cell: (x) => rate(x.memory_gib_hour), class: 'num' },
+          { title: 'From', cell: (x) => time(x.effective_at) },
+          { title: '', cell: (x) => (x.in_force ? badge('in force', 'running') : badge('scheduled', 'queued')) },
+        ],
+        { empty: 'No price set: usage is not charged.', testid: 'prices-table' },
+      ),
+    );
+    const regionRows: { reg: Region; m: RegionModel | null }[] = r.items.flatMap((reg) => (reg.models.length ? reg.models.map((m) => ({ reg, m: m as RegionModel | null })) : [{ reg, m: null }]));
+    renderIf(regions, regionRows, () =>
+      table(
+        regionRows,
+        [
+          { title: 'Region', cell: (x) => h('strong', null, x.reg.region) },
+          { title: 'GPU model', cell: (x) => x.m?.gpu_model ?? '–' },
+          { title: 'GPUs', cell: (x) => String(x.m?.gpus ?? 0), class: 'num' },
+          { title: 'Free', cell: (x) => String(x.m?.free_gpus ?? 0), class: 'num' },
+          { title: 'On-demand', cell: (x) => rate(x.m?.on_demand_gpu_hour), class: 'num' },
+          { title: 'Spot', cell: (x) => rate(x.m?.spot_gpu_hour), class: 'num' },
+          { title: 'Grid gCO2e/kWh', cell: (x) => (x.reg.carbon_g_per_kwh === null ? '–' : String(x.reg.carbon_g_per_kwh)), class: 'num' },
+          { title: 'PUE', cell: (x) => x.reg.pue ?? '–', class: 'num' },
+          { title: 'Latency', cell: (x) => Object.entries(x.reg.latency_ms).map(([k, v]) => `${k} ${v} ms`).join(', ') || '–' },
+        ],
+        { empty: 'No region yet.' },
+      ),
+    );
+  }
+  return { el, refresh };
+}
