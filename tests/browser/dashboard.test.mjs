@@ -90,6 +90,17 @@ async function go(route) {
   await page.goto(`${url}/#/${route}`);
 }
 
+// Fills the launch form (setUp picks the options), submits it and returns the new instance's id
+// from the page it lands on.
+async function launchFromForm(command, setUp) {
+  await go('instances');
+  await setUp();
+  await page.fill('[data-testid=launch-command]', command);
+  await page.click('[data-testid=launch-submit]');
+  await page.waitForURL(/#\/instances\/ins_/);
+  return page.url().split('/').pop();
+}
+
 before(async () => {
   for (const [what, file] of [['allotd', ALLOTD], ['allot-agent', AGENT], ['chromium', CHROMIUM], ['web/dist/index.html', path.join(WEB_DIR, 'index.html')]]) {
     assert.ok(fs.existsSync(file), `${what} is missing: ${file} (build it; for the dashboard: bash scripts/web.sh)`);
@@ -206,13 +217,10 @@ describe('dashboard', () => {
   });
 
   it('launches an instance, watches it run and reads its logs', async () => {
-    await go('instances');
-    await page.fill('[data-testid=launch-gpus]', '1');
-    await page.selectOption('[data-testid=launch-gpu-type]', 'H100');
-    await page.fill('[data-testid=launch-command]', "sh -c 'echo hello; sleep 3; echo bye'");
-    await page.click('[data-testid=launch-submit]');
-    await page.waitForURL(/#\/instances\/ins_/);
-    s.helloRun = page.url().split('/').pop();
+    s.helloRun = await launchFromForm("sh -c 'echo hello; sleep 3; echo bye'", async () => {
+      await page.fill('[data-testid=launch-gpus]', '1');
+      await page.selectOption('[data-testid=launch-gpu-type]', 'H100');
+    });
     const state = page.locator('[data-testid=instance-state]');
     await eventually('the instance to be running', async () => /running/.test(await state.textContent()));
     await eventually('hello in the logs', async () => /hello/.test(await page.locator('[data-testid=logs]').textContent()));
@@ -228,12 +236,7 @@ describe('dashboard', () => {
   });
 
   it('stops a running instance from the UI', async () => {
-    await go('instances');
-    await page.check('input[name=interactive]');
-    await page.fill('[data-testid=launch-command]', "sh -c 'echo second; sleep 600'");
-    await page.click('[data-testid=launch-submit]');
-    await page.waitForURL(/#\/instances\/ins_/);
-    s.stopRun = page.url().split('/').pop();
+    s.stopRun = await launchFromForm("sh -c 'echo second; sleep 600'", () => page.check('input[name=interactive]'));
     const state = page.locator('[data-testid=instance-state]');
     await eventually('the second instance to run', async () => /running/.test(await state.textContent()));
     await page.click('[data-testid=stop]');

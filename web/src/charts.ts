@@ -1,36 +1,7 @@
-import {
-  BarController,
-  BarElement,
-  CategoryScale,
-  Chart,
-  DoughnutController,
-  ArcElement,
-  Filler,
-  Legend,
-  LineController,
-  LineElement,
-  LinearScale,
-  PointElement,
-  Tooltip,
-  type ChartDataset,
-  type ChartType,
-} from 'chart.js';
+import { Chart, registerables, type ChartDataset, type ChartType } from 'chart.js';
 import { h } from './dom';
 
-Chart.register(
-  BarController,
-  BarElement,
-  CategoryScale,
-  DoughnutController,
-  ArcElement,
-  Filler,
-  Legend,
-  LineController,
-  LineElement,
-  LinearScale,
-  PointElement,
-  Tooltip,
-);
+Chart.register(...registerables);
 Chart.defaults.color = '#a9b4c6';
 Chart.defaults.borderColor = 'rgba(148, 163, 184, 0.14)';
 Chart.defaults.font.family = 'Inter, "Segoe UI", system-ui, sans-serif';

@@ -1,7 +1,8 @@
 import { api, ApiError } from '../api';
 import { palette } from '../charts';
 import type { Ctx, PageView } from '../context';
-import { badge, card, errorText, h, kpi, link, renderIf, replace, table } from '../dom';
+import { badge, card, h, kpi, link, renderIf, replace, table } from '../dom';
+import { attempt } from '../forms';
 import { ago, bytes, gpuRequest, num, shortId } from '../format';
 import type { Page } from '../api';
 import type { Gpu, Instance, NodeInfo } from '../types';
@@ -198,15 +199,12 @@ export function fleetPage(ctx: Ctx): PageView {
   }
 
   function nodeActions(node: NodeInfo): HTMLElement {
-    const act = async (what: string) => {
-      try {
+    const act = (what: string) =>
+      attempt(ctx, async () => {
         await api(`/v1/nodes/${node.id}/${what}`, { method: 'POST' });
         ctx.toast(`${node.name}: ${what} sent`);
         await refresh();
-      } catch (e) {
-        ctx.toast(errorText(e), 'error');
-      }
-    };
+      });
     const cordoned = node.admin !== 'none' || node.state === 'cordoned' || node.state === 'draining';
     return h(
       'div',

@@ -1,6 +1,7 @@
 import { api, listAll } from '../api';
 import type { Ctx, PageView } from '../context';
 import { badge, card, errorText, h, kpi, link, renderIf, replace, table, type Column } from '../dom';
+import { attempt } from '../forms';
 import { ago, duration, gpuRequest, money, shortId, time } from '../format';
 import type { Instance, Region } from '../types';
 
@@ -54,14 +55,12 @@ export function stopButton(ctx: Ctx, instance: Instance, after: () => void): HTM
         e.stopPropagation();
         if (!confirm(`Stop ${instance.id}?`)) return;
         button.disabled = true;
-        try {
+        const sent = await attempt(ctx, async () => {
           await api(`/v1/instances/${instance.id}/stop`, { method: 'POST' });
           ctx.toast(`Stop requested for ${instance.id}`);
           after();
-        } catch (err) {
-          ctx.toast(errorText(err), 'error');
-          button.disabled = false;
-        }
+        });
+        if (!sent) button.disabled = false;
       },
     },
     instance.stop_requested ? 'Stopping…' : 'Stop',

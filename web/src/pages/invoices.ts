@@ -1,6 +1,7 @@
 import { api, apiText, listAll } from '../api';
 import type { Ctx, PageView } from '../context';
-import { badge, card, errorText, h, kpi, link, renderIf, replace, table } from '../dom';
+import { badge, card, h, kpi, link, renderIf, replace, table } from '../dom';
+import { actionForm, attempt } from '../forms';
 import { money, thisMonth, time } from '../format';
 import type { Invoice } from '../types';
 
@@ -9,20 +10,12 @@ export function invoicesPage(ctx: Ctx): PageView {
   const tenant = h('select', { 'data-testid': 'draft-tenant' });
   const month = h('input', { type: 'month', value: thisMonth(), 'data-testid': 'draft-month' });
   const draft = ctx.isOperator
-    ? h(
-        'form',
-        {
-          class: 'inline-form',
-          onsubmit: async (e: Event) => {
-            e.preventDefault();
-            try {
-              const inv = await api<Invoice>('/v1/invoices', { method: 'POST', body: { tenant_id: tenant.value, month: month.value } });
-              ctx.toast(`Drafted ${inv.id}`);
-              location.hash = `#/invoices/${inv.id}`;
-            } catch (err) {
-              ctx.toast(errorText(err), 'error');
-            }
-          },
+    ? actionForm(
+        ctx,
+        async () => {
+          const inv = await api<Invoice>('/v1/invoices', { method: 'POST', body: { tenant_id: tenant.value, month: month.value } });
+          ctx.toast(`Drafted ${inv.id}`);
+          location.hash = `#/invoices/${inv.id}`;
         },
         tenant,
         month,
@@ -81,15 +74,12 @@ export function invoicePage(ctx: Ctx, params: string[]): PageView {
   }, 'Open in a new tab');
   const csv = h('button', {
     class: 'btn',
-    onclick: async () => {
-      try {
+    onclick: () =>
+      attempt(ctx, async () => {
         const text = await apiText(`/v1/invoices/${id}?format=csv`);
         const a = h('a', { href: URL.createObjectURL(new Blob([text], { type: 'text/csv' })), download: `${id}.csv` });
         a.click();
-      } catch (err) {
-        ctx.toast(errorText(err), 'error');
-      }
-    },
+      }),
   }, 'Download CSV');
   const actions = h('div', { class: 'toolbar' });
   const el = h('div', { class: 'page' }, h('div', { class: 'crumbs' }, link('#/invoices', '← Invoices')), head, kpis, h('div', { class: 'toolbar' }, print, open, csv, actions), frame);
@@ -99,14 +89,12 @@ export function invoicePage(ctx: Ctx, params: string[]): PageView {
       class: 'btn',
       onclick: async () => {
         if (!confirm(`${label} this invoice?`)) return;
-        try {
+        await attempt(ctx, async () => {
           await api(`/v1/invoices/${id}/${what}`, { method: 'POST' });
           ctx.toast(`${label}: done`);
           shown = '';
           await refresh();
-        } catch (err) {
-          ctx.toast(errorText(err), 'error');
-        }
+        });
       },
     }, label);
   }

@@ -1,6 +1,7 @@
 import { api } from '../api';
 import type { Ctx, PageView } from '../context';
-import { badge, card, errorText, h, renderIf, table } from '../dom';
+import { badge, card, h, renderIf, table } from '../dom';
+import { actionForm } from '../forms';
 import { rate, time } from '../format';
 import type { Price, Region, RegionModel } from '../types';
 
@@ -12,20 +13,12 @@ export function pricesPage(ctx: Ctx): PageView {
   const klass = h('select', null, ['on-demand', 'spot', 'reserved'].map((c) => h('option', { value: c }, c)));
   const gpuHour = h('input', { type: 'text', placeholder: '2.50', required: true, 'data-testid': 'price-gpu-hour' });
   const form = ctx.isOperator
-    ? h(
-        'form',
-        {
-          class: 'inline-form',
-          onsubmit: async (e: Event) => {
-            e.preventDefault();
-            try {
-              await api('/v1/prices', { method: 'PUT', body: { gpu_model: model.value.trim(), region: region.value.trim(), price_class: klass.value, gpu_hour: gpuHour.value.trim() } });
-              ctx.toast('Price set: it applies from now on');
-              await refresh();
-            } catch (err) {
-              ctx.toast(errorText(err), 'error');
-            }
-          },
+    ? actionForm(
+        ctx,
+        async () => {
+          await api('/v1/prices', { method: 'PUT', body: { gpu_model: model.value.trim(), region: region.value.trim(), price_class: klass.value, gpu_hour: gpuHour.value.trim() } });
+          ctx.toast('Price set: it applies from now on');
+          await refresh();
         },
         model,
         region,

@@ -1,6 +1,7 @@
 import { api, listAll } from '../api';
 import type { Ctx, PageView } from '../context';
-import { badge, card, errorText, h, kpi, renderIf, replace, table } from '../dom';
+import { badge, card, h, kpi, renderIf, replace, table } from '../dom';
+import { actionForm } from '../forms';
 import { money, time } from '../format';
 import type { Balance, Tenant, User } from '../types';
 
@@ -11,21 +12,13 @@ export function tenantsPage(ctx: Ctx): PageView {
   const usersBox = h('div', { 'data-testid': 'users' });
   const createName = h('input', { type: 'text', placeholder: 'tenant name', 'data-testid': 'tenant-name' });
   const createForm = ctx.isOperator
-    ? h(
-        'form',
-        {
-          class: 'inline-form',
-          onsubmit: async (e: Event) => {
-            e.preventDefault();
-            try {
-              const t = await api<Tenant>('/v1/tenants', { method: 'POST', body: { name: createName.value.trim() } });
-              ctx.toast(`Created tenant ${t.name}`);
-              createName.value = '';
-              await refresh();
-            } catch (err) {
-              ctx.toast(errorText(err), 'error');
-            }
-          },
+    ? actionForm(
+        ctx,
+        async () => {
+          const t = await api<Tenant>('/v1/tenants', { method: 'POST', body: { name: createName.value.trim() } });
+          ctx.toast(`Created tenant ${t.name}`);
+          createName.value = '';
+          await refresh();
         },
         createName,
         h('button', { class: 'btn', type: 'submit' }, 'Create tenant'),
@@ -34,21 +27,13 @@ export function tenantsPage(ctx: Ctx): PageView {
   const projectName = h('input', { type: 'text', placeholder: 'project name' });
   const projectTenant = h('select');
   const projectForm = ctx.canAdmin
-    ? h(
-        'form',
-        {
-          class: 'inline-form',
-          onsubmit: async (e: Event) => {
-            e.preventDefault();
-            try {
-              await api('/v1/projects', { method: 'POST', body: { name: projectName.value.trim(), tenant_id: projectTenant.value || undefined } });
-              ctx.toast(`Created project ${projectName.value}`);
-              projectName.value = '';
-              await refresh();
-            } catch (err) {
-              ctx.toast(errorText(err), 'error');
-            }
-          },
+    ? actionForm(
+        ctx,
+        async () => {
+          await api('/v1/projects', { method: 'POST', body: { name: projectName.value.trim(), tenant_id: projectTenant.value || undefined } });
+          ctx.toast(`Created project ${projectName.value}`);
+          projectName.value = '';
+          await refresh();
         },
         ctx.isOperator ? projectTenant : null,
         projectName,

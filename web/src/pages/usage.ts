@@ -1,7 +1,8 @@
 import { api, listAll, qs } from '../api';
 import { SimpleChart } from '../charts';
 import type { Ctx, PageView } from '../context';
-import { badge, card, errorText, h, kpi, renderIf, replace, table, type Column } from '../dom';
+import { badge, card, h, kpi, renderIf, replace, table, type Column } from '../dom';
+import { actionForm } from '../forms';
 import { money, num, time } from '../format';
 import type { AllotEvent, Budget, Usage } from '../types';
 
@@ -54,28 +55,20 @@ export function usagePage(ctx: Ctx): PageView {
   const enforcement = h('select', null, ['none', 'block_new', 'stop_running'].map((x) => h('option', { value: x }, x)));
   const budgetProject = h('select', null);
   const budgetForm = ctx.canAdmin
-    ? h(
-        'form',
-        {
-          class: 'inline-form',
-          onsubmit: async (e: Event) => {
-            e.preventDefault();
-            const body: Record<string, unknown> = {
-              amount: amount.value.trim(),
-              thresholds_pct: thresholds.value.split(',').map((x) => Number(x.trim())).filter((x) => x > 0),
-              enforcement: enforcement.value,
-            };
-            const [t, p] = budgetProject.value.split('/');
-            if (t) body.tenant_id = t;
-            if (p) body.project_id = p;
-            try {
-              await api('/v1/budgets', { method: 'PUT', body });
-              ctx.toast('Budget saved');
-              await refresh();
-            } catch (err) {
-              ctx.toast(errorText(err), 'error');
-            }
-          },
+    ? actionForm(
+        ctx,
+        async () => {
+          const body: Record<string, unknown> = {
+            amount: amount.value.trim(),
+            thresholds_pct: thresholds.value.split(',').map((x) => Number(x.trim())).filter((x) => x > 0),
+            enforcement: enforcement.value,
+          };
+          const [t, p] = budgetProject.value.split('/');
+          if (t) body.tenant_id = t;
+          if (p) body.project_id = p;
+          await api('/v1/budgets', { method: 'PUT', body });
+          ctx.toast('Budget saved');
+          await refresh();
         },
         budgetProject,
         amount,
