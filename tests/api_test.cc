@@ -272,6 +272,12 @@ TEST_F(BadInputTest, HealthAndVersionNeedNoKey) {
   EXPECT_EQ(daemon_.request("GET", "/readyz", "", "").status, 200);
   const json version = json::parse(daemon_.request("GET", "/version", "", "").body);
   EXPECT_FALSE(version.value("version", "").empty());
+  // They only answer GET: anything else is refused like on any other path.
+  for (const char* path : {"/healthz", "/readyz", "/version", "/openapi.json"}) {
+    const ClientResponse refused = daemon_.request("POST", path, "{}", "");
+    EXPECT_EQ(refused.status, 405) << path;
+    EXPECT_EQ(json::parse(refused.body)["error"].value("code", ""), "method_not_allowed") << path;
+  }
 }
 
 }  // namespace

@@ -173,6 +173,13 @@ TEST_F(ClusterTest, BadInstanceRequestsAreRefusedAndCreateNothing) {
     EXPECT_EQ(answer["error"].value("code", ""), c.code) << c.name << ": " << answer.dump();
   }
   EXPECT_EQ(call("GET", "/v1/instances", nullptr, 200)["items"].size(), before);
+  // A filter on a state that does not exist is an error, not an empty list.
+  for (const json& answer : {call("GET", "/v1/instances?state=runing", nullptr, 400),
+                             operator_call("GET", "/v1/nodes?state=up", 400)}) {
+    EXPECT_EQ(answer["error"].value("code", ""), "invalid_argument") << answer.dump();
+    EXPECT_NE(answer["error"].value("message", "").find("must be one of"), std::string::npos);
+  }
+  EXPECT_EQ(operator_call("GET", "/v1/nodes?state=ready", 200)["items"].size(), 3U);
 }
 
 TEST_F(ClusterTest, AgentsWithBadCredentialsOrOtherNodesReportsAreRefused) {

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/url.h"
 #include "support/cli_fixture.h"
 
 namespace allot::testing {
@@ -170,6 +171,36 @@ TEST_F(QuoteCliTest, BadQuotesAndLatenciesAreRefusedWithTheirCodesAndChangeNothi
   EXPECT_EQ(allot({"latency", "delete", "us-users", "eu"}).exit_code, 4);
   EXPECT_FALSE(allot_json({"latency", "delete", "eu-users", "eu"})["deleted_at"].is_null());
   EXPECT_TRUE(allot_json({"latency", "list"}).empty());
+}
+
+TEST_F(QuoteCliTest, LatencyFromANamedPlaceWithSpacesListsPagesAndDeletes) {
+  ASSERT_EQ(allot({"latency", "set", "eu users", "eu", "12"}).exit_code, 0);
+  ASSERT_EQ(allot({"latency", "set", "eu users", "north", "30"}).exit_code, 0);
+  ASSERT_EQ(allot({"latency", "set", "us-users", "us", "9"}).exit_code, 0);
+  const json mine = allot_json({"latency", "list", "--from", "eu users"});
+  ASSERT_EQ(mine.size(), 2u) << mine.dump();
+  EXPECT_EQ(mine[0]["region"], "eu");
+  EXPECT_EQ(mine[1]["region"], "north");
+  EXPECT_EQ(allot_json({"latency", "list", "--limit", "1"}).size(), 1u);
+
+  // The API pages the table like every other listing, and refuses a bad limit.
+  std::vector<std::string> regions;
+  std::string after;
+  for (int page = 0; page < 4; ++page) {
+    const std::string target =
+        "/v1/latency?limit=2" + (after.empty() ? "" : "&after=" + percent_encode(after));
+    const ClientResponse answer = daemon_.request("GET", target, "", daemon_.admin_key());
+    ASSERT_EQ(answer.status, 200) << answer.body;
+    const json body = json::parse(answer.body);
+    for (const json& item : body["items"]) regions.push_back(item["region"]);
+    if (body["next_after"].is_null()) break;
+    after = body["next_after"];
+  }
+  EXPECT_EQ(regions, (std::vector<std::string>{"eu", "north", "us"}));
+  EXPECT_EQ(daemon_.request("GET", "/v1/latency?limit=0", "", daemon_.admin_key()).status, 400);
+
+  EXPECT_FALSE(allot_json({"latency", "delete", "eu users", "eu"})["deleted_at"].is_null());
+  EXPECT_EQ(allot_json({"latency", "list", "--from", "eu users"}).size(), 1u);
 }
 
 TEST_F(QuoteCliTest, TheCatalogShowsEachRegionsGpusPricesCarbonAndLatency) {

@@ -73,6 +73,11 @@ HttpResponse run_route(const Route& route, const HttpRequest& request, const Tar
   return response;
 }
 
+HttpResponse method_not_allowed(const std::string& method) {
+  return error_reply(
+      Error{ErrorCode::kMethodNotAllowed, fmt::format("{} is not allowed here", method)});
+}
+
 }  // namespace
 
 std::vector<Route> all_routes() {
@@ -115,6 +120,7 @@ void App::route_and_answer(HttpRequest request, std::string& route, Responder re
   const std::string& path = target->path;
   if (path == "/healthz" || path == "/version" || path == "/readyz" || path == "/openapi.json") {
     route = path;
+    if (request.method != "GET") return respond(method_not_allowed(request.method));
   }
   if (path == "/openapi.json") {
     return respond(HttpResponse{.status = 200, .body = std::string(openapi_document())});
@@ -147,10 +153,7 @@ void App::route_and_answer(HttpRequest request, std::string& route, Responder re
         std::move(respond));
     return;
   }
-  if (path_known) {
-    return respond(error_reply(Error{ErrorCode::kMethodNotAllowed,
-                                     fmt::format("{} is not allowed here", request.method)}));
-  }
+  if (path_known) return respond(method_not_allowed(request.method));
   respond(error_reply(Error{ErrorCode::kNotFound, fmt::format("no endpoint {}", path)}));
 }
 

@@ -107,6 +107,8 @@ Result<HttpResponse> create_instance(Call& call) {
 Result<HttpResponse> list_instances(Call& call) {
   auto page = read_page(call.target, {"state", "project_id", "node_id", "tenant_id"});
   if (!page) return std::unexpected(page.error());
+  auto state = read_choice(call.target, "state", instance_state_names());
+  if (!state) return std::unexpected(state.error());
   const auto& q = call.target.query;
   auto matches = [&q](const char* key, const std::string& value) {
     auto it = q.find(key);
@@ -114,7 +116,7 @@ Result<HttpResponse> list_instances(Call& call) {
   };
   return page_of(call.ctx.state().instances, *page, [&](const Instance& i) {
     return may_see_tenant(call.caller, i.tenant_id) &&
-           matches("state", std::string(instance_state_name(i.state))) &&
+           (!*state || **state == instance_state_name(i.state)) &&
            matches("project_id", i.project_id) && matches("node_id", i.node_id) &&
            matches("tenant_id", i.tenant_id);
   });

@@ -48,10 +48,10 @@ Result<HttpResponse> list_nodes(Call& call) {
   ALLOT_TRY(require_operator_admin(call.caller));
   auto page = read_page(call.target, {"state"});
   if (!page) return std::unexpected(page.error());
-  auto state = call.target.query.find("state");
-  return page_of(call.ctx.state().nodes, *page, [&](const Node& n) {
-    return state == call.target.query.end() || node_state_name(n.state()) == state->second;
-  });
+  auto state = read_choice(call.target, "state", node_state_names());
+  if (!state) return std::unexpected(state.error());
+  return page_of(call.ctx.state().nodes, *page,
+                 [&](const Node& n) { return !*state || node_state_name(n.state()) == **state; });
 }
 
 Result<const Node*> path_node(const Call& call) {

@@ -41,21 +41,15 @@ Result<HttpResponse> set_latency(Call& call) {
   return json_reply(200, latency_json(*call.ctx.state().latency(command.from, command.region)));
 }
 
-// GET /v1/latency[?from=LOCATION]: every entry, by location then region, in one page.
+// GET /v1/latency[?from=LOCATION]: the entries by location then region, a page at a time.
 Result<HttpResponse> list_latency(Call& call) {
-  std::optional<std::string> from;
-  for (const auto& [name, value] : call.target.query) {
-    if (name == "from") {
-      from = value;
-    } else if (name != "limit" && name != "after") {
-      return fail(ErrorCode::kUnknownField, fmt::format("unknown query parameter '{}'", name));
-    }
-  }
-  json items = json::array();
-  for (const auto& [key, latency] : call.ctx.state().latencies) {
-    if (!from || latency.from == *from) items.push_back(latency_json(latency));
-  }
-  return json_reply(200, {{"items", items}, {"next_after", nullptr}});
+  auto page = read_page(call.target, {"from"});
+  if (!page) return std::unexpected(page.error());
+  auto from = call.target.query.find("from");
+  return page_of(
+      call.ctx.state().latencies, *page,
+      [&](const Latency& l) { return from == call.target.query.end() || l.from == from->second; },
+      latency_json);
 }
 
 // DELETE /v1/latency/{from}/{region}

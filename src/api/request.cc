@@ -4,6 +4,7 @@
 #include <charconv>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "common/limits.h"
 
@@ -194,6 +195,17 @@ Result<Page> read_page(const Target& target, std::initializer_list<std::string_v
     }
   }
   return page;
+}
+
+Result<std::optional<std::string>> read_choice(const Target& target, std::string_view key,
+                                               std::span<const std::string_view> choices) {
+  auto it = target.query.find(key);
+  if (it == target.query.end()) return std::nullopt;
+  if (std::ranges::find(choices, std::string_view(it->second)) != choices.end()) {
+    return it->second;
+  }
+  return fail(ErrorCode::kInvalidArgument,
+              fmt::format("{} must be one of {}", key, fmt::join(choices, ", ")));
 }
 
 }  // namespace allot

@@ -4,6 +4,7 @@
 
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -59,5 +60,10 @@ struct Page {
 // limit and after).
 [[nodiscard]] Result<Page> read_page(const Target& target,
                                      std::initializer_list<std::string_view> allowed);
+
+// The value of ?key=, a filter that must be one of `choices` (a state's name, say): nullopt when
+// absent, kInvalidArgument naming the choices when it is none of them.
+[[nodiscard]] Result<std::optional<std::string>> read_choice(
+    const Target& target, std::string_view key, std::span<const std::string_view> choices);
 
 }  // namespace allot

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "common/url.h"
+
 namespace allot {
 namespace {
 
@@ -66,6 +68,27 @@ TEST(ReadPage, ChecksLimitAndUnknownParameters) {
   ASSERT_TRUE(page);
   EXPECT_EQ(page->limit, 7);
   EXPECT_EQ(page->after, "abc");
+}
+
+TEST(ParseTarget, DecodesWhatPercentEncodeWrote) {
+  const std::string value = "eu users\nfra/1 & 100%+";
+  auto target = parse_target("/v1/x?from=" + percent_encode(value));
+  ASSERT_TRUE(target);
+  EXPECT_EQ(target->query.at("from"), value);
+  EXPECT_EQ(percent_encode("nod_1a-b.c~d"), "nod_1a-b.c~d");
+}
+
+TEST(ReadChoice, AcceptsOnlyANamedChoice) {
+  const std::string_view states[] = {"queued", "running"};
+  auto target = parse_target("/v1/x?state=running");
+  EXPECT_EQ(read_choice(*target, "state", states).value(), "running");
+  target = parse_target("/v1/x");
+  EXPECT_EQ(read_choice(*target, "state", states).value(), std::nullopt);
+  target = parse_target("/v1/x?state=bogus");
+  auto refused = read_choice(*target, "state", states);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().code, ErrorCode::kInvalidArgument);
+  EXPECT_EQ(refused.error().message, "state must be one of queued, running");
 }
 
 }  // namespace

@@ -31,9 +31,10 @@ struct Call;
 // The page's `after` as a log's seq number (0 when absent); kInvalidArgument otherwise.
 [[nodiscard]] Result<int64_t> read_seq_after(const Page& page);
 
-// One page of a map ordered by id, holding only what `visible` admits.
-template <typename T, typename Visible>
-HttpResponse page_of(const std::map<std::string, T>& map, const Page& page, Visible visible) {
+// One page of a map ordered by key, holding only what `visible` admits, each as `render` shows it.
+template <typename T, typename Visible, typename Render>
+HttpResponse page_of(const std::map<std::string, T>& map, const Page& page, Visible visible,
+                     Render render) {
   nlohmann::json items = nlohmann::json::array();
   std::string last;
   bool more = false;
@@ -44,11 +45,17 @@ HttpResponse page_of(const std::map<std::string, T>& map, const Page& page, Visi
       more = true;
       break;
     }
-    items.push_back(to_json(it->second));
+    items.push_back(render(it->second));
     last = it->first;
   }
   return json_reply(200, {{"items", items},
                           {"next_after", more ? nlohmann::json(last) : nlohmann::json(nullptr)}});
+}
+
+// One page of a map ordered by id, each item as to_json shows it.
+template <typename T, typename Visible>
+HttpResponse page_of(const std::map<std::string, T>& map, const Page& page, Visible visible) {
+  return page_of(map, page, visible, [](const T& item) { return to_json(item); });
 }
 
 }  // namespace allot

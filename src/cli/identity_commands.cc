@@ -3,6 +3,7 @@
 #include <optional>
 
 #include "cli/commands.h"
+#include "common/url.h"
 
 namespace allot::cli {
 namespace {
@@ -71,7 +72,7 @@ std::string query(std::initializer_list<std::pair<const char*, const std::string
   std::string out;
   for (const auto& [name, value] : params) {
     if (value->empty()) continue;
-    out += (out.empty() ? "?" : "&") + std::string(name) + "=" + *value;
+    out += (out.empty() ? "?" : "&") + std::string(name) + "=" + percent_encode(*value);
   }
   return out;
 }

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "cli/commands.h"
+#include "common/url.h"
 
 namespace allot::cli {
 namespace {
@@ -153,7 +154,9 @@ void add_region_commands(CLI::App& app, Action& action) {
   remove->add_option("from", o.from, "the client location")->required();
   remove->add_option("region", o.region, "the region")->required();
   remove->callback([&action] {
-    action = show_call("DELETE", [] { return "/v1/latency/" + o.from + "/" + o.region; });
+    action = show_call("DELETE", [] {
+      return "/v1/latency/" + percent_encode(o.from) + "/" + percent_encode(o.region);
+    });
   });
 
   CLI::App* regions = app.add_subcommand("regions", "regions: GPUs, prices, carbon, latencies");

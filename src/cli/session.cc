@@ -7,6 +7,8 @@
 #include <fmt/format.h>
 #include <toml++/toml.h>
 
+#include "common/url.h"
+
 namespace allot::cli {
 namespace {
 
@@ -120,7 +122,7 @@ int Session::list(const std::string& target, int limit, nlohmann::json& items) {
   for (;;) {
     const int page = limit > 0 ? std::min(1000, limit - static_cast<int>(items.size())) : 1000;
     std::string url = fmt::format("{}{}limit={}", target, separator, page);
-    if (!after.empty()) url += "&after=" + after;
+    if (!after.empty()) url += "&after=" + percent_encode(after);
     nlohmann::json answer;
     if (int code = call("GET", url, nullptr, answer); code != kOk) return code;
     for (auto& item : answer["items"]) items.push_back(std::move(item));

@@ -14,7 +14,25 @@ std::optional<Enum> parse_by_name(std::string_view name, const std::array<Enum, 
   return std::nullopt;
 }
 
+template <typename Enum, Enum kLast>
+std::array<std::string_view, static_cast<size_t>(kLast) + 1> names_of(
+    std::string_view (*name_of)(Enum)) {
+  std::array<std::string_view, static_cast<size_t>(kLast) + 1> names;
+  for (size_t i = 0; i < names.size(); ++i) names[i] = name_of(static_cast<Enum>(i));
+  return names;
+}
+
 }  // namespace
+
+std::span<const std::string_view> node_state_names() {
+  static const auto kNames = names_of<NodeState, NodeState::kLost>(node_state_name);
+  return kNames;
+}
+
+std::span<const std::string_view> instance_state_names() {
+  static const auto kNames = names_of<InstanceState, InstanceState::kLost>(instance_state_name);
+  return kNames;
+}
 
 std::string_view node_state_name(NodeState state) {
   switch (state) {

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -71,6 +72,8 @@ enum class NodeAdmin { kNone, kCordoned, kDraining };
 enum class NodeState { kRegistering, kReady, kCordoned, kDraining, kUnhealthy, kLost };
 
 std::string_view node_state_name(NodeState state);
+// Every node state's name, in the enum's order.
+std::span<const std::string_view> node_state_names();
 std::string_view node_admin_name(NodeAdmin admin);
 std::optional<NodeAdmin> parse_node_admin(std::string_view name);
 
@@ -110,6 +113,8 @@ enum class InstanceState {
 };
 
 std::string_view instance_state_name(InstanceState state);
+// Every instance state's name, in the enum's order.
+std::span<const std::string_view> instance_state_names();
 bool is_final(InstanceState state);
 
 // What a request prefers when several regions could take it: the cheapest, the cleanest grid, or
