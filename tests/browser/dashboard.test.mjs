@@ -132,6 +132,15 @@ before(async () => {
     const nodes = (await call('GET', '/v1/nodes')).items;
     return nodes.length === 2 && nodes.every((n) => n.state === 'ready');
   });
+  // The operator's books: a site with its power price and grid intensity, and both nodes bought
+  // as one asset on a loan, so that the finance page has costs to show.
+  await call('PUT', '/v1/finance/sites/default', { pue: '1.25', colocation_per_kw_month: '180' });
+  await call('POST', '/v1/finance/sites/default/power-prices', { price_per_kwh: '0.14' });
+  await call('POST', '/v1/finance/sites/default/carbon', { g_per_kwh: 350 });
+  await call('POST', '/v1/finance/assets', {
+    name: 'rack 1', nodes: ['node-a', 'node-b'], cost: '480000.00', in_service: `${new Date().toISOString().slice(0, 7)}-01T00:00:00Z`,
+    life_months: 48, power_kw: '12', financing: { kind: 'loan', principal: '400000', annual_rate: '0.065', term_months: 36 },
+  });
   // Globex's work, so that the operator sees two tenants on the fleet.
   s.globexRun = (await call('POST', '/v1/instances', { command: ['sh', '-c', 'echo globex; sleep 120'], gpus: 2, project_id: s.nlp }, s.bobKey)).id;
   await eventually('globex work to run', async () => (await call('GET', `/v1/instances/${s.globexRun}`)).state === 'running');
@@ -273,10 +282,15 @@ describe('dashboard', () => {
 
   it('the operator sees every tenant, the fleet and its GPUs', async () => {
     await signIn(adminKey);
+    // A tenant that has only paid in: its cash shows to the cent, rounded as money is (half away
+    // from zero on the exact decimal, where a float would make 1,234.56).
+    const initech = await call('POST', '/v1/tenants', { name: 'initech' });
+    await call('POST', `/v1/tenants/${initech.id}/topups`, { amount: '1234.565' });
     await go('tenants');
-    await eventually('three tenants', async () => (await page.locator('[data-testid=tenants-table] tbody tr').count()) === 3);
+    await eventually('four tenants', async () => (await page.locator('[data-testid=tenants-table] tbody tr').count()) === 4);
     const tenants = await page.locator('[data-testid=tenants-table] tbody tr').evaluateAll((rows) => rows.map((r) => r.dataset.tenant));
-    assert.deepEqual(tenants.sort(), ['acme', 'globex', 'operator']);
+    assert.deepEqual(tenants.sort(), ['acme', 'globex', 'initech', 'operator']);
+    assert.match(await page.locator('[data-testid=tenants-table] tr[data-tenant=initech]').textContent(), /1,234\.57/);
     await shot('07-operator-tenants');
 
     await go('fleet');
@@ -333,7 +347,14 @@ describe('dashboard', () => {
     await go('finance');
     await page.locator('[data-testid=kpi-revenue]').waitFor();
     await page.locator('[data-testid=chart-energy] canvas').waitFor();
-    assert.match(await page.locator('[data-testid=pnl-table]').textContent(), /node-a/);
+    // 480,000 over 48 months is 10,000 a month, 5,000 on each of the asset's two nodes.
+    const pnl = await page.locator('[data-testid=pnl-table]').textContent();
+    assert.match(pnl, /node-a/);
+    assert.match(pnl, /5,000\.00/);
+    // Costs: that 10,000, a month's interest on 400,000 at 6.5 % (2,166.67), colocation of 12 kW at
+    // 180 (2,160.00), and a few cents of power at most.
+    assert.match(await page.locator('[data-testid=kpi-costs]').textContent(), /14,326\.(6[7-9]|[7-9]\d)/);
+    await page.getByText('rack 1').first().waitFor();
     await shot('13-finance');
     await go('overview');
     await page.locator('[data-testid=recent-instances] table').waitFor();

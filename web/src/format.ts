@@ -1,10 +1,38 @@
-export function money(value: string | number | null | undefined, digits = 2): string {
+// Money comes from the API as decimal strings of at most six places (micro-units). It is added
+// and rounded here as whole micro-units (BigInt), never as floating point.
+const MICROS = 1_000_000n;
+
+export function toMicros(value: string): bigint | null {
+  const m = /^(-)?(\d+)(?:\.(\d{1,6}))?$/.exec(value.trim());
+  if (!m) return null;
+  const micros = BigInt(m[2]) * MICROS + BigInt((m[3] ?? '').padEnd(6, '0'));
+  return m[1] ? -micros : micros;
+}
+
+export function fromMicros(micros: bigint): string {
+  const abs = micros < 0n ? -micros : micros;
+  return `${micros < 0n ? '-' : ''}${abs / MICROS}.${(abs % MICROS).toString().padStart(6, '0')}`;
+}
+
+// The exact sum of money strings; one that is not money counts as zero.
+export function addMoney(...values: (string | null | undefined)[]): string {
+  return fromMicros(values.reduce((sum, v) => sum + (v ? (toMicros(v) ?? 0n) : 0n), 0n));
+}
+
+// A money string rounded half away from zero to `digits` places, with thousands separators.
+export function money(value: string | null | undefined, digits = 2): string {
   if (value === null || value === undefined || value === '') return '–';
-  const n = Number(value);
-  if (!Number.isFinite(n)) return String(value);
+  const micros = toMicros(value);
+  if (micros === null) return value;
+  const abs = micros < 0n ? -micros : micros;
   // Small amounts (a few seconds of GPU time) keep their significant digits instead of 0.00.
-  if (n !== 0 && Math.abs(n) < 10 ** -digits) digits = 6;
-  return n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+  if (abs !== 0n && abs < 10n ** BigInt(6 - digits)) digits = 6;
+  const unit = 10n ** BigInt(6 - digits);
+  const rounded = (abs + unit / 2n) / unit;
+  const scale = 10n ** BigInt(digits);
+  const whole = (rounded / scale).toLocaleString('en-US');
+  const fraction = digits > 0 ? `.${(rounded % scale).toString().padStart(digits, '0')}` : '';
+  return `${micros < 0n && rounded !== 0n ? '-' : ''}${whole}${fraction}`;
 }
 
 export function rate(value: string | null | undefined): string {

@@ -2,7 +2,7 @@ import { api, ApiError, qs } from '../api';
 import { SimpleChart } from '../charts';
 import type { Ctx, PageView } from '../context';
 import { card, h, kpi, renderIf, replace, table } from '../dom';
-import { money, num, pct, thisMonth } from '../format';
+import { addMoney, money, num, pct, thisMonth } from '../format';
 import type { BuyOrRentItem, PaybackItem, Report, Usage } from '../types';
 import { dayRange, fromDays } from './usage';
 
@@ -77,7 +77,7 @@ export function financePage(ctx: Ctx): PageView {
     replace(
       kpis,
       kpi('Revenue', money(t.revenue), `${money(t.credits)} credits · net ${money(t.net_revenue)}`, 'kpi-revenue'),
-      kpi('Costs', money(t.costs), 'depreciation, interest, power, colocation, other'),
+      kpi('Costs', money(t.costs), 'depreciation, interest, power, colocation, other', 'kpi-costs'),
       kpi('Margin', h('span', { class: Number(t.margin) < 0 ? 'neg' : 'pos' }, money(t.margin)), report.month, 'kpi-margin'),
       kpi('Utilisation', avail ? pct(alloc / avail) : '–', `${num(alloc, 1)} of ${num(avail, 1)} GPU-hours`),
       kpi('Energy', `${num(sum((g) => g.energy_kwh), 2)} kWh`, `${num(sum((g) => g.carbon_kg), 2)} kg CO2e`, 'kpi-energy'),
@@ -90,7 +90,8 @@ export function financePage(ctx: Ctx): PageView {
     ]);
     util.update(keys, [
       { label: 'Utilisation', data: report.groups.map((g) => Number(g.utilisation) * 100), color: '#4f9cf9' },
-      { label: 'Break-even', data: report.groups.map((g) => (g.break_even_utilisation === null ? null : Number(g.break_even_utilisation) * 100)), color: '#f59e0b', type: 'line' },
+      // Above 100 % the node cannot break even at its price; the line stops at the top of the scale.
+      { label: 'Break-even (capped at 100 %)', data: report.groups.map((g) => (g.break_even_utilisation === null ? null : Math.min(100, Number(g.break_even_utilisation) * 100))), color: '#f59e0b', type: 'line' },
     ]);
     const hist = history.reports;
     trend.update(hist.map((r) => r.month), [
@@ -112,14 +113,14 @@ export function financePage(ctx: Ctx): PageView {
           { title: 'GPUs', cell: (g) => String(g.gpus), class: 'num' },
           { title: 'Revenue', cell: (g) => money(g.revenue), class: 'num' },
           { title: 'Depreciation', cell: (g) => money(g.depreciation), class: 'num' },
-          { title: 'Interest + lease', cell: (g) => money(Number(g.interest) + Number(g.lease)), class: 'num' },
+          { title: 'Interest + lease', cell: (g) => money(addMoney(g.interest, g.lease)), class: 'num' },
           { title: 'Power', cell: (g) => money(g.power), class: 'num' },
           { title: 'Colocation', cell: (g) => money(g.colocation), class: 'num' },
           { title: 'Other', cell: (g) => money(g.other), class: 'num' },
           { title: 'Costs', cell: (g) => money(g.costs), class: 'num' },
           { title: 'Margin', cell: (g) => h('span', { class: Number(g.margin) < 0 ? 'neg' : 'pos' }, money(g.margin)), class: 'num' },
           { title: 'Utilisation', cell: (g) => pct(g.utilisation), class: 'num' },
-          { title: 'Break-even', cell: (g) => pct(g.break_even_utilisation), class: 'num' },
+          { title: 'Break-even', cell: (g) => breakEven(g.break_even_utilisation), class: 'num' },
           { title: 'Idle cost', cell: (g) => money(g.idle_cost), class: 'num' },
           { title: 'kWh', cell: (g) => num(g.energy_kwh, 3), class: 'num' },
           { title: 'kg CO2e', cell: (g) => num(g.carbon_kg, 3), class: 'num' },
@@ -155,4 +156,10 @@ export function financePage(ctx: Ctx): PageView {
     );
   }
   return { el, refresh, destroy: () => { pnl.destroy(); util.destroy(); trend.destroy(); energy.destroy(); } };
+}
+
+// The utilisation a group needs to cover its costs; above 100 % no utilisation would.
+function breakEven(fraction: string | null): string {
+  if (fraction !== null && Number(fraction) > 1) return 'not at this price';
+  return pct(fraction);
 }

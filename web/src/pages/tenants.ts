@@ -2,7 +2,7 @@ import { api, listAll } from '../api';
 import type { Ctx, PageView } from '../context';
 import { badge, card, h, kpi, renderIf, replace, table } from '../dom';
 import { actionForm } from '../forms';
-import { money, time } from '../format';
+import { addMoney, money, time } from '../format';
 import type { Balance, Tenant, User } from '../types';
 
 export function tenantsPage(ctx: Ctx): PageView {
@@ -62,7 +62,7 @@ export function tenantsPage(ctx: Ctx): PageView {
       projectTenant.dataset.sig = sig;
       replace(projectTenant, tenants.map((t) => h('option', { value: t.id }, t.name)));
     }
-    const cash = [...balanceOf.values()].reduce((a, b) => a + Number(b.cash), 0);
+    const cash = addMoney(...[...balanceOf.values()].map((b) => b.cash));
     replace(
       kpis,
       kpi('Tenants', String(tenants.length), ctx.isOperator ? 'including the operator' : undefined, 'kpi-tenants'),
