@@ -54,6 +54,21 @@ TEST_F(MoneyApiTest, TopUpsAreRecordedOnceAndReadByTheTenantAndSurviveARestart) 
   ASSERT_EQ(statement["items"].size(), 2u);
   EXPECT_EQ(statement["items"][0]["code"], "credit");
   EXPECT_EQ(statement["items"][1]["amount"], "100.500000");
+  EXPECT_TRUE(statement["next_after"].is_null());
+  // A page at a time, newest first: the second page starts after the first's last line.
+  const std::string ledger = "/v1/tenants/" + a_.tenant_id + "/ledger";
+  const json first_page = call("GET", ledger + "?limit=1", nullptr, a_.member_key, 200);
+  ASSERT_EQ(first_page["items"].size(), 1u);
+  EXPECT_EQ(first_page["items"][0]["code"], "credit");
+  ASSERT_EQ(first_page["next_after"], first_page["items"][0]["id"]);
+  const json second_page =
+      call("GET", ledger + "?limit=1&after=" + first_page["next_after"].get<std::string>(), nullptr,
+           a_.member_key, 200);
+  ASSERT_EQ(second_page["items"].size(), 1u);
+  EXPECT_EQ(second_page["items"][0]["amount"], "100.500000");
+  EXPECT_TRUE(second_page["next_after"].is_null());
+  EXPECT_EQ(call("GET", ledger + "?after=nope", nullptr, a_.member_key, 400)["error"]["code"],
+            "invalid_argument");
   EXPECT_EQ(
       call("POST", topups(a_.tenant_id), {{"amount", "1000"}}, a_.admin_key, 403)["error"]["code"],
       "forbidden");

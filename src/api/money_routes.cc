@@ -93,27 +93,50 @@ Result<HttpResponse> get_balance(Call& call) {
   return json_reply(200, balance_json(call.ctx.state(), **tenant, call.ctx.now_ms()));
 }
 
-// GET /v1/tenants/{id}/ledger: the transfers on the tenant's accounts, newest first.
+json statement_line(const ledger::Transfer& t, bool debit) {
+  return {{"id", t.id},
+          {"code", t.code},
+          {"kind", t.kind == ledger::TransferKind::kPending ? "hold" : "posted"},
+          {"account", debit ? t.debit_account_id : t.credit_account_id},
+          {"amount", amount(debit ? -t.amount : t.amount)},
+          {"at", format_time(t.created_at_ms)}};
+}
+
+// GET /v1/tenants/{id}/ledger: the transfers on the tenant's accounts, newest first, a page at a
+// time; `after` is the last transfer id of the previous page.
 Result<HttpResponse> get_statement(Call& call) {
   auto tenant = path_tenant(call);
   if (!tenant) return std::unexpected(tenant.error());
   auto page = read_page(call.target, {});
   if (!page) return std::unexpected(page.error());
   const std::string prefix = fmt::format("tenant/{}/", (*tenant)->id);
-  const auto& transfers = call.ctx.state().ledger.transfers();
-  json items = json::array();
-  for (auto it = transfers.rbegin();
-       it != transfers.rend() && static_cast<int>(items.size()) < page->limit; ++it) {
-    const bool debit = it->debit_account_id.starts_with(prefix);
-    if (!debit && !it->credit_account_id.starts_with(prefix)) continue;
-    items.push_back({{"id", it->id},
-                     {"code", it->code},
-                     {"kind", it->kind == ledger::TransferKind::kPending ? "hold" : "posted"},
-                     {"account", debit ? it->debit_account_id : it->credit_account_id},
-                     {"amount", amount(debit ? -it->amount : it->amount)},
-                     {"at", format_time(it->created_at_ms)}});
+  const ledger::Ledger& book = call.ctx.state().ledger;
+  const auto& transfers = book.transfers();
+  auto on_statement = [&prefix](const ledger::Transfer& t) {
+    return t.debit_account_id.starts_with(prefix) || t.credit_account_id.starts_with(prefix);
+  };
+  size_t end = transfers.size();  // Lines come from before this position, newest first.
+  if (!page->after.empty()) {
+    const ledger::Transfer* last = book.transfer(page->after);
+    if (last == nullptr || !on_statement(*last)) {
+      return fail(ErrorCode::kInvalidArgument,
+                  "after must be the id of a transfer on this tenant's statement");
+    }
+    end = static_cast<size_t>(last - transfers.data());
   }
-  return json_reply(200, json{{"items", items}});
+  json items = json::array();
+  bool more = false;
+  for (size_t i = end; i-- > 0;) {
+    const ledger::Transfer& t = transfers[i];
+    if (!on_statement(t)) continue;
+    if (static_cast<int>(items.size()) == page->limit) {
+      more = true;
+      break;
+    }
+    items.push_back(statement_line(t, t.debit_account_id.starts_with(prefix)));
+  }
+  const json next = more ? json(items.back()["id"]) : json(nullptr);
+  return json_reply(200, json{{"items", items}, {"next_after", next}});
 }
 
 }  // namespace
