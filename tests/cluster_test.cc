@@ -59,6 +59,40 @@ TEST_F(ClusterTest, EachWorkloadSeesExactlyItsOwnGpus) {
   EXPECT_EQ(instance(waiting)["node_id"], instance(ids[0])["node_id"]);
 }
 
+TEST_F(ClusterTest, SimulatedGpusReadIdleWhenFreeAndBusyWhileWorkHoldsThem) {
+  const std::string id = launch({{"gpus", 2}, {"interactive", true}, {"command", {"sleep", "60"}}});
+  ASSERT_TRUE(instance_reaches(id, "running")) << instance(id).dump();
+  const json got = instance(id);
+  const std::set<std::string> held{got["gpu_uuids"][0].get<std::string>(),
+                                   got["gpu_uuids"][1].get<std::string>()};
+  // Once a heartbeat after the start has come in, the held GPUs run and every other one idles.
+  const auto readings_agree = [&] {
+    int busy = 0;
+    int idle = 0;
+    for (const json& node : nodes()) {
+      for (const json& gpu : node["gpus"]) {
+        const bool is_held = held.contains(gpu["uuid"].get<std::string>());
+        const int pct = gpu["utilization_pct"];
+        if (is_held && pct >= 55 && gpu["memory_used_bytes"] > 0) ++busy;
+        if (!is_held && pct == 0 && gpu["memory_used_bytes"] == 0) ++idle;
+      }
+    }
+    return busy == 2 && idle == 22;
+  };
+  ASSERT_TRUE(eventually(readings_agree)) << nodes().dump();
+  // When the work stops, its GPUs go back to idle.
+  call("POST", "/v1/instances/" + id + "/stop", nullptr, 200);
+  ASSERT_TRUE(instance_reaches(id, "stopped"));
+  ASSERT_TRUE(eventually([&] {
+    for (const json& node : nodes()) {
+      for (const json& gpu : node["gpus"]) {
+        if (gpu["utilization_pct"] != 0) return false;
+      }
+    }
+    return true;
+  })) << nodes().dump();
+}
+
 TEST_F(ClusterTest, AKilledAgentsNodeIsLostWithItsWorkAndComesBackWithoutADuplicate) {
   const std::string id = launch({{"gpus", 8}, {"command", {"sh", "-c", "echo $$; sleep 600"}}});
   ASSERT_TRUE(instance_reaches(id, "running"));

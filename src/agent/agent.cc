@@ -202,6 +202,11 @@ Result<bool> Agent::heartbeat() {
                {"workloads", workload_reports(statuses)}};
   // Every report carries the GPUs' readings, so that a workload's start and end fall on an energy
   // reading and its energy is exactly the counters' deltas while it ran.
+  std::set<std::string> held;
+  for (const WorkloadStatus& s : statuses) {
+    if (s.state == WorkloadState::kRunning) held.insert(s.gpu_uuids.begin(), s.gpu_uuids.end());
+  }
+  gpus_->set_held(held);
   body["gpus"] = telemetry(*gpus_, clock_.now_ms());
   auto response = client_->send("POST", "/v1/agent/heartbeat", body.dump(), credential_);
   if (!response) return std::unexpected(response.error());

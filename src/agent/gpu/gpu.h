@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -53,6 +54,10 @@ class GpuBackend {
   // One telemetry reading per GPU, in index order. `now_ms` drives the simulated backend; NVML
   // reads the hardware. Never fails as a whole: a GPU that cannot be read comes back `lost`.
   virtual std::vector<GpuSample> sample(TimeMs now_ms) = 0;
+  // The UUIDs of the GPUs that running work holds now, told before each sample. The simulated
+  // backend shows those busy and every other GPU idle, as real ones would look; NVML reads the
+  // hardware and needs no telling.
+  virtual void set_held(const std::set<std::string>& uuids) { (void)uuids; }
 };
 
 // Loads libnvidia-ml.so.1 with dlopen, initialises NVML and enumerates GPUs. Fails with
@@ -64,9 +69,10 @@ class GpuBackend {
 // telemetry differ between nodes yet repeat exactly for the same seed. `faults_path`, when not
 // empty, is a file re-read at every sample: lines "xid INDEX CODE" and "lost INDEX" make that GPU
 // report the event (an XID once per line, once; lost from then on). Unknown models fail with
-// kInvalidArgument. A line "util INDEX PCT" makes that GPU report PCT % utilisation (0..100)
-// instead of its simulated load, for as long as the line is there: how a test makes work idle or
-// busy.
+// kInvalidArgument. A GPU that no work holds (see set_held) reads 0 % utilisation, no memory used
+// and its idle power; one that work holds runs a simulated load of 55..100 %. A line
+// "util INDEX PCT" makes that GPU report PCT % utilisation (0..100) instead of its simulated load,
+// for as long as the line is there: how a test makes work idle or busy.
 [[nodiscard]] Result<std::unique_ptr<GpuBackend>> open_simulated_backend(
     std::string_view spec, uint64_t node_seed, std::string faults_path = {});
 

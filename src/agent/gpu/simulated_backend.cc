@@ -7,6 +7,7 @@
 #include <fstream>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -61,13 +62,21 @@ struct Telemetry {
   int temperature_c = 0;
 };
 
-Telemetry telemetry_at(const GpuModel& model, uint64_t node_seed, int index, TimeMs now_ms) {
+// Work that holds a GPU keeps it this busy at the least: a job's phases differ, but a GPU that work
+// holds is not idle unless a test says so through the fault file.
+constexpr int kMinBusyPct = 55;
+
+// A free GPU sits at 0 % with nothing in its memory and draws its idle power, as a real one does;
+// a held one follows a load that changes every phase.
+Telemetry telemetry_at(const GpuModel& model, uint64_t node_seed, int index, TimeMs now_ms,
+                       bool held) {
   // Floor division, so that times before the epoch still fall into whole phases.
   const TimeMs phase = now_ms >= 0 ? now_ms / kPhaseMs : -((-now_ms - 1) / kPhaseMs) - 1;
   const uint64_t h = hash3(node_seed, static_cast<uint64_t>(index), static_cast<uint64_t>(phase));
   Telemetry t;
-  t.utilization_pct = static_cast<int>(h % 101);
-  t.memory_used_bytes = model.memory_bytes / 100 * (5 + t.utilization_pct * 90 / 100);
+  t.utilization_pct = held ? kMinBusyPct + static_cast<int>(h % (101 - kMinBusyPct)) : 0;
+  t.memory_used_bytes =
+      held ? model.memory_bytes / 100 * (5 + t.utilization_pct * 90 / 100) : int64_t{0};
   t.power_mw =
       model.idle_power_mw + (model.max_power_mw - model.idle_power_mw) * t.utilization_pct / 100;
   t.temperature_c = 30 + t.utilization_pct / 2 + static_cast<int>((h >> 32) % 3);
@@ -135,6 +144,7 @@ Result<std::vector<const GpuModel*>> parse_spec_file(const std::string& path) {
 struct SimulatedGpu {
   const GpuModel* model = nullptr;
   bool lost = false;
+  bool held = false;  // Running work holds it (set_held).
   bool sampled = false;
   TimeMs last_ms = 0;
   int64_t last_power_mw = 0;
@@ -161,6 +171,10 @@ class SimulatedBackend final : public GpuBackend {
 
   std::string_view kind() const override { return "simulated"; }
   const std::vector<GpuInfo>& gpus() const override { return infos_; }
+
+  void set_held(const std::set<std::string>& uuids) override {
+    for (size_t i = 0; i < gpus_.size(); ++i) gpus_[i].held = uuids.contains(infos_[i].uuid);
+  }
 
   std::vector<GpuSample> sample(TimeMs now_ms) override {
     std::vector<GpuSample> samples(gpus_.size());
@@ -205,7 +219,7 @@ class SimulatedBackend final : public GpuBackend {
     // A clock that steps back adds nothing and does not rewind, so nothing is counted twice.
     gpu.last_ms = gpu.sampled ? std::max(gpu.last_ms, now_ms) : now_ms;
     gpu.sampled = true;
-    const Telemetry t = telemetry_at(*gpu.model, node_seed_, index, now_ms);
+    const Telemetry t = telemetry_at(*gpu.model, node_seed_, index, now_ms, gpu.held);
     gpu.last_power_mw = t.power_mw;
     out.utilization_pct = t.utilization_pct;
     out.memory_used_bytes = t.memory_used_bytes;

@@ -3,6 +3,7 @@
 #include <fstream>
 #include <set>
 
+#include "agent/gpu/catalog.h"
 #include "agent/gpu/gpu.h"
 #include "support/temp_dir.h"
 
@@ -97,6 +98,13 @@ TEST(SimulatedBackend, RefusesBadSpecsNamingTheProblem) {
   }
 }
 
+// What running work holds, as the agent tells the backend before each sample.
+std::set<std::string> all_uuids(const GpuBackend& backend) {
+  std::set<std::string> uuids;
+  for (const GpuInfo& gpu : backend.gpus()) uuids.insert(gpu.uuid);
+  return uuids;
+}
+
 TEST(SimulatedBackend, RepeatsExactlyForTheSameSeedAndDiffersForAnother) {
   auto a = open_or_die("4xA100-80GB", 42);
   auto b = open_or_die("4xA100-80GB", 42);
@@ -104,6 +112,9 @@ TEST(SimulatedBackend, RepeatsExactlyForTheSameSeedAndDiffersForAnother) {
   ASSERT_TRUE(a && b && other);
   EXPECT_EQ(a->gpus(), b->gpus());
   EXPECT_NE(a->gpus()[0].uuid, other->gpus()[0].uuid);
+  a->set_held(all_uuids(*a));
+  b->set_held(all_uuids(*b));
+  other->set_held(all_uuids(*other));
   bool telemetry_differs = false;
   for (TimeMs t = kStartMs; t < kStartMs + 600'000; t += 5'000) {
     const auto sa = a->sample(t);
@@ -114,13 +125,14 @@ TEST(SimulatedBackend, RepeatsExactlyForTheSameSeedAndDiffersForAnother) {
   EXPECT_TRUE(telemetry_differs);
 }
 
-TEST(SimulatedBackend, ReportsTelemetryWithinTheModelsLimits) {
+TEST(SimulatedBackend, HeldGpusRunALoadWithinTheModelsLimits) {
   auto backend = open_or_die("2xL40S-48GB", 7);
   ASSERT_NE(backend, nullptr);
+  backend->set_held(all_uuids(*backend));
   std::set<int> utilizations;
   for (TimeMs t = kStartMs; t < kStartMs + 3'600'000; t += 10'000) {
     for (const GpuSample& s : backend->sample(t)) {
-      EXPECT_GE(s.utilization_pct, 0);
+      EXPECT_GE(s.utilization_pct, 55);
       EXPECT_LE(s.utilization_pct, 100);
       EXPECT_GT(s.memory_used_bytes, 0);
       EXPECT_LT(s.memory_used_bytes, 46'068LL << 20);
@@ -133,6 +145,37 @@ TEST(SimulatedBackend, ReportsTelemetryWithinTheModelsLimits) {
     }
   }
   EXPECT_GT(utilizations.size(), 20u);  // The load varies.
+}
+
+TEST(SimulatedBackend, FreeGpusReadIdleAndHeldOnesBusy) {
+  auto backend = open_or_die("4xH100-80GB", 11);
+  ASSERT_NE(backend, nullptr);
+  const GpuModel& model = *find_gpu_model("H100-80GB");
+  // Nothing holds any GPU: every one reads 0 %, no memory used and its idle power.
+  for (TimeMs t = kStartMs; t < kStartMs + 600'000; t += 10'000) {
+    for (const GpuSample& s : backend->sample(t)) {
+      EXPECT_EQ(s.utilization_pct, 0) << t;
+      EXPECT_EQ(s.memory_used_bytes, 0) << t;
+      EXPECT_EQ(s.power_mw, model.idle_power_mw) << t;
+      EXPECT_LE(s.temperature_c, 35) << t;
+    }
+  }
+  // Work takes GPUs 1 and 3: those run busy, the others stay idle; when it ends they idle again.
+  backend->set_held({backend->gpus()[1].uuid, backend->gpus()[3].uuid});
+  for (TimeMs t = kStartMs + 600'000; t < kStartMs + 1'200'000; t += 10'000) {
+    const auto s = backend->sample(t);
+    EXPECT_EQ(s[0].utilization_pct, 0);
+    EXPECT_EQ(s[2].power_mw, model.idle_power_mw);
+    EXPECT_GE(s[1].utilization_pct, 55);
+    EXPECT_GE(s[3].utilization_pct, 55);
+    EXPECT_GT(s[1].power_mw, model.idle_power_mw);
+    EXPECT_GT(s[3].memory_used_bytes, 0);
+  }
+  backend->set_held({});
+  for (const GpuSample& s : backend->sample(kStartMs + 1'300'000)) {
+    EXPECT_EQ(s.utilization_pct, 0);
+    EXPECT_EQ(s.power_mw, model.idle_power_mw);
+  }
 }
 
 TEST(SimulatedBackend, IntegratesPowerExactlyAndNeverDecreases) {

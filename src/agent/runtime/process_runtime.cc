@@ -159,6 +159,7 @@ std::vector<WorkloadStatus> ProcessRuntime::poll() {
   for (auto& [id, workload] : workloads_) {
     refresh(workload);
     statuses.push_back(workload.record.status);
+    statuses.back().gpu_uuids = workload.record.spec.gpu_uuids;
   }
   return statuses;
 }

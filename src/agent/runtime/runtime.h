@@ -43,8 +43,9 @@ struct WorkloadStatus {
   int signal = 0;      // For kExited by a signal.
   TimeMs started_at_ms = 0;
   TimeMs ended_at_ms = 0;
-  std::string log_path;  // stdout and stderr, appended.
-  std::string message;   // Why it failed to start, for people.
+  std::string log_path;                // stdout and stderr, appended.
+  std::vector<std::string> gpu_uuids;  // The GPUs it was given (its spec's).
+  std::string message;                 // Why it failed to start, for people.
 };
 
 class Runtime {
