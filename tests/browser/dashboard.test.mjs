@@ -150,7 +150,8 @@ before(async () => {
     headless: true,
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
       '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
-    viewport: { width: 1440, height: 1000 },
+    // A common laptop-to-desktop width: every table must keep its key columns in view at it.
+    viewport: { width: 1400, height: 1000 },
     timeout: 30000,
   });
   page = browser.pages()[0] ?? (await browser.newPage());
@@ -280,6 +281,42 @@ describe('dashboard', () => {
     await signOut();
   });
 
+  it('shows a gang as one row and keeps reasons and actions in view at 1400 px', async () => {
+    await signIn(s.annKey);
+    await go('instances');
+    const gang = await call('POST', '/v1/instances', { command: ['sh', '-c', 'echo member; sleep 600'], gpus: 4, nodes: 2, interactive: true, project_id: s.vision }, s.annKey);
+    const member = gang.members[1];
+    // No node has 8 GPUs free while the gang and globex run: this one waits, with its reason.
+    const waits = await call('POST', '/v1/instances', { command: ['sh', '-c', 'python3 -c "print(1)"; sleep 1; echo a long command line that goes on'], gpus: 8, project_id: s.vision }, s.annKey);
+    const row = page.locator(`[data-testid=instances-table] tr[data-id="${gang.id}"]`);
+    await row.waitFor();
+    await page.locator(`[data-testid=instances-table] tr[data-id="${waits.id}"]`).waitFor();
+    assert.equal(await page.locator(`[data-testid=instances-table] tr[data-id="${member}"]`).count(), 0, 'a member has no row of its own');
+    await row.locator('[data-testid=gang-members] summary').click();
+    const members = await row.locator('[data-testid=gang-members] li').evaluateAll((items) => items.map((i) => i.dataset.id));
+    assert.deepEqual(members, [gang.id, member]);
+    await eventually('the gang to run', async () => (await row.getAttribute('data-state')) === 'running');
+    // Nothing to scroll sideways: every row's reason and its stop button lie inside the table's
+    // visible box, in a 1400 px window.
+    const wrap = page.locator('[data-testid=instance-list] .table-wrap');
+    assert.ok(await wrap.evaluate((w) => w.scrollWidth <= w.clientWidth), 'the instances table fits without scrolling');
+    const right = await wrap.evaluate((w) => w.getBoundingClientRect().right);
+    assert.ok(right <= 1400, `the table ends inside the window (${right})`);
+    for (const id of [gang.id, waits.id]) {
+      const r = page.locator(`[data-testid=instances-table] tr[data-id="${id}"]`);
+      const why = await r.locator('td.why').boundingBox();
+      const stop = await r.locator('[data-testid=stop]').boundingBox();
+      assert.ok(why && why.x + why.width <= right, `the reason of ${id} is in view: ${JSON.stringify(why)}`);
+      assert.ok(stop && stop.x + stop.width <= right, `the stop button of ${id} is in view: ${JSON.stringify(stop)}`);
+    }
+    assert.match(await page.locator(`[data-testid=instances-table] tr[data-id="${waits.id}"] td.why`).textContent(), /\S/);
+    await shot('06b-instances-gang');
+    await call('POST', `/v1/instances/${gang.id}/stop`, undefined, s.annKey);
+    await call('POST', `/v1/instances/${waits.id}/stop`, undefined, s.annKey);
+    await eventually('the gang to stop', async () => (await call('GET', `/v1/instances/${member}`)).state === 'stopped');
+    await signOut();
+  });
+
   it('the operator sees every tenant, the fleet and its GPUs', async () => {
     await signIn(adminKey);
     // A tenant that has only paid in: its cash shows to the cent, rounded as money is (half away
@@ -356,6 +393,9 @@ describe('dashboard', () => {
     assert.match(await page.locator('[data-testid=kpi-costs]').textContent(), /14,326\.(6[7-9]|[7-9]\d)/);
     await page.getByText('rack 1').first().waitFor();
     await shot('13-finance');
+    // The P&L's columns fit the window: nothing to scroll sideways to.
+    const fits = await page.locator('[data-testid=pnl-table] .table-wrap').evaluate((w) => [w.scrollWidth, w.clientWidth, w.getBoundingClientRect().right]);
+    assert.ok(fits[0] <= fits[1] && fits[2] <= 1400, `the P&L table fits at 1400 px: ${fits}`);
     await go('overview');
     await page.locator('[data-testid=recent-instances] table').waitFor();
     await shot('14-overview');

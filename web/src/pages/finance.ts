@@ -23,9 +23,9 @@ export function financePage(ctx: Ctx): PageView {
   const util = new SimpleChart('bar', { y: 'utilisation %', testid: 'chart-utilisation' });
   const trend = new SimpleChart('bar', { y: 'money', testid: 'chart-trend' });
   const energy = new SimpleChart('bar', { y: 'kWh', y2: 'kg CO2e', testid: 'chart-energy' });
-  const groups = h('div', { 'data-testid': 'pnl-table' });
-  const payback = h('div');
-  const buyRent = h('div');
+  const groups = h('div', { 'data-testid': 'pnl-table', class: 'compact' });
+  const payback = h('div', { class: 'compact' });
+  const buyRent = h('div', { class: 'compact' });
   const body = h(
     'div',
     null,
@@ -33,7 +33,8 @@ export function financePage(ctx: Ctx): PageView {
     h('div', { class: 'grid-2' }, card('Revenue, costs and margin', pnl.el), card('Utilisation against break-even', util.el)),
     h('div', { class: 'grid-2' }, card('The last six months', trend.el), card('Energy and carbon per day (last 30 days)', energy.el)),
     card('P&L', groups),
-    h('div', { class: 'grid-2' }, card('Payback per asset', payback), card('Buy or rent', buyRent)),
+    card('Payback per asset', payback),
+    card('Buy or rent', buyRent),
   );
   const el = h(
     'div',
@@ -88,11 +89,16 @@ export function financePage(ctx: Ctx): PageView {
       { label: 'Costs', data: report.groups.map((g) => Number(g.costs)), color: '#f87171' },
       { label: 'Margin', data: report.groups.map((g) => Number(g.margin)), color: '#4f9cf9', type: 'line' },
     ]);
-    util.update(keys, [
-      { label: 'Utilisation', data: report.groups.map((g) => Number(g.utilisation) * 100), color: '#4f9cf9' },
-      // Above 100 % the node cannot break even at its price; the line stops at the top of the scale.
-      { label: 'Break-even (capped at 100 %)', data: report.groups.map((g) => (g.break_even_utilisation === null ? null : Math.min(100, Number(g.break_even_utilisation) * 100))), color: '#f59e0b', type: 'line' },
-    ]);
+    // Above 100 % a group cannot break even at its price: the chart draws no point for it and
+    // names it as the table does, rather than a point at 100 % that would look reachable.
+    const reachable = (g: Report['groups'][number]) => g.break_even_utilisation !== null && Number(g.break_even_utilisation) <= 1;
+    util.update(
+      report.groups.map((g) => (g.break_even_utilisation !== null && !reachable(g) ? `${g.key} (not at this price)` : g.key)),
+      [
+        { label: 'Utilisation', data: report.groups.map((g) => Number(g.utilisation) * 100), color: '#4f9cf9' },
+        { label: 'Break-even', data: report.groups.map((g) => (reachable(g) ? Number(g.break_even_utilisation) * 100 : null)), color: '#f59e0b', type: 'line' },
+      ],
+    );
     const hist = history.reports;
     trend.update(hist.map((r) => r.month), [
       { label: 'Net revenue', data: hist.map((r) => Number(r.totals.net_revenue)), color: '#34d399' },
@@ -122,8 +128,7 @@ export function financePage(ctx: Ctx): PageView {
           { title: 'Utilisation', cell: (g) => pct(g.utilisation), class: 'num' },
           { title: 'Break-even', cell: (g) => breakEven(g.break_even_utilisation), class: 'num' },
           { title: 'Idle cost', cell: (g) => money(g.idle_cost), class: 'num' },
-          { title: 'kWh', cell: (g) => num(g.energy_kwh, 3), class: 'num' },
-          { title: 'kg CO2e', cell: (g) => num(g.carbon_kg, 3), class: 'num' },
+          { title: 'Energy', cell: (g) => h('span', null, `${num(g.energy_kwh, 3)} kWh`, h('br'), h('span', { class: 'muted' }, `${num(g.carbon_kg, 3)} kg CO2e`)), class: 'num' },
         ],
         { empty: 'Nothing ran this month.' },
       ),

@@ -2,7 +2,7 @@ import { api, listAll } from '../api';
 import type { Ctx, PageView } from '../context';
 import { badge, card, errorText, h, kpi, link, renderIf, replace, table, type Column } from '../dom';
 import { attempt } from '../forms';
-import { ago, duration, gpuRequest, money, shortId, time } from '../format';
+import { addMoney, ago, duration, gpuRequest, money, shortId, time } from '../format';
 import type { Instance, Region } from '../types';
 
 const STATES = ['queued', 'scheduled', 'starting', 'running', 'succeeded', 'failed', 'stopped', 'preempted', 'lost'];
@@ -167,6 +167,46 @@ function launchForm(ctx: Ctx, launched: (i: Instance) => void): { el: HTMLElemen
   };
 }
 
+// Every gang's members in rank order, by gang id.
+function gangMembers(all: Instance[]): Map<string, Instance[]> {
+  const gangs = new Map<string, Instance[]>();
+  for (const i of all) {
+    if (!i.gang_id) continue;
+    const members = gangs.get(i.gang_id) ?? [];
+    members.push(i);
+    gangs.set(i.gang_id, members);
+  }
+  for (const members of gangs.values()) members.sort((a, b) => a.gang_rank - b.gang_rank);
+  return gangs;
+}
+
+// An instance's id; a gang's row also lists its members, each with its state and node.
+function instanceCell(i: Instance, members: Instance[] | undefined): HTMLElement {
+  const id = link(`#/instances/${i.id}`, shortId(i.id));
+  id.title = i.id;
+  if (!members || members.length < 2) return id;
+  return h(
+    'div',
+    null,
+    id,
+    h(
+      'details',
+      { class: 'gang', 'data-testid': 'gang-members' },
+      h('summary', null, `gang of ${members.length}`),
+      h(
+        'ul',
+        null,
+        members.map((m) => h('li', { 'data-id': m.id, title: m.node_id ? `on ${m.node_id}` : 'not placed' }, `#${m.gang_rank} `, link(`#/instances/${m.id}`, shortId(m.id)), ' ', badge(m.state))),
+      ),
+    ),
+  );
+}
+
+// What a gang's row has billed: the sum over its members, in micro-units.
+function gangBilled(i: Instance, members: Instance[] | undefined): string {
+  return members ? addMoney(...members.map((m) => m.billed)) : i.billed;
+}
+
 export function instancesPage(ctx: Ctx): PageView {
   let all: Instance[] = [];
   const stateFilter = h(
@@ -216,25 +256,31 @@ export function instancesPage(ctx: Ctx): PageView {
   }
 
   function render(): void {
-    const rows = all.filter(matches).sort((a, b) => b.created_at.localeCompare(a.created_at));
+    const gangs = gangMembers(all);
+    // A gang is one row, its rank 0's, shown when any of its members matches the filter.
+    const rows = all
+      .filter((i) => !i.gang_id || i.gang_rank === 0)
+      .filter((i) => (gangs.get(i.gang_id) ?? [i]).some(matches))
+      .sort((a, b) => b.created_at.localeCompare(a.created_at));
     const columns: (Column<Instance> | null)[] = [
-          { title: 'Instance', cell: (i) => link(`#/instances/${i.id}`, i.id), class: 'mono' },
+          { title: 'Instance', cell: (i) => instanceCell(i, gangs.get(i.gang_id)), class: 'mono' },
           { title: 'State', cell: (i) => badge(i.state) },
-          ctx.isOperator ? { title: 'Tenant', cell: (i) => ctx.tenantName(i.tenant_id) } : null,
-          { title: 'Project', cell: (i) => ctx.projectName(i.project_id) },
+          ctx.isOperator
+            ? { title: 'Tenant / project', cell: (i) => `${ctx.tenantName(i.tenant_id)} / ${ctx.projectName(i.project_id)}` }
+            : { title: 'Project', cell: (i) => ctx.projectName(i.project_id) },
           { title: 'GPUs', cell: (i) => `${gpuRequest(i.spec)}${i.spec.gpu_models.length ? ` ${i.spec.gpu_models.join('/')}` : ''}`, class: 'nowrap' },
-          { title: 'Command', cell: (i) => h('code', { class: 'cmd' }, i.spec.command.join(' ')) },
-          { title: 'Created', cell: (i) => h('span', { title: time(i.created_at) }, ago(i.created_at)) },
-          { title: 'Billed', cell: (i) => money(i.billed), class: 'num' },
-          { title: 'Why', cell: (i) => h('span', { class: 'reason' }, i.reason) },
-          { title: '', cell: (i) => stopButton(ctx, i, () => void refresh()) },
+          { title: 'Command', cell: (i) => h('code', { class: 'cmd', title: i.spec.command.join(' ') }, i.spec.command.join(' ')) },
+          { title: 'Created', cell: (i) => h('span', { title: time(i.created_at) }, ago(i.created_at)), class: 'nowrap' },
+          { title: 'Billed', cell: (i) => money(gangBilled(i, gangs.get(i.gang_id))), class: 'num' },
+          { title: 'Why', cell: (i) => h('span', { class: 'reason' }, i.reason), class: 'why' },
+          { title: '', cell: (i) => stopButton(ctx, i, () => void refresh()), class: 'actions' },
     ];
-    renderIf(list, [rows, stateFilter.value, text.value], () =>
+    renderIf(list, [rows, stateFilter.value, text.value], () => h('div', { class: 'compact' },
       table(
         rows,
         columns.filter((c): c is Column<Instance> => c !== null),
         { empty: all.length ? 'No instance matches the filter.' : 'No instance yet: launch one above.', testid: 'instances-table', rowAttrs: (i) => ({ 'data-id': i.id, 'data-state': i.state }) },
-      ),
+      )),
     );
     const waiting = all.filter((i) => i.state === 'queued').sort((a, b) => a.created_at.localeCompare(b.created_at));
     const now = Date.now();
