@@ -274,7 +274,7 @@ TEST_F(ClusterTest, TheCliLaunchesFollowsAndStopsWork) {
   EXPECT_EQ(logs.exit_code, 0) << logs.err;
   EXPECT_EQ(logs.out, "hi " + joined(instance(id)["gpu_uuids"]) + "\nbye\n");
   EXPECT_EQ(instance(id)["state"], "succeeded");
-  const RunResult ps = allot({"ps"}, member_key_);
+  const RunResult ps = allot({"ps", "--all"}, member_key_);
   EXPECT_NE(ps.out.find(id), std::string::npos);
   EXPECT_NE(ps.out.find("succeeded"), std::string::npos);
 
@@ -285,7 +285,8 @@ TEST_F(ClusterTest, TheCliLaunchesFollowsAndStopsWork) {
   EXPECT_EQ(allot({"stop", sleeper_id}, member_key_).exit_code, 0);
   ASSERT_TRUE(instance_reaches(sleeper_id, "stopped"));
   const RunResult described = allot({"describe", "instance", sleeper_id}, member_key_);
-  EXPECT_NE(described.out.find("state=stopped"), std::string::npos) << described.out;
+  EXPECT_NE(described.out.find("\nEVENTS:\n"), std::string::npos) << described.out;
+  EXPECT_NE(described.out.find("  stopped\n"), std::string::npos) << described.out;
 
   // Operators see nodes; members are refused (exit 3); bad requests exit 5.
   const RunResult listed = allot({"nodes"}, daemon_.admin_key());

@@ -21,31 +21,8 @@ class QuoteCliTest : public OperatorCliTest {
  protected:
   void SetUp() override {
     OperatorCliTest::SetUp();
-    for (const char* region : {"eu", "us", "north"}) node_ids_[region] = join_node(region);
-  }
-
-  std::string join_node(const std::string& region) {
-    const ClientResponse token = daemon_.request(
-        "POST", "/v1/join-tokens", json{{"name", region}}.dump(), daemon_.admin_key());
-    EXPECT_EQ(token.status, 201) << token.body;
-    json inventory = {{"name", "gpu-" + region},
-                      {"region", region},
-                      {"cpu_milli", 64'000},
-                      {"memory_mib", 262'144},
-                      {"gpus", json::array()}};
-    for (int i = 0; i < 2; ++i) {
-      inventory["gpus"].push_back(
-          {{"index", i}, {"uuid", region + "-" + std::to_string(i)}, {"model", "H100-80GB"}});
-    }
-    const ClientResponse joined = daemon_.request("POST", "/v1/agent/join", inventory.dump(),
-                                                  json::parse(token.body).value("token", ""));
-    EXPECT_EQ(joined.status, 201) << joined.body;
-    const json node = json::parse(joined.body);
-    const ClientResponse beat =
-        daemon_.request("POST", "/v1/agent/heartbeat", json{{"node_id", node["node_id"]}}.dump(),
-                        node.value("credential", ""));
-    EXPECT_EQ(beat.status, 200) << beat.body;
-    return node.value("node_id", "");
+    for (const char* region : {"eu", "us", "north"})
+      node_ids_[region] = join_node(std::string("gpu-") + region, region);
   }
 
   // Runs a catalog line such as "prices set --model H100-80GB --region eu --gpu-hour 3".

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "common/money.h"
+#include "core/gpu_models.h"
 
 namespace allot {
 
@@ -23,6 +24,11 @@ Status apply_placement_fields(const PlacementFields& f, InstanceSpec& spec) {
   spec.gpus = static_cast<int>(f.gpus.value_or(f.gpu_milli ? 0 : 1));
   spec.gpu_milli = static_cast<int>(f.gpu_milli.value_or(0));
   spec.gpu_models = f.gpu_models.value_or(std::vector<std::string>{});
+  // A model is named as Allot spells it, so "h100" asks for what "H100" does; one it does not know
+  // is left as given for check_gpu_request to refuse with a suggestion.
+  for (std::string& model : spec.gpu_models) {
+    if (auto known = canonical_gpu_model(model)) model = std::move(*known);
+  }
   spec.regions = f.regions.value_or(std::vector<std::string>{});
   spec.from = f.from.value_or("");
   if (f.price_class) {

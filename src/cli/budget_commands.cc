@@ -74,12 +74,13 @@ void add_budget_commands(CLI::App& app, Action& action) {
   remove->callback(
       [&action] { action = show_call("DELETE", [] { return "/v1/budgets/" + o.id; }); });
 
-  CLI::App* events = app.add_subcommand("events", "the event log: budget alerts and more");
-  add_limit(*events, o.limit);
+  CLI::App* events =
+      app.add_subcommand("events", "the event log: budget alerts and more, oldest first");
+  add_newest_limit(*events, o.limit);
   events->add_option("--tenant", o.tenant, "only this tenant's");
   events->callback([&action] {
     action = show_list([] { return "/v1/events" + query({{"tenant_id", &o.tenant}}); }, o.limit,
-                       kEventColumns);
+                       kEventColumns, true);
   });
 }
 

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "cli/instance_view.h"
 
 namespace allot::cli {
 namespace {
@@ -19,10 +20,6 @@ const std::vector<Column> kNodeColumns = {{"id", "id"},
                                           {"gpus", "gpu_summary"},
                                           {"backend", "backend"},
                                           {"heartbeat", "last_heartbeat_at"}};
-const std::vector<Column> kInstanceColumns = {
-    {"id", "id"},        {"state", "state"},          {"gpus", "gpu_summary"},
-    {"node", "node_id"}, {"command", "command_line"}, {"created", "created_at"},
-    {"reason", "reason"}};
 const std::vector<Column> kTokenColumns = {{"id", "id"},
                                            {"name", "name"},
                                            {"created", "created_at"},
@@ -40,20 +37,6 @@ json summarise_nodes(json items) {
     }
     node["gpu_summary"] = std::to_string(healthy) + "/" + std::to_string(node["gpus"].size()) +
                           (model.empty() ? "" : " " + model);
-  }
-  return items;
-}
-
-json summarise_instances(json items) {
-  for (json& instance : items) {
-    const json& spec = instance["spec"];
-    const int gpus = spec.value("gpus", 0);
-    instance["gpu_summary"] =
-        gpus > 0 ? std::to_string(gpus) : std::to_string(spec.value("gpu_milli", 0)) + "m";
-    std::string line;
-    for (const json& arg : spec["command"])
-      line += (line.empty() ? "" : " ") + arg.get<std::string>();
-    instance["command_line"] = line.size() > 40 ? line.substr(0, 37) + "..." : line;
   }
   return items;
 }
@@ -92,6 +75,17 @@ bool pairs(const std::vector<std::string>& items, const char* flag, json& out) {
   return true;
 }
 
+// The server's reason, and for a request without a project (the key's tenant has none, as the
+// operator's has not, or several) the flag that names one.
+void report_launch_refusal(const Session& session, const json& answer) {
+  session.report(answer);
+  const json& error = answer.is_object() ? answer.value("error", json::object()) : json::object();
+  if (error.value("code", "") == "missing_field" &&
+      error.value("message", "").find("'project_id'") != std::string::npos) {
+    std::cerr << "hint: pass --project PROJECT_ID (allot projects list shows them)\n";
+  }
+}
+
 int run_instance(Session& session, const RunOptions& o) {
   json body{{"command", o.command}};
   put_placement(o.placement, body);
@@ -117,8 +111,12 @@ int run_instance(Session& session, const RunOptions& o) {
   if (!env.empty()) body["env"] = env;
   if (!labels.empty()) body["labels"] = labels;
   json answer;
-  const int code = session.call("POST", "/v1/instances", body, answer);
-  if (code == kOk) session.show(summarise_instances(json::array({answer}))[0]);
+  const int code = session.try_call("POST", "/v1/instances", body, answer);
+  if (code == kOk) {
+    show_launched(session, answer);
+  } else {
+    report_launch_refusal(session, answer);
+  }
   return code;
 }
 
@@ -212,14 +210,14 @@ void add_cluster_commands(CLI::App& app, Action& action) {
   run_cmd->callback(
       [&action] { action = [](Session& session) { return run_instance(session, run); }; });
 
-  CLI::App* ps = app.add_subcommand("ps", "list instances");
-  add_limit(*ps, limit);
-  static std::string state;
-  ps->add_option("--state", state, "only instances in this state");
-  ps->callback([&action] {
-    action = list_of(state.empty() ? "/v1/instances" : "/v1/instances?state=" + state, limit,
-                     kInstanceColumns, summarise_instances);
-  });
+  CLI::App* ps = app.add_subcommand("ps", "list instances at work, newest first");
+  static PsOptions ps_options;
+  ps->add_option("--limit", ps_options.limit, "show only the newest N (default: all)")
+      ->check(CLI::NonNegativeNumber);
+  ps->add_option("--state", ps_options.state, "only instances in this state");
+  ps->add_flag("--all", ps_options.all, "ended instances too");
+  ps->callback(
+      [&action] { action = [](Session& session) { return list_instances(session, ps_options); }; });
 
   CLI::App* logs = app.add_subcommand("logs", "an instance's output");
   logs->add_option("id", id, "the instance's id")->required();

@@ -26,9 +26,10 @@ Action show_call(
 // GETs an answer that is not JSON (CSV, HTML) and prints it exactly as served.
 Action show_text(std::function<std::string()> target);
 
-// Lists `target()` (every page, up to `limit` items) as a table of `columns`, or as JSON.
+// Lists `target()` (every page, up to `limit` items) as a table of `columns`, or as JSON. With
+// `newest`, the listing is a log read oldest first and `limit` keeps its newest items.
 Action show_list(std::function<std::string()> target, const int& limit,
-                 const std::vector<Column>& columns);
+                 const std::vector<Column>& columns, bool newest = false);
 
 // A query string from the options that are set, e.g. "?tenant_id=ten_...".
 std::string query(std::initializer_list<std::pair<const char*, const std::string*>> params);
@@ -73,5 +74,7 @@ std::optional<nlohmann::json> parse_idle_spec(const std::string& spec, std::stri
 
 // Adds --limit to a listing command; 0 means every item.
 CLI::Option* add_limit(CLI::App& command, int& limit);
+// Adds --limit to a log's listing: the newest N; 0 means every item.
+CLI::Option* add_newest_limit(CLI::App& command, int& limit);
 
 }  // namespace allot::cli

@@ -58,10 +58,11 @@ void add_resource(CLI::App& app, Action& action, Options& o, const std::string& 
 }  // namespace
 
 Action show_list(std::function<std::string()> target, const int& limit,
-                 const std::vector<Column>& columns) {
-  return [target = std::move(target), &limit, &columns](Session& session) {
+                 const std::vector<Column>& columns, bool newest) {
+  return [target = std::move(target), &limit, &columns, newest](Session& session) {
     json items;
-    const int code = session.list(target(), limit, items);
+    const int code =
+        newest ? session.list_newest(target(), limit, items) : session.list(target(), limit, items);
     if (code == kOk) session.show_list(items, columns);
     return code;
   };
@@ -99,6 +100,11 @@ Action show_text(std::function<std::string()> target) {
 
 CLI::Option* add_limit(CLI::App& command, int& limit) {
   return command.add_option("--limit", limit, "show at most this many (default: all)")
+      ->check(CLI::NonNegativeNumber);
+}
+
+CLI::Option* add_newest_limit(CLI::App& command, int& limit) {
+  return command.add_option("--limit", limit, "show only the newest N (default: all)")
       ->check(CLI::NonNegativeNumber);
 }
 
@@ -213,12 +219,12 @@ void add_identity_commands(CLI::App& app, Action& action) {
         [&action] { action = show_call("DELETE", [] { return "/v1/keys/" + o.id; }); });
   });
 
-  CLI::App* audit = app.add_subcommand("audit", "read the audit log (admins)");
-  add_limit(*audit, o.limit);
+  CLI::App* audit = app.add_subcommand("audit", "read the audit log (admins), oldest first");
+  add_newest_limit(*audit, o.limit);
   audit->add_option("--tenant", o.tenant, "only this tenant's calls");
   audit->callback([&action] {
     action = show_list([] { return "/v1/audit" + query({{"tenant_id", &o.tenant}}); }, o.limit,
-                       kAuditColumns);
+                       kAuditColumns, true);
   });
 }
 

@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/suggest.h"
 #include "sim/sim_command.h"
 
 int main(int argc, char** argv) {
@@ -30,8 +31,7 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    const int code = app.exit(e);
-    return code == 0 ? kOk : kUsage;
+    return report_parse_error(app, e);
   }
   if (int code = resolve_settings(settings); code != kOk) return code;
   if (!action) return kUsage;

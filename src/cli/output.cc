@@ -5,16 +5,67 @@
 namespace allot::cli {
 namespace {
 
-std::string cell(const nlohmann::json& value) {
-  if (value.is_null() || (value.is_string() && value.get<std::string>().empty())) return "-";
-  if (value.is_string()) return value.get<std::string>();
-  return value.dump();
-}
-
 std::string upper(std::string text) {
   std::transform(text.begin(), text.end(), text.begin(),
                  [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
   return text;
+}
+
+std::string cell(const nlohmann::json& value) {
+  if (value.is_null() || (value.is_string() && value.get<std::string>().empty())) return "-";
+  if (value.is_string()) return value.get<std::string>();
+  if ((value.is_array() || value.is_object()) && value.empty()) return "-";
+  if (value.is_array() || value.is_object()) {
+    // A list as "a, b"; a record inside a table's cell as "key=value key=value".
+    std::string text;
+    for (const auto& [key, inner] : value.items()) {
+      if (!text.empty()) text += value.is_array() ? ", " : " ";
+      text += value.is_array() ? cell(inner) : key + "=" + cell(inner);
+    }
+    return text;
+  }
+  return value.dump();
+}
+
+bool is_record_list(const nlohmann::json& value) {
+  return value.is_array() && !value.empty() && value.front().is_object();
+}
+
+// A table's columns for a list of records: every field that any of them has, in the order first
+// seen, less the millisecond times (the readable time is there too).
+std::vector<Column> columns_of(const nlohmann::json& records) {
+  std::vector<Column> columns;
+  for (const auto& record : records) {
+    for (const auto& [field, value] : record.items()) {
+      if (field.ends_with("_ms")) continue;
+      const bool seen = std::any_of(columns.begin(), columns.end(),
+                                    [&](const Column& column) { return column.field == field; });
+      if (!seen) columns.push_back({field, field});
+    }
+  }
+  return columns;
+}
+
+struct Flat {
+  std::vector<std::pair<std::string, std::string>> lines;  // LABEL: value.
+  std::vector<std::pair<std::string, const nlohmann::json*>> tables;
+};
+
+// Nested objects flatten to PARENT.FIELD lines, so that every value stands on its own line; lists
+// of records (an instance's events, an asset's schedules) become tables after the lines.
+void flatten(const nlohmann::json& object, const std::string& prefix, Flat& flat) {
+  for (const auto& [key, value] : object.items()) {
+    std::string label = prefix;
+    if (!label.empty()) label += '.';
+    label += key;
+    if (is_record_list(value)) {
+      flat.tables.emplace_back(upper(label), &value);
+    } else if (value.is_object() && !value.empty()) {
+      flatten(value, label, flat);
+    } else {
+      flat.lines.emplace_back(upper(label), cell(value));
+    }
+  }
 }
 
 }  // namespace
@@ -50,36 +101,16 @@ void print_table(std::ostream& out, const nlohmann::json& items,
 }
 
 void print_object(std::ostream& out, const nlohmann::json& object) {
-  // Nested objects print as PARENT.FIELD lines, so that every value stands on its own line.
-  std::vector<std::pair<std::string, std::string>> lines;
-  for (const auto& [key, value] : object.items()) {
-    if (value.is_array() && !value.empty() && value.front().is_object()) {
-      // A list of records (an instance's events): one line each, its fields as key=value.
-      for (const auto& item : value) {
-        std::string text;
-        for (const auto& [field, field_value] : item.items()) {
-          if (field.ends_with("_ms")) continue;  // The readable time is there too.
-          text += (text.empty() ? "" : "  ") + field + "=" + cell(field_value);
-        }
-        lines.emplace_back(upper(key), std::move(text));
-      }
-      continue;
-    }
-    if (!value.is_object()) {
-      lines.emplace_back(upper(key), cell(value));
-      continue;
-    }
-    for (const auto& [inner, inner_value] : value.items()) {
-      std::string label = key;
-      label += '.';
-      label += inner;
-      lines.emplace_back(upper(std::move(label)), cell(inner_value));
-    }
-  }
+  Flat flat;
+  flatten(object, "", flat);
   size_t width = 0;
-  for (const auto& [label, text] : lines) width = std::max(width, label.size());
-  for (const auto& [label, text] : lines) {
+  for (const auto& [label, text] : flat.lines) width = std::max(width, label.size());
+  for (const auto& [label, text] : flat.lines) {
     out << label << ":" << std::string(width - label.size() + 1, ' ') << text << "\n";
+  }
+  for (const auto& [label, records] : flat.tables) {
+    out << "\n" << label << ":\n";
+    print_table(out, *records, columns_of(*records));
   }
 }
 

@@ -14,11 +14,12 @@ struct Column {
   std::string field;   // The JSON field shown.
 };
 
-// Prints one row per object in `items`, the columns aligned. Null shows as "-".
+// Prints one row per object in `items`, the columns aligned. Null shows as "-", a list as "a, b".
 void print_table(std::ostream& out, const nlohmann::json& items,
                  const std::vector<Column>& columns);
 
-// Prints one object as FIELD: value lines.
+// Prints one object as FIELD: value lines (a nested one as PARENT.FIELD lines), then each list of
+// records in it (an instance's events, an asset's schedules) as a table under its name.
 void print_object(std::ostream& out, const nlohmann::json& object);
 
 }  // namespace allot::cli

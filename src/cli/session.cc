@@ -1,18 +1,21 @@
 #include "cli/session.h"
 
 #include <cstdlib>
+#include <deque>
 #include <filesystem>
 #include <iostream>
 
 #include <fmt/format.h>
 #include <toml++/toml.h>
 
+#include "common/limits.h"
 #include "common/url.h"
 
 namespace allot::cli {
 namespace {
 
 constexpr std::string_view kDefaultServer = "http://127.0.0.1:8080";
+constexpr int kPageSize = limits::kMaxPageSize;
 
 int exit_code_for(int status) {
   if (status < 400) return kOk;
@@ -30,6 +33,16 @@ void report_failure(int status, const nlohmann::json& answer) {
   } else {
     std::cerr << fmt::format("error: HTTP {}\n", status);
   }
+}
+
+// A refusal for want of a key says where a key comes from rather than what the server missed.
+void report_failure(int status, const nlohmann::json& answer, const Settings& settings) {
+  if (status == 401 && settings.key.empty()) {
+    std::cerr << "error: no API key: set ALLOT_KEY or pass --key (or put key = \"...\" in the "
+                 "config file)\n";
+    return;
+  }
+  report_failure(status, answer);
 }
 
 std::string env_or_empty(const char* name) {
@@ -86,8 +99,8 @@ std::optional<ClientResponse> Session::send(const std::string& method, const std
   return std::move(*response);
 }
 
-int Session::call(const std::string& method, const std::string& target, const nlohmann::json& body,
-                  nlohmann::json& answer) {
+int Session::request(const std::string& method, const std::string& target,
+                     const nlohmann::json& body, nlohmann::json& answer, bool report) {
   int code = kOk;
   auto response = send(method, target, body.is_null() ? "" : body.dump(), code);
   if (!response) return code;
@@ -97,9 +110,23 @@ int Session::call(const std::string& method, const std::string& target, const nl
     std::cerr << "error: the server's answer is not JSON\n";
     return kServerError;
   }
-  if (code != kOk) report_failure(response->status, answer);
+  if (code != kOk && (report || response->status == 401)) {
+    report_failure(response->status, answer, settings_);
+  }
   return code;
 }
+
+int Session::call(const std::string& method, const std::string& target, const nlohmann::json& body,
+                  nlohmann::json& answer) {
+  return request(method, target, body, answer, true);
+}
+
+int Session::try_call(const std::string& method, const std::string& target,
+                      const nlohmann::json& body, nlohmann::json& answer) {
+  return request(method, target, body, answer, false);
+}
+
+void Session::report(const nlohmann::json& answer) const { report_failure(0, answer, settings_); }
 
 int Session::fetch_text(const std::string& target, std::string& body) {
   int code = kOk;
@@ -111,26 +138,56 @@ int Session::fetch_text(const std::string& target, std::string& body) {
     return kOk;
   }
   // Errors come as JSON like every other answer's.
-  report_failure(response->status, nlohmann::json::parse(response->body, nullptr, false));
+  report_failure(response->status, nlohmann::json::parse(response->body, nullptr, false),
+                 settings_);
   return code;
+}
+
+int Session::each_page(const std::string& target, int limit, bool report,
+                       const std::function<void(nlohmann::json&)>& take) {
+  std::string after;
+  const char separator = target.find('?') == std::string::npos ? '?' : '&';
+  int taken = 0;
+  for (;;) {
+    const int page = limit > 0 ? std::min(kPageSize, limit - taken) : kPageSize;
+    std::string url = fmt::format("{}{}limit={}", target, separator, page);
+    if (!after.empty()) url += "&after=" + percent_encode(after);
+    nlohmann::json answer;
+    if (int code = request("GET", url, nullptr, answer, report); code != kOk) return code;
+    taken += static_cast<int>(answer["items"].size());
+    take(answer["items"]);
+    if (answer["next_after"].is_null() || (limit > 0 && taken >= limit)) return kOk;
+    after = answer["next_after"].get<std::string>();
+  }
 }
 
 int Session::list(const std::string& target, int limit, nlohmann::json& items) {
   items = nlohmann::json::array();
-  std::string after;
-  const char separator = target.find('?') == std::string::npos ? '?' : '&';
-  for (;;) {
-    const int page = limit > 0 ? std::min(1000, limit - static_cast<int>(items.size())) : 1000;
-    std::string url = fmt::format("{}{}limit={}", target, separator, page);
-    if (!after.empty()) url += "&after=" + percent_encode(after);
-    nlohmann::json answer;
-    if (int code = call("GET", url, nullptr, answer); code != kOk) return code;
-    for (auto& item : answer["items"]) items.push_back(std::move(item));
-    if (answer["next_after"].is_null() || (limit > 0 && static_cast<int>(items.size()) >= limit)) {
-      return kOk;
+  return each_page(target, limit, true, [&items](nlohmann::json& page) {
+    for (auto& item : page) items.push_back(std::move(item));
+  });
+}
+
+int Session::list_newest(const std::string& target, int limit, nlohmann::json& items) {
+  if (limit <= 0) return list(target, 0, items);
+  // Only the newest `limit` are kept while the pages stream past, so memory stays bounded.
+  std::deque<nlohmann::json> kept;
+  const int code = each_page(target, 0, true, [&kept, limit](nlohmann::json& page) {
+    for (auto& item : page) {
+      kept.push_back(std::move(item));
+      if (static_cast<int>(kept.size()) > limit) kept.pop_front();
     }
-    after = answer["next_after"].get<std::string>();
-  }
+  });
+  items = nlohmann::json::array();
+  for (auto& item : kept) items.push_back(std::move(item));
+  return code;
+}
+
+bool Session::lookup(const std::string& target, nlohmann::json& items) {
+  items = nlohmann::json::array();
+  return each_page(target, 0, false, [&items](nlohmann::json& page) {
+           for (auto& item : page) items.push_back(std::move(item));
+         }) == kOk;
 }
 
 void Session::show(const nlohmann::json& object) const {

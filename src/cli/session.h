@@ -2,6 +2,7 @@
 // code that scripts can rely on (see docs/cli.md).
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -43,11 +44,23 @@ class Session {
   int call(const std::string& method, const std::string& target, const nlohmann::json& body,
            nlohmann::json& answer);
 
+  // As call(), but a refusal (an HTTP error) is left to the caller to report: with report().
+  int try_call(const std::string& method, const std::string& target, const nlohmann::json& body,
+               nlohmann::json& answer);
+  // Prints a refusal's code and message from the answer of a failed try_call().
+  void report(const nlohmann::json& answer) const;
+
   // GETs an answer that is not JSON (CSV, HTML) into `body`, as it is; errors as call().
   int fetch_text(const std::string& target, std::string& body);
 
   // GETs every page of a listing (following next_after) up to `limit` items in all (0: all).
   int list(const std::string& target, int limit, nlohmann::json& items);
+  // GETs every page of a listing ordered oldest first and keeps the newest `limit` items (0: all),
+  // newest last. The listing is read to its end: the API has no newest-first order for it.
+  int list_newest(const std::string& target, int limit, nlohmann::json& items);
+  // GETs every page of a listing into `items` and prints nothing: false when it cannot be read
+  // (a key not allowed to list it), for lookups that only make output more readable.
+  bool lookup(const std::string& target, nlohmann::json& items);
 
   bool json_output() const { return settings_.output == "json"; }
 
@@ -60,6 +73,12 @@ class Session {
   // Sends one request; on failure prints why and sets `code`.
   std::optional<ClientResponse> send(const std::string& method, const std::string& target,
                                      const std::string& body, int& code);
+  // Every page of `target`, each page's items passed to `take`; `report` as call() (true) or
+  // try_call() (false).
+  int each_page(const std::string& target, int limit, bool report,
+                const std::function<void(nlohmann::json&)>& take);
+  int request(const std::string& method, const std::string& target, const nlohmann::json& body,
+              nlohmann::json& answer, bool report);
 
   Settings settings_;
   std::unique_ptr<HttpClient> client_;

@@ -56,6 +56,28 @@ void introduce(Draft& draft, const std::vector<std::string>& members) {
   }
 }
 
+// How many nodes could each take one member now, on their own: the gang waits until there are
+// as many as it has members.
+int nodes_that_fit(const Draft& draft, const Instance& member, TimeMs now_ms) {
+  const NodeFilter priced = hard_limits_filter(draft.base(), member, now_ms);
+  int count = 0;
+  draft.for_each_node([&](const Node& node) {
+    if (node_takes_work(node) && (!priced || priced(node)) &&
+        !fitting_gpus(node, member.spec).empty()) {
+      ++count;
+    }
+  });
+  return count;
+}
+
+// "8 GPUs of H100", "250m of a GPU": what each member asks of its node.
+std::string member_share(const InstanceSpec& spec) {
+  std::string share = spec.gpus > 0 ? fmt::format("{} GPU{}", spec.gpus, spec.gpus == 1 ? "" : "s")
+                                    : fmt::format("{}m of a GPU", spec.gpu_milli);
+  if (!spec.gpu_models.empty()) share += fmt::format(" of {}", fmt::join(spec.gpu_models, " or "));
+  return share;
+}
+
 }  // namespace
 
 std::vector<std::string> gang_members(const Draft& draft, const std::string& gang_id) {
@@ -116,7 +138,11 @@ Outcome place_gang(Draft& draft, const std::vector<std::string>& members, TimeMs
       return Outcome::kPlaced;
     }
   }
-  const std::string reason = fmt::format("waits for {} nodes at once: {}", members.size(), why);
+  const Instance& first = *draft.instance(members.front());
+  const int fit = nodes_that_fit(draft, first, now_ms);
+  const std::string reason =
+      fmt::format("waits for {} nodes at once: {} node{} can take {} now; {}", members.size(), fit,
+                  fit == 1 ? "" : "s", member_share(first.spec), why);
   for (const std::string& id : members) {
     if (draft.instance(id)->reason != reason) draft.edit_instance(id).reason = reason;
   }

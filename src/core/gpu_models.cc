@@ -1,6 +1,10 @@
 #include "core/gpu_models.h"
 
+#include <algorithm>
 #include <array>
+#include <vector>
+
+#include "common/nearest.h"
 
 namespace allot {
 namespace {
@@ -42,6 +46,32 @@ bool gpu_model_matches(std::string_view requested, std::string_view gpu_model) {
          (gpu_model.size() > requested.size() && gpu_model.starts_with(requested) &&
           gpu_model[requested.size()] == '-');
 }
+
+namespace {
+
+// Every name a request may use: each family ("H100"), then each catalog model ("H100-80GB").
+std::vector<std::string> known_names() {
+  std::vector<std::string> names;
+  for (std::string_view model : kModels) {
+    const std::string family(model.substr(0, model.find('-')));
+    if (std::find(names.begin(), names.end(), family) == names.end()) names.push_back(family);
+  }
+  for (std::string_view model : kModels) names.emplace_back(model);
+  return names;
+}
+
+}  // namespace
+
+std::optional<std::string> canonical_gpu_model(std::string_view model_or_family) {
+  for (const std::string& name : known_names()) {
+    if (name.size() == model_or_family.size() && edit_distance(name, model_or_family) == 0) {
+      return name;
+    }
+  }
+  return std::nullopt;
+}
+
+std::string nearest_gpu_model(std::string_view unknown) { return nearest(unknown, known_names()); }
 
 bool is_catalog_gpu_model(std::string_view model) {
   for (std::string_view known : kModels) {

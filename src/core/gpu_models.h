@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
+#include <string>
 #include <string_view>
 
 namespace allot {
@@ -11,6 +13,13 @@ bool is_known_gpu_model(std::string_view model_or_family);
 // A full catalog name ("H100-80GB"), not a family.
 bool is_catalog_gpu_model(std::string_view model);
 bool gpu_model_matches(std::string_view requested, std::string_view gpu_model);
+
+// The model or family as Allot spells it, whatever the case the request used ("h100" is "H100",
+// "h100-80gb" is "H100-80GB"); nullopt when Allot knows no such model or family.
+std::optional<std::string> canonical_gpu_model(std::string_view model_or_family);
+// The known model or family nearest to one Allot does not know ("H10" is near "H100"), or "" when
+// none is near enough to be what was meant.
+std::string nearest_gpu_model(std::string_view unknown);
 
 // A board's usual draw in watts: idle with nothing running, and busy at its power limit (its
 // TDP), which is what sustained training draws.

@@ -31,7 +31,10 @@ Status check_gpu_request(const InstanceSpec& spec) {
   }
   for (const std::string& model : spec.gpu_models) {
     if (!is_known_gpu_model(model)) {
-      return fail(ErrorCode::kInvalidArgument, fmt::format("unknown GPU model '{}'", model));
+      const std::string near = nearest_gpu_model(model);
+      return fail(ErrorCode::kInvalidArgument,
+                  fmt::format("unknown GPU model '{}'{}", model,
+                              near.empty() ? "" : fmt::format("; did you mean {}?", near)));
     }
   }
   return check_wishes(wishes_of(spec));
