@@ -25,7 +25,41 @@ ALLOT_ADMIN_KEY=$admin_key build/release/src/daemon/allotd --listen "$listen" \
   --data-dir "$demo/data" --port-file "$demo/port" --autoscale-interval-ms 1000 --web-dir web/dist >"$demo/allotd.out" 2>"$demo/allotd.log" &
 pid=$!
 agent_pid=""
-trap 'kill -TERM $agent_pid $pid 2>/dev/null; wait $pid' EXIT INT TERM
+url=""
+# Ctrl-C (or the end of the demo) stops what the demo started: its running instances through the
+# API, its agent, and allotd, which stops the agents its local pool started. Anything that still
+# runs after that is named, with why.
+stop_demo() {
+  trap - EXIT INT TERM
+  echo
+  if [ -n "$url" ] && kill -0 "$pid" 2>/dev/null; then
+    for id in $(ALLOT_KEY=$admin_key allot -o json ps --state running 2>/dev/null |
+      sed -n 's/^ *"id": "\(ins_[^"]*\)".*/\1/p'); do
+      echo "stopping instance $id"
+      ALLOT_KEY=$admin_key allot stop "$id" >/dev/null 2>&1 || true
+    done
+    # Give the agents a heartbeat or two to carry the stops out.
+    for _ in $(seq 1 50); do
+      ALLOT_KEY=$admin_key allot -o json ps --state running 2>/dev/null | grep -q '"id": "ins_' ||
+        break
+      sleep 0.2
+    done
+  fi
+  [ -n "$agent_pid" ] && kill -TERM "$agent_pid" 2>/dev/null
+  kill -TERM "$pid" 2>/dev/null
+  wait "$pid" 2>/dev/null || true
+  [ -n "$agent_pid" ] && { wait "$agent_pid" 2>/dev/null || true; }
+  sleep 0.5
+  left=$(pgrep -f -- "$demo/" || true)
+  if [ -n "$left" ]; then
+    echo "Still running after the demo stopped (started by it, under $demo):"
+    ps -o pid=,args= -p "$(echo $left | tr ' ' ',')" || true
+    echo "These are agents or workload shims that did not stop in time; 'kill $(echo $left)' ends them."
+  else
+    echo "Stopped allotd and every agent and instance the demo started; the data stays in $demo."
+  fi
+}
+trap stop_demo EXIT INT TERM
 for _ in $(seq 1 300); do
   [ -s "$demo/port" ] && break
   kill -0 $pid 2>/dev/null || { cat "$demo/allotd.log" >&2; exit 1; }
@@ -79,8 +113,8 @@ run_id=$(ALLOT_KEY=$ann_key allot -o json run --gpus 2 --gpu-type H100 -- \
 echo "$run_id"
 step "logs -f $run_id"
 ALLOT_KEY=$ann_key allot logs -f "$run_id"
-step "ps"
-ALLOT_KEY=$ann_key allot ps
+step "ps --all   (as Ann: active work first, newest first, then what has ended)"
+ALLOT_KEY=$ann_key allot ps --all
 
 
 step "pools create a100-$suffix --model A100-80GB --provider local --min 0 --max 2 --gpus 4 ..."
