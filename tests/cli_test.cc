@@ -160,6 +160,9 @@ TEST_F(CliTest, TheOperatorTopsUpAPrepaidTenantWhichReadsItsBalance) {
   EXPECT_EQ(allot_json({"balance", "--ledger"}, key).size(), 2u);
   EXPECT_EQ(allot({"topup", tenant, "-1"}, op).exit_code, 5);
   EXPECT_EQ(allot({"topup", tenant, "1"}, key).exit_code, 3);
+  // An empty id is refused, not taken as none (which would top up again at each retry).
+  EXPECT_EQ(allot({"topup", tenant, "1", "--id", ""}, op).exit_code, 5);
+  EXPECT_EQ(allot_json({"balance"}, key)["cash"], "100.000000");
 }
 
 TEST_F(CliTest, ATenantAdminSetsListsAndDeletesBudgets) {
