@@ -136,6 +136,32 @@ TEST_F(MoneyTest, PrepaidWorkStopsAtTheSecondItsMoneyRunsOutAndNoNewWorkStarts) 
   expect_ledger_sums_to_zero();
 }
 
+TEST_F(MoneyTest, UsageAccruedWithinAHoldIsCountedOnceInWhatIsAvailable) {
+  ok(SetBilling{kTenant, BillingMode::kPrepaid});
+  ok(Topup{.id = "pay-1", .tenant_id = kTenant, .amount_micros = 10'000 * kUnit});
+  run({.gpus = 1});  // Holds the hour's runway: 3,600 units.
+  // Four seconds run and are not posted yet: they are spent out of the hold, not beside it.
+  const Balance running = balance(kT0 + 5'000);
+  EXPECT_EQ(running.held_micros, 3'600 * kUnit);
+  EXPECT_EQ(running.unposted_micros, 4 * kUnit);
+  EXPECT_EQ(running.available_micros, 6'400 * kUnit);
+  // Past the hold, the usage itself is what is taken.
+  ok(Topup{.id = "pay-2", .tenant_id = kTenant, .amount_micros = kUnit}, kT0 + 5'000);
+  EXPECT_EQ(balance(kT0 + 5'000).available_micros, 6'401 * kUnit);
+}
+
+TEST_F(MoneyTest, APrepaidTenantWhoseHoldCoversItsWorkIsNeverShownBelowZero) {
+  ok(SetBilling{kTenant, BillingMode::kPrepaid});
+  ok(Topup{.id = "pay-1", .tenant_id = kTenant, .amount_micros = 100 * kUnit});
+  run({.gpus = 1});  // The hold takes all 100 units: less than the runway's worth.
+  for (TimeMs at : {kT0 + 1'000, kT0 + 5'000, kT0 + 9'000}) {
+    const Balance b = balance(at);
+    EXPECT_EQ(b.held_micros, 100 * kUnit);
+    EXPECT_EQ(b.available_micros, 0)
+        << "at +" << (at - kT0) << " ms, unposted " << b.unposted_micros;
+  }
+}
+
 TEST_F(MoneyTest, PromotionalCreditsPayFirstAndWhatIsLeftLapses) {
   ok(SetBilling{kTenant, BillingMode::kPrepaid});
   ok(Topup{.id = "cash", .tenant_id = kTenant, .amount_micros = 1'000 * kUnit});
