@@ -252,6 +252,20 @@ TEST_F(MoneyTest, OnDemandWorkWithAMaximumIsPlacedWithinItAndNotPreemptedWhenThe
       << instance(later).reason;
 }
 
+TEST_F(MoneyTest, SpotWorkWithAMaximumDoesNotRunWhereOnlyAnOnDemandPriceExists) {
+  // No spot price: running it would charge nothing, which is no proof of staying within 4,000.
+  const std::string spot =
+      run({.gpus = 1, .price_class = PriceClass::kSpot, .max_price_micros = 4'000 * kUnit});
+  EXPECT_EQ(instance(spot).state, InstanceState::kQueued);
+  EXPECT_NE(instance(spot).reason.find("have no spot price to hold to max price 4000.000000"),
+            std::string::npos)
+      << instance(spot).reason;
+  // Once a spot price within the maximum is in force, it starts.
+  price(PriceClass::kSpot, 2'000 * kUnit, kT0 + 10'000);
+  advance(kT0 + 10'000, kT0 + 20'000);
+  EXPECT_EQ(instance(spot).state, InstanceState::kRunning) << instance(spot).reason;
+}
+
 TEST_F(MoneyTest, AGangOfSpotWorkStartsOnlyWhereTheSpotPriceIsWithinItsMaximum) {
   ok(eight_gpu_join("nod_0000000000000002", "b", "eu", "H100-80GB", kToken));
   ok(NodeHeartbeat{.node_id = "nod_0000000000000002"});
