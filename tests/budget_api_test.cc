@@ -182,6 +182,15 @@ TEST_F(BudgetApiTest, SignedWebhooksAreRetriedUntilTakenAlsoAcrossARestart) {
            {{"project_id", project_id_}, {"gpus", 1}, {"command", {"sleep", "1"}}}, 402);
   EXPECT_EQ(refused["error"]["code"], "budget_exceeded");
   EXPECT_EQ(call("GET", "/v1/budgets", nullptr, 200)["items"][0]["reached_pct"], json({10, 100}));
+  // The enforcement that refused it is an event of its own, bound for the webhook too.
+  json enforced;
+  for (const json& e : events()) {
+    if (e["kind"] == "budget.enforced") enforced = e;
+  }
+  ASSERT_FALSE(enforced.is_null()) << events().dump();
+  EXPECT_EQ(enforced["data"]["enforcement"], "block_new");
+  EXPECT_EQ(enforced["data"]["budget_id"], budget["id"]);
+  EXPECT_TRUE(enforced.contains("delivery")) << enforced.dump();
 
   // Restart allotd; the receiver recovers meanwhile. The pending delivery resumes and arrives.
   ASSERT_EQ(daemon_.stop(), 0);

@@ -12,6 +12,7 @@
 #include "api/routes_util.h"
 #include "common/limits.h"
 #include "common/money.h"
+#include "core/budgets.h"
 #include "core/spend.h"
 #include "core/validate.h"
 #include "store/budget_store.h"
@@ -27,7 +28,7 @@ json budget_json(const State& state, const Budget& b, TimeMs now_ms, const Tenan
   const std::string month = format_month(now_ms);
   json reached = json::array();
   for (int64_t pct : b.thresholds_pct) {
-    if (state.budget_alerts.contains(BudgetAlert::key_of(b.id, month, pct))) reached.push_back(pct);
+    if (alerted(state, b, month, pct)) reached.push_back(pct);
   }
   return {
       {"id", b.id},
