@@ -173,7 +173,7 @@ TEST_F(CliTest, ATenantAdminSetsListsAndDeletesBudgets) {
   const std::string key = tenant_admin_key(tenant);
   const json budget = allot_json(
       {"budget", "set", "--amount", "250.50", "--project", project, "--thresholds", "25,75",
-       "--enforcement", "block_new", "--webhook-url", "http://127.0.0.1:9/hook"},
+       "--enforcement", "block_new", "--webhook-url", "http://192.0.2.10:9/hook"},
       key);
   EXPECT_EQ(budget["tenant_id"], tenant);
   EXPECT_EQ(budget["amount"], "250.500000");

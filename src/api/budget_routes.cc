@@ -98,6 +98,12 @@ Result<HttpResponse> set_budget(Call& call) {
     }
     enforcement = *parsed;
   }
+  if (webhook_url) {
+    // Its form first, then where it leads: a tenant's webhook may not reach inside the operator's
+    // network. Each delivery checks again (the name may resolve elsewhere by then).
+    ALLOT_TRY(check_webhook_url(*webhook_url));
+    ALLOT_TRY(check_webhook_host(*webhook_url, call.options.webhook_allow));
+  }
   // A secret the caller did not give is made here and shown in this answer only.
   std::string generated;
   if (webhook_url && !webhook_secret) {
