@@ -35,6 +35,8 @@ class BudgetApiTest : public ClusterTest {
  protected:
   void SetUp() override {
     agent_count_ = 1;
+    // The receiver listens on loopback, which tenants' webhooks reach only when allowed.
+    extra_daemon_args_ = {"--webhook-allow", "127.0.0.0/8,::1"};
     // Quick retries, and enough of them to outlast the restart below.
     ::setenv("ALLOT_WEBHOOK_RETRY_BASE_MS", "300", 1);
     ::setenv("ALLOT_WEBHOOK_RETRY_MAX_MS", "1000", 1);
@@ -113,6 +115,12 @@ TEST_F(BudgetApiTest, BadBudgetsAreRefusedAndChangeNothing) {
   refused({{"webhook_url", "ftp://example.com/hook"}}, 400, "invalid_argument");
   refused({{"webhook_url", "http://example.com/"}, {"webhook_secret", "short"}}, 400,
           "invalid_argument");
+  // A tenant's webhook may not reach inside the operator's network: cloud metadata, private
+  // ranges, and loopback beyond what the operator allowed (127.0.0.0/8 and ::1 here).
+  for (const char* inside : {"http://169.254.169.254/latest/meta-data", "http://10.0.0.5/hook",
+                             "http://192.168.1.1/", "http://[fe80::1]/", "http://0.0.0.0:80/"}) {
+    refused({{"webhook_url", inside}}, 400, "invalid_argument");
+  }
   refused({{"tenant_id", "ten_00000000000000ff"}}, 404, "not_found");
   refused({{"project_id", "prj_00000000000000ff"}}, 404, "not_found");
   refused({{"color", "red"}}, 400, "unknown_field");
@@ -182,6 +190,15 @@ TEST_F(BudgetApiTest, SignedWebhooksAreRetriedUntilTakenAlsoAcrossARestart) {
            {{"project_id", project_id_}, {"gpus", 1}, {"command", {"sleep", "1"}}}, 402);
   EXPECT_EQ(refused["error"]["code"], "budget_exceeded");
   EXPECT_EQ(call("GET", "/v1/budgets", nullptr, 200)["items"][0]["reached_pct"], json({10, 100}));
+  // The enforcement that refused it is an event of its own, bound for the webhook too.
+  json enforced;
+  for (const json& e : events()) {
+    if (e["kind"] == "budget.enforced") enforced = e;
+  }
+  ASSERT_FALSE(enforced.is_null()) << events().dump();
+  EXPECT_EQ(enforced["data"]["enforcement"], "block_new");
+  EXPECT_EQ(enforced["data"]["budget_id"], budget["id"]);
+  EXPECT_TRUE(enforced.contains("delivery")) << enforced.dump();
 
   // Restart allotd; the receiver recovers meanwhile. The pending delivery resumes and arrives.
   ASSERT_EQ(daemon_.stop(), 0);

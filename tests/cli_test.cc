@@ -160,6 +160,9 @@ TEST_F(CliTest, TheOperatorTopsUpAPrepaidTenantWhichReadsItsBalance) {
   EXPECT_EQ(allot_json({"balance", "--ledger"}, key).size(), 2u);
   EXPECT_EQ(allot({"topup", tenant, "-1"}, op).exit_code, 5);
   EXPECT_EQ(allot({"topup", tenant, "1"}, key).exit_code, 3);
+  // An empty id is refused, not taken as none (which would top up again at each retry).
+  EXPECT_EQ(allot({"topup", tenant, "1", "--id", ""}, op).exit_code, 5);
+  EXPECT_EQ(allot_json({"balance"}, key)["cash"], "100.000000");
 }
 
 TEST_F(CliTest, ATenantAdminSetsListsAndDeletesBudgets) {
@@ -170,7 +173,7 @@ TEST_F(CliTest, ATenantAdminSetsListsAndDeletesBudgets) {
   const std::string key = tenant_admin_key(tenant);
   const json budget = allot_json(
       {"budget", "set", "--amount", "250.50", "--project", project, "--thresholds", "25,75",
-       "--enforcement", "block_new", "--webhook-url", "http://127.0.0.1:9/hook"},
+       "--enforcement", "block_new", "--webhook-url", "http://192.0.2.10:9/hook"},
       key);
   EXPECT_EQ(budget["tenant_id"], tenant);
   EXPECT_EQ(budget["amount"], "250.500000");

@@ -116,6 +116,9 @@ TEST_F(MoneyApiTest, BadTopUpsAndBillingChangesAreRefusedAndMoveNoMoney) {
        400,
        "invalid_argument"},
       {"POST", topups(a), {{"amount", "5"}, {"id", "has spaces"}}, 400, "invalid_argument"},
+      // An empty id is no id at all: refused, not a fresh top-up each time it is retried.
+      {"POST", topups(a), {{"amount", "5"}, {"id", ""}}, 400, "invalid_argument"},
+      {"POST", topups(a), {{"amount", "5"}, {"id", std::string(65, 'k')}}, 400, "invalid_argument"},
       {"POST", topups("ten_ffffffffffffffff"), {{"amount", "5"}}, 404, "not_found"},
       {"POST", topups("acme"), {{"amount", "5"}}, 400, "invalid_id"},
       {"PATCH", "/v1/tenants/" + a, {{"billing", "barter"}}, 400, "invalid_argument"},

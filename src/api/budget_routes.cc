@@ -12,6 +12,7 @@
 #include "api/routes_util.h"
 #include "common/limits.h"
 #include "common/money.h"
+#include "core/budgets.h"
 #include "core/spend.h"
 #include "core/validate.h"
 #include "store/budget_store.h"
@@ -27,7 +28,7 @@ json budget_json(const State& state, const Budget& b, TimeMs now_ms, const Tenan
   const std::string month = format_month(now_ms);
   json reached = json::array();
   for (int64_t pct : b.thresholds_pct) {
-    if (state.budget_alerts.contains(BudgetAlert::key_of(b.id, month, pct))) reached.push_back(pct);
+    if (alerted(state, b, month, pct)) reached.push_back(pct);
   }
   return {
       {"id", b.id},
@@ -96,6 +97,12 @@ Result<HttpResponse> set_budget(Call& call) {
                   "enforcement must be none, block_new or stop_running");
     }
     enforcement = *parsed;
+  }
+  if (webhook_url) {
+    // Its form first, then where it leads: a tenant's webhook may not reach inside the operator's
+    // network. Each delivery checks again (the name may resolve elsewhere by then).
+    ALLOT_TRY(check_webhook_url(*webhook_url));
+    ALLOT_TRY(check_webhook_host(*webhook_url, call.options.webhook_allow));
   }
   // A secret the caller did not give is made here and shown in this answer only.
   std::string generated;

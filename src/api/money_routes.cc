@@ -66,11 +66,12 @@ Result<HttpResponse> create_topup(Call& call) {
   ALLOT_TRY(require_operator_admin(call.caller));
   auto micros = read_amount("amount", amount_text);
   if (!micros) return std::unexpected(micros.error());
-  Topup topup{.id = key.value_or(""),
+  // Only a missing id gets a fresh one: an empty id given is refused by the core, not taken as
+  // "no id" (which would make a retry of it a second top-up).
+  Topup topup{.id = key ? *key : call.ctx.ids().new_id("top"),
               .tenant_id = (*tenant)->id,
               .amount_micros = *micros,
               .credit = credit.value_or(false)};
-  if (topup.id.empty()) topup.id = call.ctx.ids().new_id("top");
   if (expires_at) {
     auto at = parse_time(*expires_at);
     if (!at) {

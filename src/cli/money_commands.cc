@@ -1,4 +1,6 @@
 // topup and balance: a tenant's money.
+#include <optional>
+
 #include "cli/commands.h"
 
 namespace allot::cli {
@@ -11,7 +13,8 @@ const std::vector<Column> kStatementColumns = {{"at", "at"},           {"code", 
                                                {"account", "account"}, {"id", "id"}};
 
 struct Options {
-  std::string tenant, amount, expires, id;
+  std::string tenant, amount, expires;
+  std::optional<std::string> id;  // Sent whenever given, even empty: the daemon refuses that.
   bool credit = false;
   bool ledger = false;
   int limit = 0;
@@ -39,7 +42,7 @@ void add_money_commands(CLI::App& app, Action& action) {
           json body{{"amount", o.amount}};
           if (o.credit) body["credit"] = true;
           if (!o.expires.empty()) body["expires_at"] = o.expires;
-          if (!o.id.empty()) body["id"] = o.id;
+          if (o.id) body["id"] = *o.id;
           return body;
         });
   });

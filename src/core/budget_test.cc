@@ -141,6 +141,78 @@ TEST_F(BudgetTest, EachThresholdAlertsOnceAMonthAndANewMonthRearmsIt) {
   EXPECT_EQ(core.state().budget_alerts.size(), 3u);
 }
 
+TEST_F(BudgetTest, ChangingTheAmountRearmsItsThresholdsAgainstTheNewAmount) {
+  const SetBudget ten{
+      .id = kBudget, .tenant_id = kA, .amount_micros = 10 * kUnit, .thresholds_pct = {50, 100}};
+  ok(ten);
+  run(kProjectA, 1);                                         // One unit a second.
+  ASSERT_EQ(events_in(ok(Tick{}, kT0 + 5'000)).size(), 1u);  // 50 % of 10.
+  // Raised to 20: 50 % now means 10 units, not yet spent; it alerts again when they are.
+  SetBudget twenty = ten;
+  twenty.amount_micros = 20 * kUnit;
+  ok(twenty, kT0 + 6'000);
+  const Budget& b = core.state().budgets.at(kBudget);
+  EXPECT_FALSE(alerted(core.state(), b, "2027-01", 50));
+  EXPECT_TRUE(events_in(ok(Tick{}, kT0 + 9'000)).empty());
+  const auto half = events_in(ok(Tick{}, kT0 + 10'000));
+  ASSERT_EQ(half.size(), 1u);
+  EXPECT_NE(half[0].payload.find(R"("threshold_pct":50)"), std::string::npos) << half[0].payload;
+  EXPECT_NE(half[0].payload.find(R"("amount":"20.000000")"), std::string::npos) << half[0].payload;
+  EXPECT_TRUE(alerted(core.state(), core.state().budgets.at(kBudget), "2027-01", 50));
+  ASSERT_EQ(events_in(ok(Tick{}, kT0 + 20'000)).size(), 1u);  // 100 % of 20.
+  // Lowered below what was spent: every threshold it alerted for is still passed; none again.
+  SetBudget eight = ten;
+  eight.amount_micros = 8 * kUnit;
+  ok(eight, kT0 + 21'000);
+  EXPECT_TRUE(events_in(ok(Tick{}, kT0 + 22'000)).empty());
+}
+
+TEST_F(BudgetTest, EveryEnforcementEmitsItsEventWhateverTheThresholds) {
+  // Thresholds that stop short of the amount: the enforcement still says when it begins.
+  ok(SetBudget{.id = kBudget,
+               .tenant_id = kA,
+               .amount_micros = 3 * kUnit,
+               .thresholds_pct = {50},
+               .webhook_url = "https://hooks.example.com/allot",
+               .webhook_secret = kSecret,
+               .enforcement = Enforcement::kStopRunning});
+  const std::string mine = run(kProjectA, 1);
+  ok(Tick{}, kT0 + 2'000);  // 50 %.
+  const auto stopped = events_in(ok(Tick{}, kT0 + 3'000));
+  ASSERT_EQ(stopped.size(), 1u);
+  EXPECT_EQ(stopped[0].kind, "budget.enforced");
+  EXPECT_EQ(stopped[0].webhook_url, "https://hooks.example.com/allot");
+  EXPECT_EQ(stopped[0].webhook_budget_id, kBudget);
+  EXPECT_NE(stopped[0].payload.find(R"("enforcement":"stop_running")"), std::string::npos);
+  EXPECT_NE(stopped[0].payload.find(R"("stopped":[")" + mine + R"("])"), std::string::npos)
+      << stopped[0].payload;
+  EXPECT_TRUE(instance(mine).stop_requested);
+  EXPECT_TRUE(events_in(ok(Tick{}, kT0 + 4'000)).empty());  // Once.
+
+  // A block_new budget whose 100 % alert went out before it enforced: its enforcement is its own
+  // event.
+  const std::string budget_b = "bud_0000000000000002";
+  ok(
+      SetBudget{
+          .id = budget_b, .tenant_id = kB, .amount_micros = 2 * kUnit, .thresholds_pct = {100}},
+      kT0 + 4'000);
+  run(kProjectB, 1, "H100-80GB", kT0 + 4'000);
+  ASSERT_EQ(events_in(ok(Tick{}, kT0 + 6'000)).size(), 1u);  // The 100 % alert.
+  ok(SetBudget{.id = budget_b,
+               .tenant_id = kB,
+               .amount_micros = 2 * kUnit,
+               .thresholds_pct = {100},
+               .enforcement = Enforcement::kBlockNew},
+     kT0 + 7'000);
+  const auto blocked = events_in(ok(Tick{}, kT0 + 7'000));
+  ASSERT_EQ(blocked.size(), 1u);
+  EXPECT_EQ(blocked[0].kind, "budget.enforced");
+  EXPECT_EQ(blocked[0].tenant_id, kB);
+  EXPECT_NE(blocked[0].payload.find(R"("enforcement":"block_new")"), std::string::npos);
+  EXPECT_NE(blocked[0].payload.find(R"("stopped":[])"), std::string::npos) << blocked[0].payload;
+  EXPECT_TRUE(events_in(ok(Tick{}, kT0 + 8'000)).empty());
+}
+
 TEST_F(BudgetTest, SeveralThresholdsReachedAtOnceEachAlert) {
   ok(SetBudget{.id = kBudget, .tenant_id = kA, .amount_micros = 2 * kUnit});
   run(kProjectA, 4);  // Four units a second.

@@ -5,6 +5,7 @@
 #include <set>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "common/int128.h"
 #include "common/limits.h"
@@ -81,24 +82,66 @@ Status check_scope(const State& state, const SetBudget& c) {
   return {};
 }
 
-// The event of one threshold reached; its payload is the alert as JSON.
-Event threshold_event(const Budget& b, const BudgetAlert& alert, int64_t seq) {
-  std::string payload = fmt::format(
-      R"({{"budget_id":"{}","tenant_id":"{}","project_id":"{}","month":"{}","threshold_pct":{},)"
-      R"("spend":"{}","amount":"{}","enforcement":"{}"}})",
-      b.id, b.tenant_id, b.project_id, alert.month, alert.threshold_pct,
-      money_text(alert.spend_micros), money_text(b.amount_micros), enforcement_name(b.enforcement));
+// An event of the budget's, bound for its webhook if it has one.
+Event budget_event(const Budget& b, const BudgetAlert& alert, std::string kind, std::string payload,
+                   int64_t seq) {
   return Event{.seq = seq,
                .at_ms = alert.at_ms,
                .tenant_id = b.tenant_id,
-               .kind = "budget.threshold",
+               .kind = std::move(kind),
                .payload = std::move(payload),
                .webhook_budget_id = b.webhook_url.empty() ? "" : b.id,
                .webhook_url = b.webhook_url};
 }
 
+// The event of one threshold reached; its payload is the alert as JSON.
+Event threshold_event(const Budget& b, const BudgetAlert& alert, int64_t seq) {
+  return budget_event(
+      b, alert, "budget.threshold",
+      fmt::format(
+          R"({{"budget_id":"{}","tenant_id":"{}","project_id":"{}","month":"{}","threshold_pct":{},)"
+          R"("spend":"{}","amount":"{}","enforcement":"{}"}})",
+          b.id, b.tenant_id, b.project_id, alert.month, alert.threshold_pct,
+          money_text(alert.spend_micros), money_text(b.amount_micros),
+          enforcement_name(b.enforcement)),
+      seq);
+}
+
+// The event of an enforcement starting: new work is refused from now on and, for stop_running,
+// the listed work (ids already quoted) is asked to stop.
+Event enforced_event(const Budget& b, const BudgetAlert& alert,
+                     const std::vector<std::string>& stopped, int64_t seq) {
+  return budget_event(
+      b, alert, "budget.enforced",
+      fmt::format(R"({{"budget_id":"{}","tenant_id":"{}","project_id":"{}","month":"{}",)"
+                  R"("spend":"{}","amount":"{}","enforcement":"{}","stopped":[{}]}})",
+                  b.id, b.tenant_id, b.project_id, alert.month, money_text(alert.spend_micros),
+                  money_text(b.amount_micros), enforcement_name(b.enforcement),
+                  fmt::join(stopped.begin(), stopped.end(), ",")),
+      seq);
+}
+
 bool stoppable(const Instance& i) {
   return !is_final(i.state) && i.state != InstanceState::kQueued && !i.stop_requested;
+}
+
+// Asks the budget's running work to stop; returns the ids asked, quoted for a JSON list.
+std::vector<std::string> stop_budget_work(Draft& draft, const Budget& b, int64_t spent,
+                                          TimeMs now_ms) {
+  const std::string why = fmt::format("budget {} reached: {} spent {} of its {}", b.id, scope_of(b),
+                                      money_text(spent), money_text(b.amount_micros));
+  std::vector<std::string> stopped;
+  for (const auto& [instance_id, instance] : draft.base().instances) {
+    if (instance.tenant_id != b.tenant_id ||
+        (!b.project_id.empty() && instance.project_id != b.project_id)) {
+      continue;
+    }
+    const Instance* now = draft.instance(instance_id);
+    if (now == nullptr || !stoppable(*now)) continue;
+    stop_member(draft, instance_id, now_ms, why);
+    stopped.push_back(fmt::format("\"{}\"", instance_id));
+  }
+  return stopped;
 }
 
 }  // namespace
@@ -215,6 +258,12 @@ Status check_budget(const State& state, const std::string& tenant_id, const std:
   return {};
 }
 
+bool alerted(const State& state, const Budget& b, const std::string& month, int64_t pct) {
+  auto it = state.budget_alerts.find(BudgetAlert::key_of(b.id, month, pct));
+  if (it == state.budget_alerts.end()) return false;
+  return reached(it->second.spend_micros, b.amount_micros, pct == kEnforcedPct ? 100 : pct);
+}
+
 Rows budget_tick(Draft& draft, TimeMs now_ms) {
   const State& state = draft.base();
   std::set<std::string> tenants;
@@ -229,31 +278,28 @@ Rows budget_tick(Draft& draft, TimeMs now_ms) {
   for (const auto& [id, b] : state.budgets) {
     if (!b.live()) continue;
     const int64_t spent = spend[b.tenant_id].of(b.project_id);
+    auto alert_at = [&](int64_t pct) {
+      return BudgetAlert{.budget_id = b.id,
+                         .month = month,
+                         .threshold_pct = pct,
+                         .spend_micros = spent,
+                         .at_ms = now_ms};
+    };
     for (int64_t pct : b.thresholds_pct) {
-      if (!reached(spent, b.amount_micros, pct) ||
-          state.budget_alerts.contains(BudgetAlert::key_of(b.id, month, pct))) {
-        continue;
-      }
-      BudgetAlert alert{.budget_id = b.id,
-                        .month = month,
-                        .threshold_pct = pct,
-                        .spend_micros = spent,
-                        .at_ms = now_ms};
+      if (!reached(spent, b.amount_micros, pct) || alerted(state, b, month, pct)) continue;
+      BudgetAlert alert = alert_at(pct);
       rows.emplace_back(threshold_event(b, alert, ++seq));
       rows.emplace_back(std::move(alert));
     }
-    if (b.enforcement != Enforcement::kStopRunning || spent < b.amount_micros) continue;
-    const std::string why =
-        fmt::format("budget {} reached: {} spent {} of its {}", b.id, scope_of(b),
-                    money_text(spent), money_text(b.amount_micros));
-    for (const auto& [instance_id, instance] : state.instances) {
-      if (instance.tenant_id != b.tenant_id ||
-          (!b.project_id.empty() && instance.project_id != b.project_id)) {
-        continue;
-      }
-      const Instance* now = draft.instance(instance_id);
-      if (now != nullptr && stoppable(*now)) stop_member(draft, instance_id, now_ms, why);
-    }
+    if (!enforces(b) || spent < b.amount_micros) continue;
+    const std::vector<std::string> stopped = b.enforcement == Enforcement::kStopRunning
+                                                 ? stop_budget_work(draft, b, spent, now_ms)
+                                                 : std::vector<std::string>{};
+    // Once a month, and again whenever it stopped work that started since.
+    if (alerted(state, b, month, kEnforcedPct) && stopped.empty()) continue;
+    BudgetAlert alert = alert_at(kEnforcedPct);
+    rows.emplace_back(enforced_event(b, alert, stopped, ++seq));
+    rows.emplace_back(std::move(alert));
   }
   return rows;
 }

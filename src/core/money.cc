@@ -136,10 +136,23 @@ void release_hold(Draft& draft, Instance& instance) {
   instance.hold_micros = 0;
 }
 
+int64_t committed(const Draft& draft, const std::vector<std::string>& ids, TimeMs at_ms) {
+  int64_t total = 0;
+  for (const std::string& id : ids) {
+    const Instance& i = *draft.instance(id);
+    // A hold is taken for the runway ahead when usage is posted (or the work placed), so the
+    // usage accrued since is spent out of it: counting both would count that usage twice.
+    const int64_t accrued =
+        std::max<int64_t>(0, charge_to(draft.base(), i, at_ms) - i.billed_micros);
+    total += std::max(accrued, i.hold_micros);
+  }
+  return total;
+}
+
 int64_t available(const Draft& draft, const Tenant& tenant, TimeMs now_ms) {
   const auto ids = money_instances(draft, tenant.id);
   return funds(draft.base(), tenant, now_ms) + draft_flow(draft, tenant.id) -
-         unposted(draft, ids, now_ms) - held(draft, ids);
+         committed(draft, ids, now_ms);
 }
 
 }  // namespace money

@@ -32,8 +32,9 @@ struct Balance {
   int64_t credits_micros = 0;   // Promotional credit left, not yet expired.
   int64_t held_micros = 0;      // Held for running work's runway.
   int64_t unposted_micros = 0;  // Usage accrued and not yet posted.
-  // What new work may still spend: cash + credits (+ the credit limit) - unposted - held; for a
-  // postpaid tenant without a credit limit, unbounded (and reported as 0).
+  // What new work may still spend: cash + credits (+ the credit limit) less, per instance, its
+  // unposted usage or its hold, whichever is more (a hold covers the usage accrued since it was
+  // taken); for a postpaid tenant without a credit limit, unbounded (and reported as 0).
   int64_t available_micros = 0;
 };
 

@@ -32,7 +32,10 @@ int64_t unposted(const Draft& draft, const std::vector<std::string>& ids, TimeMs
 int64_t held(const Draft& draft, const std::vector<std::string>& ids);
 // Voids the instance's hold, if it has one.
 void release_hold(Draft& draft, Instance& instance);
-// funds + draft_flow - unposted - held: what new work may still spend.
+// What the instances have taken of the tenant's money and not yet posted: each its usage accrued
+// since its last posting or its hold, whichever is more (the hold covers that usage).
+int64_t committed(const Draft& draft, const std::vector<std::string>& ids, TimeMs at_ms);
+// funds + draft_flow - committed: what new work may still spend.
 int64_t available(const Draft& draft, const Tenant& tenant, TimeMs now_ms);
 
 }  // namespace allot::money

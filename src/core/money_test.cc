@@ -136,6 +136,32 @@ TEST_F(MoneyTest, PrepaidWorkStopsAtTheSecondItsMoneyRunsOutAndNoNewWorkStarts) 
   expect_ledger_sums_to_zero();
 }
 
+TEST_F(MoneyTest, UsageAccruedWithinAHoldIsCountedOnceInWhatIsAvailable) {
+  ok(SetBilling{kTenant, BillingMode::kPrepaid});
+  ok(Topup{.id = "pay-1", .tenant_id = kTenant, .amount_micros = 10'000 * kUnit});
+  run({.gpus = 1});  // Holds the hour's runway: 3,600 units.
+  // Four seconds run and are not posted yet: they are spent out of the hold, not beside it.
+  const Balance running = balance(kT0 + 5'000);
+  EXPECT_EQ(running.held_micros, 3'600 * kUnit);
+  EXPECT_EQ(running.unposted_micros, 4 * kUnit);
+  EXPECT_EQ(running.available_micros, 6'400 * kUnit);
+  // Past the hold, the usage itself is what is taken.
+  ok(Topup{.id = "pay-2", .tenant_id = kTenant, .amount_micros = kUnit}, kT0 + 5'000);
+  EXPECT_EQ(balance(kT0 + 5'000).available_micros, 6'401 * kUnit);
+}
+
+TEST_F(MoneyTest, APrepaidTenantWhoseHoldCoversItsWorkIsNeverShownBelowZero) {
+  ok(SetBilling{kTenant, BillingMode::kPrepaid});
+  ok(Topup{.id = "pay-1", .tenant_id = kTenant, .amount_micros = 100 * kUnit});
+  run({.gpus = 1});  // The hold takes all 100 units: less than the runway's worth.
+  for (TimeMs at : {kT0 + 1'000, kT0 + 5'000, kT0 + 9'000}) {
+    const Balance b = balance(at);
+    EXPECT_EQ(b.held_micros, 100 * kUnit);
+    EXPECT_EQ(b.available_micros, 0)
+        << "at +" << (at - kT0) << " ms, unposted " << b.unposted_micros;
+  }
+}
+
 TEST_F(MoneyTest, PromotionalCreditsPayFirstAndWhatIsLeftLapses) {
   ok(SetBilling{kTenant, BillingMode::kPrepaid});
   ok(Topup{.id = "cash", .tenant_id = kTenant, .amount_micros = 1'000 * kUnit});
@@ -224,6 +250,20 @@ TEST_F(MoneyTest, OnDemandWorkWithAMaximumIsPlacedWithinItAndNotPreemptedWhenThe
   EXPECT_EQ(instance(later).state, InstanceState::kQueued);
   EXPECT_NE(instance(later).reason.find("over max price"), std::string::npos)
       << instance(later).reason;
+}
+
+TEST_F(MoneyTest, SpotWorkWithAMaximumDoesNotRunWhereOnlyAnOnDemandPriceExists) {
+  // No spot price: running it would charge nothing, which is no proof of staying within 4,000.
+  const std::string spot =
+      run({.gpus = 1, .price_class = PriceClass::kSpot, .max_price_micros = 4'000 * kUnit});
+  EXPECT_EQ(instance(spot).state, InstanceState::kQueued);
+  EXPECT_NE(instance(spot).reason.find("have no spot price to hold to max price 4000.000000"),
+            std::string::npos)
+      << instance(spot).reason;
+  // Once a spot price within the maximum is in force, it starts.
+  price(PriceClass::kSpot, 2'000 * kUnit, kT0 + 10'000);
+  advance(kT0 + 10'000, kT0 + 20'000);
+  EXPECT_EQ(instance(spot).state, InstanceState::kRunning) << instance(spot).reason;
 }
 
 TEST_F(MoneyTest, AGangOfSpotWorkStartsOnlyWhereTheSpotPriceIsWithinItsMaximum) {

@@ -122,8 +122,11 @@ std::string excluded_why(const QuoteOption& o, const RegionWishes& wishes) {
       std::ranges::find(wishes.regions, o.region) == wishes.regions.end()) {
     return "not in allowed regions";
   }
-  if (wishes.max_price_micros > 0 && o.price_micros_per_gpu_hour &&
-      *o.price_micros_per_gpu_hour > wishes.max_price_micros) {
+  if (wishes.max_price_micros > 0 && !o.price_micros_per_gpu_hour) {
+    return "no price to hold to max price " +
+           Money::from_micros(wishes.max_price_micros).to_string();
+  }
+  if (wishes.max_price_micros > 0 && *o.price_micros_per_gpu_hour > wishes.max_price_micros) {
     return "over max price " + Money::from_micros(wishes.max_price_micros).to_string();
   }
   if (wishes.prefer == Prefer::kLatency && !o.latency_ms) {

@@ -87,7 +87,7 @@ std::pair<bool, int> room_for(const State& state, const InstanceSpec& spec,
   return {fits, most_free};
 }
 
-enum class Limit { kNone, kRegion, kPrice };
+enum class Limit { kNone, kRegion, kPrice, kNoPrice };
 
 // The first hard limit of `spec` that `node` fails.
 Limit failed_limit(const State& state, const InstanceSpec& spec, const Node& node, TimeMs now_ms) {
@@ -98,7 +98,10 @@ Limit failed_limit(const State& state, const InstanceSpec& spec, const Node& nod
   for (const Gpu& gpu : node.gpus) {
     if (!gpu.healthy || !model_allowed(spec, gpu.model)) continue;
     const auto price = price_now(state, gpu.model, node.region, spec.price_class, now_ms);
-    if (price && *price > spec.max_price_micros) return Limit::kPrice;
+    // No price is no proof of staying within the maximum: such time would go uncharged, and
+    // spot work would run at no price at all while only an on-demand price exists.
+    if (!price) return Limit::kNoPrice;
+    if (*price > spec.max_price_micros) return Limit::kPrice;
   }
   return Limit::kNone;
 }
@@ -118,12 +121,14 @@ std::string hard_limits_reason(const Draft& draft, const Instance& instance, Tim
   int ready = 0;
   int outside = 0;
   int over = 0;
+  int unpriced = 0;
   draft.for_each_node([&](const Node& node) {
     if (!node_takes_work(node)) return;
     ++ready;
     const Limit limit = failed_limit(draft.base(), spec, node, now_ms);
     outside += limit == Limit::kRegion ? 1 : 0;
     over += limit == Limit::kPrice ? 1 : 0;
+    unpriced += limit == Limit::kNoPrice ? 1 : 0;
   });
   std::string out;
   if (outside > 0) {
@@ -133,6 +138,11 @@ std::string hard_limits_reason(const Draft& draft, const Instance& instance, Tim
   if (over > 0) {
     out += fmt::format("{}{} of {} ready nodes are over max price {}", out.empty() ? "" : "; ",
                        over, ready, Money::from_micros(spec.max_price_micros).to_string());
+  }
+  if (unpriced > 0) {
+    out += fmt::format("{}{} of {} ready nodes have no {} price to hold to max price {}",
+                       out.empty() ? "" : "; ", unpriced, ready, price_class_name(spec.price_class),
+                       Money::from_micros(spec.max_price_micros).to_string());
   }
   return out;
 }

@@ -42,9 +42,8 @@ std::vector<RegionInfo> region_catalog(const State& state, TimeMs now_ms);
 std::vector<QuoteOption> quote_options(const State& state, const InstanceSpec& spec, TimeMs now_ms);
 
 // A request's hard limits as a node filter: a node outside the allowed regions, or with a GPU of
-// an allowed model whose price for the request's class is above its maximum, is never chosen.
-// GPUs with no price pass (time with no price in force is not charged). Empty when the request
-// has no limits.
+// an allowed model whose price for the request's class is above its maximum or not set (no price
+// cannot be shown to be within it), is never chosen. Empty when the request has no limits.
 NodeFilter hard_limits_filter(const State& state, const Instance& instance, TimeMs now_ms);
 
 // Why the hard limits leave nodes out, e.g. "2 of 3 ready nodes are not in the allowed regions

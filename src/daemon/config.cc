@@ -10,6 +10,7 @@
 #include <toml++/toml.h>
 #include <CLI/CLI.hpp>
 
+#include "common/address_policy.h"
 #include "common/limits.h"
 
 namespace allot {
@@ -50,6 +51,10 @@ Status check(const DaemonConfig& config) {
     return fail(
         ErrorCode::kInvalidArgument,
         fmt::format("idle_min_window_s must be at most {} (a week)", limits::kMaxIdleWindowS));
+  }
+  if (auto allow = AddressAllowList::parse(config.webhook_allow); !allow) {
+    return fail(ErrorCode::kInvalidArgument,
+                fmt::format("webhook_allow: {}", allow.error().message));
   }
   for (std::string_view level : {"trace", "debug", "info", "warn", "error"}) {
     if (config.log_level == level) return {};
@@ -142,6 +147,8 @@ Status apply_file(DaemonConfig& config, const std::string& path) {
       config.local_agent_path = *text;
     } else if (name == "web_dir") {
       config.web_dir = *text;
+    } else if (name == "webhook_allow") {
+      config.webhook_allow = *text;
     } else {
       return fail(ErrorCode::kInvalidArgument, fmt::format("{}: unknown setting '{}'", path, name));
     }
@@ -164,6 +171,7 @@ Status apply_env(DaemonConfig& config, const GetEnv& getenv) {
   read("ALLOT_ADMIN_KEY", config.admin_key);
   read("ALLOT_LOCAL_AGENT_PATH", config.local_agent_path);
   read("ALLOT_WEB_DIR", config.web_dir);
+  read("ALLOT_WEBHOOK_ALLOW", config.webhook_allow);
   if (const char* value = getenv("ALLOT_FORECAST"); value != nullptr && *value != '\0') {
     const std::string_view text = value;
     if (text != "true" && text != "false") {
@@ -231,6 +239,9 @@ Result<DaemonConfig> load_daemon_config(const std::vector<std::string>& args, co
       ->check(CLI::PositiveNumber);
   cli.add_option("--webhook-max-attempts", max_attempts, "attempts before a webhook is given up")
       ->check(CLI::PositiveNumber);
+  std::optional<std::string> webhook_allow;
+  cli.add_option("--webhook-allow", webhook_allow,
+                 "internal CIDR ranges tenants' webhooks may reach, e.g. 10.20.0.0/16");
   std::optional<int64_t> autoscale, pool_timeout;
   std::optional<std::string> agent_path;
   cli.add_option("--autoscale-interval-ms", autoscale, "how often the autoscaler decides")
@@ -288,6 +299,7 @@ Result<DaemonConfig> load_daemon_config(const std::vector<std::string>& args, co
   if (retry_base) config.webhook_retry_base_ms = *retry_base;
   if (retry_max) config.webhook_retry_max_ms = *retry_max;
   if (max_attempts) config.webhook_max_attempts = *max_attempts;
+  if (webhook_allow) config.webhook_allow = *webhook_allow;
   if (autoscale) config.autoscale_interval_ms = *autoscale;
   if (pool_timeout) config.pool_command_timeout_ms = *pool_timeout;
   if (agent_path) config.local_agent_path = *agent_path;

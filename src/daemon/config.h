@@ -31,6 +31,10 @@ struct DaemonConfig {
   int64_t webhook_retry_base_ms = 1'000;
   int64_t webhook_retry_max_ms = 300'000;
   int64_t webhook_max_attempts = 10;
+  // Internal addresses (loopback, link-local, private: common/address_policy.h) that tenants'
+  // webhooks may reach nonetheless, as CIDR ranges separated by commas, e.g. "10.20.0.0/16";
+  // empty: none.
+  std::string webhook_allow;
   // Above 0, the carbon score plugin joins the scheduling policy with this weight; 0 leaves it
   // out.
   int64_t scheduler_carbon_weight = 0;

@@ -71,6 +71,20 @@ TEST(DaemonConfig, WebhookRetriesComeFromEachSource) {
   EXPECT_FALSE(load({}, {{"ALLOT_WEBHOOK_RETRY_BASE_MS", "soon"}}));
 }
 
+TEST(DaemonConfig, TheWebhookAllowListComesFromEachSourceAndMustParse) {
+  EXPECT_EQ(load({})->webhook_allow, "");
+  testing::TempDir dir;
+  const auto file = dir.path() / "allot.toml";
+  std::ofstream(file) << "webhook_allow = \"10.0.0.0/8\"\n";
+  EXPECT_EQ(load({"--config", file.string()})->webhook_allow, "10.0.0.0/8");
+  EXPECT_EQ(load({"--config", file.string()}, {{"ALLOT_WEBHOOK_ALLOW", "::1"}})->webhook_allow,
+            "::1");
+  EXPECT_EQ(load({"--webhook-allow", "127.0.0.0/8,::1"})->webhook_allow, "127.0.0.0/8,::1");
+  auto bad = load({"--webhook-allow", "10.0.0.0/40"});
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().message.find("webhook_allow"), std::string::npos);
+}
+
 TEST(DaemonConfig, MoneyTimingComesFromEachSource) {
   testing::TempDir dir;
   const auto file = dir.path() / "allot.toml";

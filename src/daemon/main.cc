@@ -132,10 +132,13 @@ int run(const DaemonConfig& config, const sigset_t& stop_signals) {
     spdlog::critical("msg=\"cannot open the store\" error=\"{}\"", outbox.error().message);
     return 1;
   }
+  // Checked when the settings were read.
+  const AddressAllowList webhook_allow = *AddressAllowList::parse(config.webhook_allow);
   WebhookSender webhooks(std::move(*outbox), clock,
                          WebhookOptions{.retry_base_ms = config.webhook_retry_base_ms,
                                         .retry_max_ms = config.webhook_retry_max_ms,
-                                        .max_attempts = config.webhook_max_attempts});
+                                        .max_attempts = config.webhook_max_attempts,
+                                        .allow = webhook_allow});
 
   Service service(core, **store, ids, clock, *audit_seq);
   LogStore logs(std::filesystem::path(config.data_dir) / "logs");
@@ -143,7 +146,8 @@ int run(const DaemonConfig& config, const sigset_t& stop_signals) {
           ApiOptions{.stop_grace_ms = config.stop_grace_ms,
                      .long_poll_ms = std::max<int64_t>(1'000, config.heartbeat_timeout_ms / 2),
                      .heartbeat_interval_ms = config.heartbeat_interval_ms,
-                     .web_dir = config.web_dir});
+                     .web_dir = config.web_dir,
+                     .webhook_allow = webhook_allow});
   if (!config.web_dir.empty() &&
       !std::filesystem::is_regular_file(std::filesystem::path(config.web_dir) / "index.html")) {
     spdlog::warn("msg=\"no dashboard: index.html is missing\" web_dir=\"{}\"", config.web_dir);

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
+#include <utility>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
@@ -35,37 +36,9 @@ int64_t retry_delay_ms(const WebhookOptions& options, int64_t failures) {
   return std::min(delay, options.retry_max_ms);
 }
 
-Result<WebhookTarget> parse_webhook_url(std::string_view url) {
-  WebhookTarget target;
-  if (url.starts_with("https://")) {
-    target.tls = true;
-    url.remove_prefix(8);
-  } else if (url.starts_with("http://")) {
-    url.remove_prefix(7);
-  } else {
-    return fail(ErrorCode::kInvalidArgument, "the webhook URL must be http:// or https://");
-  }
-  const size_t slash = url.find('/');
-  std::string_view authority = url.substr(0, slash);
-  target.path = slash == std::string_view::npos ? "/" : std::string(url.substr(slash));
-  const size_t colon = authority.rfind(':');
-  const bool bracketed = authority.starts_with('[');  // IPv6: the port follows the ']'.
-  if (colon != std::string_view::npos && (!bracketed || colon > authority.find(']'))) {
-    target.port = std::string(authority.substr(colon + 1));
-    authority = authority.substr(0, colon);
-  } else {
-    target.port = target.tls ? "443" : "80";
-  }
-  target.host = std::string(authority);
-  if (target.host.empty() || target.port.empty()) {
-    return fail(ErrorCode::kInvalidArgument, "the webhook URL needs a host");
-  }
-  return target;
-}
-
 WebhookSender::WebhookSender(std::unique_ptr<Store> store, const Clock& clock,
                              WebhookOptions options)
-    : store_(std::move(store)), clock_(clock), options_(options) {
+    : store_(std::move(store)), clock_(clock), options_(std::move(options)) {
   thread_ = std::thread([this] { loop(); });
 }
 
@@ -120,7 +93,7 @@ void WebhookSender::deliver(const Delivery& delivery) {
               {"X-Allot-Delivery", fmt::format("dlv_{:016x}", event.seq)},
               {"X-Allot-Timestamp", std::to_string(timestamp_s)},
               {"X-Allot-Signature", webhook_signature(delivery.secret, timestamp_s, body)}},
-             options_.timeout_ms);
+             options_.allow, options_.timeout_ms);
     if (status) {
       result = std::to_string(*status);
       delivered = *status >= 200 && *status < 300;

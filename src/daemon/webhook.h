@@ -10,6 +10,7 @@
 #include <string_view>
 #include <thread>
 
+#include "common/address_policy.h"
 #include "common/clock.h"
 #include "store/store.h"
 
@@ -24,20 +25,12 @@ struct WebhookOptions {
   int64_t max_attempts = 10;       // After this many failures the delivery is given up.
   int64_t poll_ms = 200;           // How often the outbox is read for due deliveries.
   int64_t timeout_ms = 10'000;     // One attempt, connecting to the answer's status line.
+  AddressAllowList allow;          // Internal addresses that deliveries may reach nonetheless.
 };
 
 // The wait before the next attempt after `failures` failed ones: base, 2 x base, 4 x base, ...,
 // never more than retry_max_ms.
 int64_t retry_delay_ms(const WebhookOptions& options, int64_t failures);
-
-// A delivery target split from its URL.
-struct WebhookTarget {
-  bool tls = false;
-  std::string host;
-  std::string port;
-  std::string path;  // With the query, "/" at least.
-};
-[[nodiscard]] Result<WebhookTarget> parse_webhook_url(std::string_view url);
 
 // Works through the outbox until stopped. Each attempt's result is recorded before the next is
 // made, so a restarted daemon resumes where this one left off (a delivery may then arrive twice;

@@ -1,6 +1,5 @@
 #include "daemon/webhook_post.h"
 
-#include <netdb.h>
 #include <openssl/err.h>
 #include <openssl/ssl.h>
 #include <openssl/x509_vfy.h>
@@ -50,30 +49,37 @@ class Connection {
     if (fd_ >= 0) ::close(fd_);
   }
 
-  // Connects to the first address of the host that answers.
-  Status open(const std::string& host, const std::string& port, Deadline deadline) {
-    addrinfo hints{};
-    hints.ai_family = AF_UNSPEC;
-    hints.ai_socktype = SOCK_STREAM;
-    addrinfo* found = nullptr;
-    if (int rc = ::getaddrinfo(host.c_str(), port.c_str(), &hints, &found); rc != 0) {
-      return unavailable(fmt::format("cannot resolve {}: {}", host, gai_strerror(rc)));
-    }
-    std::unique_ptr<addrinfo, decltype(&freeaddrinfo)> addresses(found, &freeaddrinfo);
-    for (addrinfo* a = found; a != nullptr; a = a->ai_next) {
-      const int fd = ::socket(a->ai_family, a->ai_socktype | SOCK_NONBLOCK, a->ai_protocol);
+  // Connects to the first address of the host that answers and that a webhook may reach. The
+  // addresses are checked as resolved now, and the connection goes to the checked address itself,
+  // so that a name that resolved to a public address before cannot be swapped for an internal one.
+  Status open(const std::string& host, const std::string& port, const AddressAllowList& allow,
+              Deadline deadline) {
+    auto addresses = resolve_host(host, port);
+    if (!addresses) return unavailable(addresses.error().message);
+    std::string refused;
+    for (const ResolvedAddress& a : *addresses) {
+      if (!webhook_may_reach(a.ip, allow)) {
+        refused = a.ip.to_string();
+        continue;
+      }
+      const int fd = ::socket(a.address.ss_family, SOCK_STREAM | SOCK_NONBLOCK, 0);
       if (fd < 0) continue;
       int error = 0;
       socklen_t size = sizeof error;
-      const bool connected =
-          (::connect(fd, a->ai_addr, a->ai_addrlen) == 0 || errno == EINPROGRESS) &&
-          wait_for(fd, POLLOUT, deadline) &&
-          ::getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &size) == 0 && error == 0;
+      const auto* to = reinterpret_cast<const sockaddr*>(&a.address);
+      const bool connected = (::connect(fd, to, a.length) == 0 || errno == EINPROGRESS) &&
+                             wait_for(fd, POLLOUT, deadline) &&
+                             ::getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &size) == 0 &&
+                             error == 0;
       if (connected) {
         fd_ = fd;
         return {};
       }
       ::close(fd);
+    }
+    if (!refused.empty()) {
+      return unavailable(fmt::format(
+          "refused: {} is at {}, an internal address not in webhook_allow", host, refused));
     }
     return unavailable(fmt::format("cannot connect to {}:{}", host, port));
   }
@@ -177,13 +183,12 @@ Result<int> read_status(Connection& connection, Deadline deadline) {
 }  // namespace
 
 Result<int> post(const WebhookTarget& target, const std::string& body, const HeaderList& headers,
-                 int64_t timeout_ms) {
+                 const AddressAllowList& allow, int64_t timeout_ms) {
   const Deadline deadline =
       std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
-  std::string host = target.host;
-  if (host.starts_with('[') && host.ends_with(']')) host = host.substr(1, host.size() - 2);
+  const std::string host = target.bare_host();
   Connection connection;
-  if (auto ok = connection.open(host, target.port, deadline); !ok) {
+  if (auto ok = connection.open(host, target.port, allow, deadline); !ok) {
     return std::unexpected(ok.error());
   }
   if (target.tls) {

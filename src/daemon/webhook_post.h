@@ -14,9 +14,12 @@ namespace allot {
 
 using HeaderList = std::vector<std::pair<std::string, std::string>>;
 
-// POSTs `body` as JSON with `headers` and Connection: close; returns the answer's HTTP status, or
-// kUnavailable saying why there was none (cannot resolve or connect, timed out, not HTTP).
+// POSTs `body` as JSON with `headers` and Connection: close, to an address of the host that a
+// webhook may reach (common/address_policy.h); returns the answer's HTTP status, or kUnavailable
+// saying why there was none (cannot resolve or connect, only internal addresses, timed out, not
+// HTTP).
 [[nodiscard]] Result<int> post(const WebhookTarget& target, const std::string& body,
-                               const HeaderList& headers, int64_t timeout_ms);
+                               const HeaderList& headers, const AddressAllowList& allow,
+                               int64_t timeout_ms);
 
 }  // namespace allot

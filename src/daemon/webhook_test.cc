@@ -45,12 +45,15 @@ TEST(Webhook, UrlsSplitIntoHostPortAndPath) {
   EXPECT_FALSE(parse_webhook_url("http:///x"));
 }
 
+// The test receivers listen on loopback, which a webhook reaches only when the operator allows it.
+const AddressAllowList kLoopback = *AddressAllowList::parse("127.0.0.0/8, ::1");
+
 TEST(Webhook, APostSendsItsHeadersAndBodyAndReadsTheStatus) {
   testing::WebhookReceiver receiver;
   receiver.script({418});
   auto target = parse_webhook_url(receiver.url("/in?x=1"));
   ASSERT_TRUE(target);
-  auto status = post(*target, R"({"a":1})", {{"X-Allot-Event", "test"}}, 5'000);
+  auto status = post(*target, R"({"a":1})", {{"X-Allot-Event", "test"}}, kLoopback, 5'000);
   ASSERT_TRUE(status) << status.error().message;
   EXPECT_EQ(*status, 418);
   const auto requests = receiver.requests();
@@ -65,12 +68,29 @@ TEST(Webhook, TlsToAServerThatSpeaksNoTlsFailsWithinTheDeadline) {
   auto target = parse_webhook_url(receiver.url("/"));
   ASSERT_TRUE(target);
   target->tls = true;
-  auto status = post(*target, "{}", {}, 1'000);
+  auto status = post(*target, "{}", {}, kLoopback, 1'000);
   ASSERT_FALSE(status);
   EXPECT_EQ(status.error().code, ErrorCode::kUnavailable);
   EXPECT_TRUE(receiver.requests().empty());
   // Nobody listens on port 9 of loopback: refused at once.
-  EXPECT_FALSE(post(*parse_webhook_url("http://127.0.0.1:9/"), "{}", {}, 1'000));
+  EXPECT_FALSE(post(*parse_webhook_url("http://127.0.0.1:9/"), "{}", {}, kLoopback, 1'000));
+}
+
+TEST(Webhook, APostToAnInternalAddressIsRefusedUnlessAllowedAndNothingIsSent) {
+  testing::WebhookReceiver receiver;
+  // By address and by a name that resolves to loopback: no connection is made.
+  const std::string port = parse_webhook_url(receiver.url("/"))->port;
+  for (const std::string& url : {receiver.url("/in"), "http://localhost:" + port + "/in"}) {
+    auto status = post(*parse_webhook_url(url), "{}", {}, AddressAllowList{}, 1'000);
+    ASSERT_FALSE(status) << url;
+    EXPECT_EQ(status.error().code, ErrorCode::kUnavailable);
+    EXPECT_NE(status.error().message.find("webhook_allow"), std::string::npos)
+        << status.error().message;
+    // An allow-list that admits other ranges only does not help.
+    EXPECT_FALSE(
+        post(*parse_webhook_url(url), "{}", {}, *AddressAllowList::parse("10.0.0.0/8"), 1'000));
+  }
+  EXPECT_TRUE(receiver.requests().empty());
 }
 
 }  // namespace

@@ -12,7 +12,10 @@ constexpr std::string_view kUpsertBudget =
     "ON CONFLICT (id) DO UPDATE SET doc = excluded.doc";
 constexpr std::string_view kInsertAlert =
     "INSERT INTO budget_alerts (budget_id, month, threshold_pct, spend_micros, at_ms) "
-    "VALUES ($1, $2, $3, $4, $5)";
+    "VALUES ($1, $2, $3, $4, $5) "
+    // A threshold alerts again in the same month once a changed amount re-arms it.
+    "ON CONFLICT (budget_id, month, threshold_pct) DO UPDATE SET "
+    "spend_micros = excluded.spend_micros, at_ms = excluded.at_ms";
 constexpr std::string_view kInsertEvent =
     "INSERT INTO events (seq, at_ms, tenant_id, kind, payload) VALUES ($1, $2, $3, $4, $5)";
 constexpr std::string_view kInsertDelivery =

@@ -444,6 +444,14 @@ TEST_P(StoreTest, BudgetsAlertsAndTheEventLogLoadBackWithTheOutbox) {
   const Event other{
       .seq = 2, .at_ms = 31, .tenant_id = "ten_0000000000000002", .kind = "x", .payload = "{}"};
   ASSERT_TRUE(store_->commit(Batch{.rows = {kTenant, kProject, budget, hooked, alert, other}}));
+  // A changed amount re-arms a threshold: it alerts again in the same month, and the later alert
+  // is the one kept.
+  const BudgetAlert again{.budget_id = budget.id,
+                          .month = "2027-01",
+                          .threshold_pct = 50,
+                          .spend_micros = 5'000'000,
+                          .at_ms = 40};
+  ASSERT_TRUE(store_->commit(Batch{.rows = {again}}));
   store_.reset();
   store_ = open();
   auto rows = store_->load();
@@ -451,7 +459,7 @@ TEST_P(StoreTest, BudgetsAlertsAndTheEventLogLoadBackWithTheOutbox) {
   Core core;
   core.restore(*rows);
   EXPECT_EQ(core.state().budgets.at(budget.id), budget);
-  EXPECT_EQ(core.state().budget_alerts.at(alert.key()), alert);
+  EXPECT_EQ(core.state().budget_alerts.at(alert.key()), again);
   EXPECT_EQ(core.state().last_event_seq, 2);
 
   auto mine = store_->list_events(EventQuery{.tenant_id = kTenant.id});

@@ -62,13 +62,22 @@ export function tenantsPage(ctx: Ctx): PageView {
       projectTenant.dataset.sig = sig;
       replace(projectTenant, tenants.map((t) => h('option', { value: t.id }, t.name)));
     }
-    const cash = addMoney(...[...balanceOf.values()].map((b) => b.cash));
+    // Money paid in and not yet spent is a liability to the tenants; a postpaid tenant's debt is
+    // owed to the operator. Netting one against the other would hide both, so they add up apart.
+    const cashes = [...balanceOf.values()].map((b) => b.cash);
+    const held = addMoney(...cashes.filter((c) => !c.startsWith('-')));
+    const owed = addMoney(...cashes.filter((c) => c.startsWith('-')).map((c) => c.slice(1)));
     replace(
       kpis,
       kpi('Tenants', String(tenants.length), ctx.isOperator ? 'including the operator' : undefined, 'kpi-tenants'),
       kpi('Projects', String(projects.length)),
       kpi('Users', String(users.length)),
-      kpi(ctx.isOperator ? 'Cash across tenants' : 'Cash', money(cash), 'paid in less posted usage'),
+      ...(ctx.isOperator
+        ? [
+            kpi('Cash held for tenants', money(held), 'paid in and not yet spent', 'kpi-cash-held'),
+            kpi('Owed by tenants', money(owed), 'postpaid usage posted and not paid', 'kpi-owed'),
+          ]
+        : [kpi('Cash', money(addMoney(...cashes)), 'paid in less posted usage')]),
     );
     renderIf(tenantsBox, [tenants, [...balanceOf.values()].map((b) => [b.cash, b.credits, b.held, b.unposted, b.available])], () =>
       table(
