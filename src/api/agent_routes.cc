@@ -27,7 +27,20 @@ Result<json> parse_object(const std::string& body) {
   return doc;
 }
 
+// The array named `name`; an absent optional one is empty. Anything else is refused: iterating a
+// JSON object or a number would read it as if it were an array.
+Result<json> array_of(const json& d, const char* name, bool required) {
+  auto it = d.find(name);
+  if (it == d.end() && !required) return json::array();
+  if (it == d.end() || !it->is_array()) {
+    return std::unexpected(bad_report(fmt::format("'{}' must be an array", name)));
+  }
+  return *it;
+}
+
 Result<JoinNode> parse_join(const json& d) {
+  auto gpus = array_of(d, "gpus", true);
+  if (!gpus) return std::unexpected(gpus.error());
   try {
     JoinNode join{.name = d.at("name"),
                   .region = d.value("region", "default"),
@@ -36,7 +49,7 @@ Result<JoinNode> parse_join(const json& d) {
                   .memory_mib = d.value("memory_mib", int64_t{0}),
                   .backend = d.value("backend", ""),
                   .agent_version = d.value("agent_version", "")};
-    for (const json& g : d.at("gpus")) {
+    for (const json& g : *gpus) {
       join.gpus.push_back(GpuReport{.index = g.at("index"),
                                     .uuid = g.at("uuid"),
                                     .name = g.value("name", ""),
@@ -52,9 +65,13 @@ Result<JoinNode> parse_join(const json& d) {
 }
 
 Result<NodeHeartbeat> parse_heartbeat(const json& d) {
+  auto gpus = array_of(d, "gpus", false);
+  if (!gpus) return std::unexpected(gpus.error());
+  auto workloads = array_of(d, "workloads", false);
+  if (!workloads) return std::unexpected(workloads.error());
   try {
     NodeHeartbeat beat{.node_id = d.at("node_id")};
-    for (const json& g : d.value("gpus", json::array())) {
+    for (const json& g : *gpus) {
       beat.gpus.push_back(
           GpuHeartbeat{.index = g.at("index"),
                        .telemetry = {.utilization_pct = g.value("utilization_pct", 0),
@@ -68,7 +85,7 @@ Result<NodeHeartbeat> parse_heartbeat(const json& d) {
                        .lost = g.value("lost", false),
                        .xids = g.value("xids", std::vector<int>{})});
     }
-    for (const json& w : d.value("workloads", json::array())) {
+    for (const json& w : *workloads) {
       const std::string state = w.at("state");
       WorkloadReport report{.instance_id = w.at("instance_id"),
                             .exit_code = w.value("exit_code", -1),
@@ -181,7 +198,9 @@ Result<HttpResponse> heartbeat(Call& call) {
     return fail(ErrorCode::kForbidden, "a node may only report for itself");
   }
   // Logs first: a workload's last output is in the same report as its exit.
-  ALLOT_TRY(store_logs(call, doc->value("logs", json::array())));
+  auto logs = array_of(*doc, "logs", false);
+  if (!logs) return std::unexpected(logs.error());
+  ALLOT_TRY(store_logs(call, *logs));
   ALLOT_TRY(call.ctx.apply(*beat));
   return json_reply(200, work_for(call, *call.ctx.state().node(beat->node_id), *beat));
 }

@@ -58,6 +58,8 @@ HttpResponse run_route(const Route& route, const HttpRequest& request, const Tar
   Result<HttpResponse> result =
       caller ? route.handler(call) : Result<HttpResponse>(std::unexpected(caller.error()));
   HttpResponse response = result ? std::move(*result) : error_reply(result.error());
+  // A join is authenticated by its token, which the handler checks.
+  response.authenticated = route.auth == RouteAuth::kJoin ? result.has_value() : caller.has_value();
   if (mutating) {
     std::string target_id = call.target_id;
     if (target_id.empty() && !call.params.empty()) target_id = call.params.front();

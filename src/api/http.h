@@ -19,6 +19,9 @@ struct HttpResponse {
   std::string body;
   std::string content_type = "application/json";
   std::string cache_control;  // Left out when empty.
+  // The caller proved a credential (a user's key, a node's credential or a join token): the
+  // server then keeps its connection out of those it closes to make room under load.
+  bool authenticated = false;
 };
 
 // Answers a request. May be called from any thread, exactly once.

@@ -1,7 +1,11 @@
 #include "api/http_server.h"
 
 #include <array>
+#include <chrono>
+#include <list>
+#include <optional>
 #include <set>
+#include <unordered_map>
 
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
@@ -18,20 +22,126 @@ namespace http = beast::http;
 using asio::awaitable;
 using asio::use_awaitable;
 using tcp = asio::ip::tcp;
+using Parser = http::request_parser<http::string_body>;
 
 std::string error_body(std::string_view code, std::string_view message) {
   return fmt::format(R"({{"error":{{"code":"{}","message":"{}"}}}})", code, message);
 }
 
+HttpResponse refusal(int status, std::string_view code, std::string_view message) {
+  return HttpResponse{.status = status, .body = error_body(code, message)};
+}
+
+// A header over the limit whose request line alone is too long is a URI too long (414), else a
+// header too large (431). The parser has the request line once it is whole; before, the buffer
+// holds what came of it.
+HttpResponse header_too_large(const Parser& parser, const beast::flat_buffer& buffer) {
+  const std::string_view data(static_cast<const char*>(buffer.data().data()), buffer.size());
+  const bool line_whole = !parser.get().target().empty();
+  const size_t line_bytes = line_whole ? parser.get().target().size() : data.find("\r\n");
+  if (line_bytes == std::string_view::npos || line_bytes > limits::kMaxTargetBytes) {
+    return refusal(414, "uri_too_long",
+                   fmt::format("the request target is over {} bytes", limits::kMaxTargetBytes));
+  }
+  return refusal(431, "header_too_large",
+                 fmt::format("the header is over {} bytes", limits::kMaxHeaderBytes));
+}
+
+// What to answer a read that failed: nothing when the peer went away (or was closed here), else
+// the status HTTP gives for the fault.
+std::optional<HttpResponse> answer_read_error(const boost::system::error_code& ec,
+                                              const Parser& parser,
+                                              const beast::flat_buffer& buffer) {
+  if (ec == beast::error::timeout) {
+    return refusal(408, "request_timeout", "the request did not arrive in time");
+  }
+  if (ec == http::error::body_limit) {
+    return refusal(413, "body_too_large",
+                   fmt::format("the body is over {} bytes", limits::kMaxBodyBytes));
+  }
+  if (ec == http::error::header_limit) return header_too_large(parser, buffer);
+  if (ec == http::error::bad_version) {
+    return refusal(505, "http_version_not_supported", "only HTTP/1.0 and HTTP/1.1 are served");
+  }
+  const auto& http_errors = http::make_error_code(http::error::end_of_stream).category();
+  if (ec.category() != http_errors || ec == http::error::end_of_stream ||
+      ec == http::error::partial_message) {
+    return std::nullopt;  // Closed, reset, aborted or cut short: nobody to answer.
+  }
+  return refusal(400, "malformed_request", fmt::format("malformed HTTP: {}", ec.message()));
+}
+
+// Faults of a header that Beast reads without complaint.
+std::optional<HttpResponse> check_header(const Parser& parser) {
+  const auto& message = parser.get();
+  if (message.version() / 10 != 1) {
+    return refusal(505, "http_version_not_supported", "only HTTP/1.0 and HTTP/1.1 are served");
+  }
+  if (message.target().size() > limits::kMaxTargetBytes) {
+    return refusal(414, "uri_too_long",
+                   fmt::format("the request target is over {} bytes", limits::kMaxTargetBytes));
+  }
+  if (message.version() == 11 && message.count(http::field::host) == 0) {
+    return refusal(400, "malformed_request", "an HTTP/1.1 request needs a Host header");
+  }
+  const bool has_length = message.count(http::field::content_length) > 0;
+  const bool has_encoding = message.count(http::field::transfer_encoding) > 0;
+  if (has_length && has_encoding) {
+    return refusal(400, "malformed_request",
+                   "a request may not have both Content-Length and Transfer-Encoding");
+  }
+  if (has_encoding && !parser.chunked()) {
+    return refusal(400, "malformed_request", "a request's Transfer-Encoding must end in chunked");
+  }
+  return std::nullopt;
+}
+
+// A deadline for a read that, unlike tcp_stream's own, leaves the socket open when it passes (the
+// read ends with operation_aborted), so that the client can still be told 408.
+class ReadDeadline {
+ public:
+  ReadDeadline(asio::io_context& io, tcp::socket& socket, int64_t timeout_ms)
+      : timer_(io), state_(std::make_shared<State>(State{.socket = &socket})) {
+    timer_.expires_after(std::chrono::milliseconds(timeout_ms));
+    // The handler may run after this object is gone; it touches the socket only while armed.
+    timer_.async_wait([state = state_](const boost::system::error_code& ec) {
+      if (ec || !state->armed) return;
+      state->passed = true;
+      boost::system::error_code ignored;
+      state->socket->cancel(ignored);
+    });
+  }
+  ~ReadDeadline() { state_->armed = false; }
+  ReadDeadline(const ReadDeadline&) = delete;
+  ReadDeadline& operator=(const ReadDeadline&) = delete;
+
+  bool passed() const { return state_->passed; }
+
+ private:
+  struct State {
+    tcp::socket* socket;
+    bool armed = true;
+    bool passed = false;
+  };
+  asio::steady_timer timer_;
+  std::shared_ptr<State> state_;
+};
+
 // One open connection, as the server sees it.
 struct Connection {
   beast::tcp_stream* stream;
-  bool reading = true;  // Waiting for a request: safe to close on stop.
+  std::string address;
+  bool reading = true;   // Waiting for a request: safe to close on stop.
+  bool trusted = false;  // Has been answered as an authenticated caller: never closed for room.
+  bool open = true;      // Counted in the server's totals.
+  bool waiting = false;  // In the server's queue of connections waiting for a request.
+  std::list<Connection*>::iterator place;
 };
 
 class BeastServer final : public HttpServer {
  public:
-  explicit BeastServer(HttpHandler handler) : acceptor_(io_), handler_(std::move(handler)) {}
+  BeastServer(HttpHandler handler, HttpServerOptions options)
+      : acceptor_(io_), handler_(std::move(handler)), options_(options) {}
 
   Status listen(const std::string& host, uint16_t port) {
     boost::system::error_code ec;
@@ -71,15 +181,63 @@ class BeastServer final : public HttpServer {
 
  private:
   awaitable<void> accept_loop() {
+    asio::steady_timer pause(io_);
     while (!stopping_) {
       boost::system::error_code ec;
       tcp::socket socket = co_await acceptor_.async_accept(asio::redirect_error(use_awaitable, ec));
+      if (stopping_) break;
       if (ec) {
-        if (stopping_) break;
+        if (ec == asio::error::no_descriptors && !make_room()) {
+          // Out of descriptors with nothing to shed: wait rather than spin on the error.
+          pause.expires_after(std::chrono::milliseconds(100));
+          co_await pause.async_wait(asio::redirect_error(use_awaitable, ec));
+        }
         continue;
       }
-      if (connections_.size() >= limits::kMaxConnections) continue;  // Dropped: closes socket.
-      asio::co_spawn(io_, serve(std::move(socket)), asio::detached);
+      std::string address = socket.remote_endpoint(ec).address().to_string();
+      if (ec) continue;
+      // Dropping the socket closes it: over its address's share, or over the cap with no
+      // connection to shed.
+      if (per_address_[address] >= options_.max_connections_per_address) continue;
+      if (open_ >= options_.max_connections && !make_room()) continue;
+      ++open_;
+      ++per_address_[address];
+      asio::co_spawn(io_, serve(std::move(socket), std::move(address)), asio::detached);
+    }
+  }
+
+  // Closes the connection that has waited longest for its request, if any: under load, slow
+  // clients make way for new ones, while authenticated and busy connections are kept.
+  bool make_room() {
+    if (waiting_.empty()) return false;
+    Connection* oldest = waiting_.front();
+    release(*oldest);
+    boost::system::error_code ec;
+    oldest->stream->socket().close(ec);
+    return true;
+  }
+
+  void start_waiting(Connection& c) {
+    if (c.waiting || c.trusted || !c.open) return;
+    c.place = waiting_.insert(waiting_.end(), &c);
+    c.waiting = true;
+  }
+
+  void stop_waiting(Connection& c) {
+    if (!c.waiting) return;
+    waiting_.erase(c.place);
+    c.waiting = false;
+  }
+
+  // Takes a connection out of the totals, once.
+  void release(Connection& c) {
+    if (!c.open) return;
+    c.open = false;
+    stop_waiting(c);
+    connections_.erase(&c);
+    --open_;
+    if (auto it = per_address_.find(c.address); it != per_address_.end() && --it->second <= 0) {
+      per_address_.erase(it);
     }
   }
 
@@ -98,6 +256,7 @@ class BeastServer final : public HttpServer {
         std::move(initiate), use_awaitable);
   }
 
+  // Writes an answer; a client that does not take it within the body deadline is cut off.
   awaitable<void> write(beast::tcp_stream& stream, unsigned version, const HttpResponse& response,
                         bool keep_alive, boost::system::error_code& ec) {
     http::response<http::string_body> out{static_cast<http::status>(response.status), version};
@@ -109,7 +268,9 @@ class BeastServer final : public HttpServer {
     out.keep_alive(keep_alive);
     out.body() = response.body;
     out.prepare_payload();
+    stream.expires_after(std::chrono::milliseconds(options_.body_timeout_ms));
     co_await http::async_write(stream, out, asio::redirect_error(use_awaitable, ec));
+    stream.expires_never();
   }
 
   // Reads and drops what the client is still sending after a refusal, for a short while, so that
@@ -126,68 +287,109 @@ class BeastServer final : public HttpServer {
     }
   }
 
-  awaitable<void> serve(tcp::socket socket) {
+  // Waits for the next request's first byte on a kept-alive connection, up to the idle timeout.
+  awaitable<void> await_next(beast::tcp_stream& stream, beast::flat_buffer& buffer,
+                             boost::system::error_code& ec) {
+    if (buffer.size() > 0) co_return;
+    stream.expires_after(std::chrono::milliseconds(options_.idle_timeout_ms));
+    const size_t n = co_await stream.async_read_some(buffer.prepare(limits::kMaxHeaderBytes),
+                                                     asio::redirect_error(use_awaitable, ec));
+    stream.expires_never();
+    buffer.commit(n);
+  }
+
+  // Reads the header, or the rest of the request, within `timeout_ms`; past it, `ec` is timeout.
+  template <typename ReadOp>
+  awaitable<void> read_within(beast::tcp_stream& stream, int64_t timeout_ms, ReadOp read,
+                              boost::system::error_code& ec) {
+    const ReadDeadline deadline(io_, stream.socket(), timeout_ms);
+    co_await read(asio::redirect_error(use_awaitable, ec));
+    if (deadline.passed()) ec = beast::error::timeout;
+  }
+
+  // Reads one request into `parser`. Returns the refusal to send instead of handling it, if any;
+  // `ec` is set when the connection is to be closed without an answer.
+  awaitable<std::optional<HttpResponse>> read_request(beast::tcp_stream& stream,
+                                                      beast::flat_buffer& buffer, Parser& parser,
+                                                      bool first, boost::system::error_code& ec) {
+    if (!first) co_await await_next(stream, buffer, ec);
+    if (ec) co_return std::nullopt;
+    co_await read_within(
+        stream, options_.header_timeout_ms,
+        [&](auto token) { return http::async_read_header(stream, buffer, parser, token); }, ec);
+    if (ec) co_return answer_read_error(ec, parser, buffer);
+    if (auto refused = check_header(parser)) co_return refused;
+    if (parser.get()[http::field::expect] == "100-continue") {
+      http::response<http::empty_body> proceed{http::status::continue_, 11};
+      co_await http::async_write(stream, proceed, asio::redirect_error(use_awaitable, ec));
+      if (ec) co_return std::nullopt;
+    }
+    co_await read_within(
+        stream, options_.body_timeout_ms,
+        [&](auto token) { return http::async_read(stream, buffer, parser, token); }, ec);
+    if (ec) co_return answer_read_error(ec, parser, buffer);
+    co_return std::nullopt;
+  }
+
+  awaitable<void> serve(tcp::socket socket, std::string address) {
     beast::tcp_stream stream(std::move(socket));
-    Connection self{&stream};
+    Connection self{.stream = &stream, .address = std::move(address)};
     connections_.insert(&self);
     beast::flat_buffer buffer;
     boost::system::error_code ec;
-    std::string remote = stream.socket().remote_endpoint(ec).address().to_string();
-    while (!stopping_) {
-      http::request_parser<http::string_body> parser;
+    for (bool first = true; !stopping_ && self.open; first = false) {
+      Parser parser;
       parser.body_limit(limits::kMaxBodyBytes);
       parser.header_limit(static_cast<std::uint32_t>(limits::kMaxHeaderBytes));
       self.reading = true;
-      stream.expires_after(std::chrono::seconds(limits::kIdleTimeoutS));
-      co_await http::async_read_header(stream, buffer, parser,
-                                       asio::redirect_error(use_awaitable, ec));
-      if (!ec && parser.get()[http::field::expect] == "100-continue") {
-        http::response<http::empty_body> proceed{http::status::continue_, 11};
-        co_await http::async_write(stream, proceed, asio::redirect_error(use_awaitable, ec));
-      }
-      if (!ec) {
-        co_await http::async_read(stream, buffer, parser, asio::redirect_error(use_awaitable, ec));
-      }
+      start_waiting(self);
+      std::optional<HttpResponse> refused =
+          co_await read_request(stream, buffer, parser, first, ec);
       self.reading = false;
-      stream.expires_never();
-      if (ec == http::error::body_limit) {
-        const HttpResponse too_large{
-            413, error_body("body_too_large",
-                            fmt::format("the body is over {} bytes", limits::kMaxBodyBytes))};
-        co_await write(stream, 11, too_large, false, ec);
+      if (refused) {
+        boost::system::error_code write_ec;
+        co_await write(stream, 11, *refused, false, write_ec);
         co_await drain(stream);
         break;
       }
       if (ec) break;
+      stop_waiting(self);
       auto& message = parser.get();
       HttpRequest request{.method = std::string(message.method_string()),
                           .target = std::string(message.target()),
                           .authorization = std::string(message[http::field::authorization]),
                           .body = std::move(message.body()),
-                          .remote = remote};
+                          .remote = self.address};
       const unsigned version = message.version();
       const bool keep_alive = message.keep_alive();
       HttpResponse response = co_await call_handler(std::move(request));
+      if (response.authenticated) self.trusted = true;
       co_await write(stream, version, response, keep_alive && !stopping_, ec);
       if (ec || !keep_alive) break;
     }
     stream.socket().shutdown(tcp::socket::shutdown_send, ec);
-    connections_.erase(&self);
+    release(self);
   }
 
   asio::io_context io_{1};
   tcp::acceptor acceptor_;
   HttpHandler handler_;
+  HttpServerOptions options_;
   uint16_t port_ = 0;
-  bool stopping_ = false;              // Touched on the network thread only.
-  std::set<Connection*> connections_;  // Likewise.
+  // Touched on the network thread only, like everything below.
+  bool stopping_ = false;
+  std::set<Connection*> connections_;
+  std::list<Connection*> waiting_;  // Connections waiting for a request, longest first.
+  std::unordered_map<std::string, int64_t> per_address_;
+  int64_t open_ = 0;
 };
 
 }  // namespace
 
 Result<std::unique_ptr<HttpServer>> HttpServer::bind(const std::string& host, uint16_t port,
-                                                     HttpHandler handler) {
-  auto server = std::make_unique<BeastServer>(std::move(handler));
+                                                     HttpHandler handler,
+                                                     HttpServerOptions options) {
+  auto server = std::make_unique<BeastServer>(std::move(handler), options);
   if (auto ok = server->listen(host, port); !ok) return std::unexpected(ok.error());
   return server;
 }

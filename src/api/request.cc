@@ -62,7 +62,12 @@ Result<Target> parse_target(std::string_view target) {
     auto value = percent_decode(eq == std::string_view::npos ? "" : pair.substr(eq + 1));
     if (!key) return std::unexpected(key.error());
     if (!value) return std::unexpected(value.error());
-    out.query[*key] = *value;
+    // One value per name: a repeated parameter would mean whichever one a route happened to read.
+    if (out.query.contains(*key)) {
+      return fail(ErrorCode::kInvalidArgument,
+                  fmt::format("query parameter '{}' is given more than once", *key));
+    }
+    out.query.emplace(std::move(*key), std::move(*value));
   }
   return out;
 }

@@ -20,7 +20,8 @@ struct Target {
   std::map<std::string, std::string, std::less<>> query;
 };
 
-// Splits and percent-decodes a request target. Fails with kInvalidArgument on bad escapes.
+// Splits and percent-decodes a request target. Fails with kInvalidArgument on bad escapes and on a
+// query parameter given more than once.
 [[nodiscard]] Result<Target> parse_target(std::string_view target);
 
 // A JSON object body read field by field. After the reads, finish() reports the first error:

@@ -25,6 +25,16 @@ TEST(ParseTarget, RefusesBrokenEscapes) {
   }
 }
 
+TEST(ParseTarget, RefusesAQueryParameterGivenTwice) {
+  // However the repeat is spelled: the same name, or the same name once percent-encoded.
+  for (const char* text : {"/v1/x?limit=1&limit=2", "/v1/x?a=1&b=2&a=1", "/v1/x?flag&flag",
+                           "/v1/x?limit=1&%6Cimit=2"}) {
+    auto target = parse_target(text);
+    ASSERT_FALSE(target) << text;
+    EXPECT_EQ(target.error().code, ErrorCode::kInvalidArgument) << text;
+  }
+}
+
 TEST(JsonBody, ReportsTheFirstProblem) {
   struct Case {
     const char* body;

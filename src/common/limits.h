@@ -61,10 +61,29 @@ inline constexpr size_t kMaxBatchCommands = 4096;
 // Requests waiting for the core beyond this many are refused with kUnavailable (backpressure).
 inline constexpr size_t kMaxQueuedRequests = 65'536;
 
-// Open HTTP connections; each costs a coroutine and a buffer.
-inline constexpr size_t kMaxConnections = 10'000;
+// A request line longer than 8 KiB is refused with 414 (the most common limit of servers and
+// proxies); every id and filter the API takes fits in far less.
+inline constexpr size_t kMaxTargetBytes = 8 << 10;
+
+// HTTP connections (defaults of allotd's settings). Each costs a coroutine, a buffer and a file
+// descriptor; allotd raises its descriptor limit at start and keeps this many below it. When the
+// cap is reached, the connection that has waited longest for its request (a slow client's, never
+// an authenticated one's) is closed to make room, so that an attack cannot lock agents and the
+// operator out.
+inline constexpr int64_t kDefaultMaxConnections = 10'000;
+// Descriptors kept back from connections for the store, logs and webhooks.
+inline constexpr int64_t kReservedDescriptors = 512;
+// One address may hold this many: a NAT gateway of busy users, yet 40 addresses' worth of
+// connections to fill the default cap.
+inline constexpr int64_t kDefaultMaxConnectionsPerAddress = 256;
+// A client has this long to send a request's header, counted from the connection's opening (on a
+// kept-alive one, from the next request's first byte); 408 after. A header is one packet or a
+// few, so ten seconds covers any real network.
+inline constexpr int64_t kDefaultHeaderTimeoutMs = 10'000;
+// And this long for its body: the 1 MiB limit at 35 KB/s.
+inline constexpr int64_t kDefaultBodyTimeoutMs = 30'000;
 // An idle keep-alive connection is closed after this long.
-inline constexpr int kIdleTimeoutS = 60;
+inline constexpr int64_t kDefaultIdleTimeoutMs = 60'000;
 
 // Budget alerts: a handful of thresholds is what anyone reads; up to ten times the amount lets a
 // tenant hear how far past it they went.

@@ -1,6 +1,7 @@
 #include "daemon/config.h"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <charconv>
 #include <cstring>
@@ -79,8 +80,26 @@ int64_t* duration_field(DaemonConfig& config, std::string_view name) {
   if (name == "idle_min_window_s") return &config.idle_min_window_s;
   if (name == "forecast_lead_h") return &config.forecast_lead_h;
   if (name == "forecast_history_h") return &config.forecast_history_h;
+  if (name == "http_header_timeout_ms") return &config.http_header_timeout_ms;
+  if (name == "http_body_timeout_ms") return &config.http_body_timeout_ms;
+  if (name == "http_idle_timeout_ms") return &config.http_idle_timeout_ms;
+  if (name == "http_max_connections") return &config.http_max_connections;
+  if (name == "http_max_connections_per_address") return &config.http_max_connections_per_address;
   return nullptr;
 }
+
+// The HTTP server's settings, each also a flag of the same name in dashes.
+struct FlagHelp {
+  const char* name;
+  const char* help;
+};
+constexpr std::array<FlagHelp, 5> kHttpSettings = {{
+    {"http_header_timeout_ms", "time a client has to send a request's header (default 10000)"},
+    {"http_body_timeout_ms", "time a client has to send a request's body (default 30000)"},
+    {"http_idle_timeout_ms", "an idle kept-alive connection is closed after this (default 60000)"},
+    {"http_max_connections", "HTTP connections open at once (default 10000)"},
+    {"http_max_connections_per_address", "HTTP connections one address may hold (default 256)"},
+}};
 
 // A whole-number setting and the least it may be: durations and counts are positive, while a
 // weight may be 0 (the plugin is off).
@@ -183,7 +202,9 @@ Status apply_env(DaemonConfig& config, const GetEnv& getenv) {
        {"heartbeat_interval_ms", "heartbeat_timeout_ms", "stop_grace_ms", "rating_interval_ms",
         "runway_s", "webhook_retry_base_ms", "webhook_retry_max_ms", "webhook_max_attempts",
         "scheduler_carbon_weight", "autoscale_interval_ms", "pool_command_timeout_ms",
-        "idle_min_window_s", "forecast_lead_h", "forecast_history_h"}) {
+        "idle_min_window_s", "forecast_lead_h", "forecast_history_h", "http_header_timeout_ms",
+        "http_body_timeout_ms", "http_idle_timeout_ms", "http_max_connections",
+        "http_max_connections_per_address"}) {
     std::string variable = "ALLOT_" + std::string(name);
     std::transform(variable.begin(), variable.end(), variable.begin(),
                    [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
@@ -263,6 +284,12 @@ Result<DaemonConfig> load_daemon_config(const std::vector<std::string>& args, co
       ->check(CLI::PositiveNumber);
   cli.add_option("--forecast-history-h", history, "hours of demand history used (default 336)")
       ->check(CLI::PositiveNumber);
+  std::array<std::optional<int64_t>, kHttpSettings.size()> http_flags;
+  for (size_t i = 0; i < kHttpSettings.size(); ++i) {
+    std::string flag = "--" + std::string(kHttpSettings[i].name);
+    std::replace(flag.begin(), flag.end(), '_', '-');
+    cli.add_option(flag, http_flags[i], kHttpSettings[i].help)->check(CLI::PositiveNumber);
+  }
   std::vector<const char*> argv;
   argv.reserve(args.size());
   for (const std::string& arg : args) argv.push_back(arg.c_str());
@@ -308,6 +335,9 @@ Result<DaemonConfig> load_daemon_config(const std::vector<std::string>& args, co
   if (forecast) config.forecast = *forecast;
   if (lead) config.forecast_lead_h = *lead;
   if (history) config.forecast_history_h = *history;
+  for (size_t i = 0; i < kHttpSettings.size(); ++i) {
+    if (http_flags[i]) *duration_field(config, kHttpSettings[i].name) = *http_flags[i];
+  }
   if (auto ok = check(config); !ok) return std::unexpected(ok.error());
   return config;
 }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "common/error.h"
+#include "common/limits.h"
 
 namespace allot {
 
@@ -53,6 +54,14 @@ struct DaemonConfig {
   int64_t forecast_history_h = 336;
   // The built dashboard (web/dist) that is served at `/`; empty: no dashboard.
   std::string web_dir;
+  // HTTP: the time a client has to send a request's header and its body, how long an idle
+  // kept-alive connection stays open, and the connections open at once, in all and from one
+  // address (see limits.h for the reasons of the defaults).
+  int64_t http_header_timeout_ms = limits::kDefaultHeaderTimeoutMs;
+  int64_t http_body_timeout_ms = limits::kDefaultBodyTimeoutMs;
+  int64_t http_idle_timeout_ms = limits::kDefaultIdleTimeoutMs;
+  int64_t http_max_connections = limits::kDefaultMaxConnections;
+  int64_t http_max_connections_per_address = limits::kDefaultMaxConnectionsPerAddress;
 };
 
 using GetEnv = std::function<const char*(const char*)>;

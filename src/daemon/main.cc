@@ -1,4 +1,5 @@
 // allotd: wires the config, store, core, service, API and HTTP server together.
+#include <sys/resource.h>
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -30,6 +31,31 @@
 
 namespace allot {
 namespace {
+
+// Raises the descriptor limit to what the system allows and returns the HTTP server's settings,
+// its connection cap kept below that limit: running out of descriptors would refuse agents too.
+HttpServerOptions http_options(const DaemonConfig& config) {
+  rlimit files{};
+  int64_t descriptors = config.http_max_connections + limits::kReservedDescriptors;
+  if (getrlimit(RLIMIT_NOFILE, &files) == 0) {
+    const auto wanted = static_cast<rlim_t>(descriptors);
+    files.rlim_cur = files.rlim_max == RLIM_INFINITY ? std::max(files.rlim_cur, wanted)
+                                                     : std::max(files.rlim_cur, files.rlim_max);
+    (void)setrlimit(RLIMIT_NOFILE, &files);
+    if (getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur != RLIM_INFINITY) {
+      descriptors = std::min(descriptors, static_cast<int64_t>(files.rlim_cur));
+    }
+  }
+  const int64_t cap = std::max<int64_t>(1, descriptors - limits::kReservedDescriptors);
+  if (cap < config.http_max_connections) {
+    spdlog::warn("msg=\"descriptor limit lowers the connection cap\" max_connections={}", cap);
+  }
+  return HttpServerOptions{.header_timeout_ms = config.http_header_timeout_ms,
+                           .body_timeout_ms = config.http_body_timeout_ms,
+                           .idle_timeout_ms = config.http_idle_timeout_ms,
+                           .max_connections = std::min(cap, config.http_max_connections),
+                           .max_connections_per_address = config.http_max_connections_per_address};
+}
 
 void setup_logging(const std::string& level) {
   auto logger = spdlog::stderr_logger_mt("allotd");
@@ -152,10 +178,12 @@ int run(const DaemonConfig& config, const sigset_t& stop_signals) {
       !std::filesystem::is_regular_file(std::filesystem::path(config.web_dir) / "index.html")) {
     spdlog::warn("msg=\"no dashboard: index.html is missing\" web_dir=\"{}\"", config.web_dir);
   }
-  auto server = HttpServer::bind(config.listen_host, config.listen_port,
-                                 [&app](HttpRequest request, Responder respond) {
-                                   app.handle(std::move(request), std::move(respond));
-                                 });
+  auto server = HttpServer::bind(
+      config.listen_host, config.listen_port,
+      [&app](HttpRequest request, Responder respond) {
+        app.handle(std::move(request), std::move(respond));
+      },
+      http_options(config));
   if (!server) {
     spdlog::critical("msg=\"cannot listen\" error=\"{}\"", server.error().message);
     return 1;
