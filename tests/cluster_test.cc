@@ -314,6 +314,8 @@ TEST_F(ClusterTest, AnAgentKeepsItsCredentialInAFreshFileOnlyItsUserCanRead) {
 TEST_F(ClusterTest, AControllerDownForTwiceTheTimeoutLosesAndKillsNothingWhenItReturns) {
   std::vector<std::string> ids;
   std::vector<pid_t> pids;
+  ids.reserve(6);
+  pids.reserve(6);
   for (int i = 0; i < 6; ++i) {
     ids.push_back(launch({{"gpus", 4}, {"command", {"sh", "-c", "echo $$; exec sleep 600"}}}));
   }
@@ -351,7 +353,7 @@ TEST_F(ClusterTest, AnEmptyNodeDeletedLeavesTheFleetAndItsAgentIsRefused) {
   EXPECT_EQ(nodes().size(), 3u);
 
   size_t empty = 0;
-  while (node_named(nodes(), busy_id)["name"] == agents_[empty].name) ++empty;
+  while (node_named(nodes(), busy_id).value("name", "") == agents_[empty].name) ++empty;
   const std::string empty_id = [&] {
     for (const json& node : nodes()) {
       if (node["name"] == agents_[empty].name) return node.value("id", "");
@@ -379,9 +381,10 @@ TEST_F(ClusterTest, AnEmptyNodeDeletedLeavesTheFleetAndItsAgentIsRefused) {
 }
 
 TEST_F(ClusterTest, TheCliRevokesANodesCredentialAndItsAgentStops) {
-  const std::string id = nodes()[0].value("id", "");
+  const json first = nodes()[0];
+  const std::string id = first.value("id", "");
   size_t index = 0;
-  while (agents_[index].name != nodes()[0]["name"]) ++index;
+  while (agents_[index].name != first.value("name", "")) ++index;
   EXPECT_EQ(cli({"node", "revoke", id}, member_key_).exit_code, 3);
   const RunResult revoked = cli({"node", "revoke", id}, daemon_.admin_key());
   ASSERT_EQ(revoked.exit_code, 0) << revoked.err;

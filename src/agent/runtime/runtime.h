@@ -70,7 +70,7 @@ class Runtime {
 // How long a workload runs on without its agent: the controller stops billing it at the node's
 // last heartbeat, so after this long its shim stops it (SIGTERM, SIGKILL kOrphanGraceMs later).
 // Far longer than an agent's restart, which kills nothing. 0: never.
-inline constexpr int64_t kDefaultOrphanTimeoutMs = 10 * 60 * 1000;
+inline constexpr int64_t kDefaultOrphanTimeoutMs = int64_t{10} * 60 * 1000;
 inline constexpr int64_t kOrphanGraceMs = 10'000;
 
 // A runtime whose state lives in `state_dir` (created if needed): workloads it started are
