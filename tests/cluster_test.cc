@@ -319,6 +319,114 @@ TEST_F(ClusterTest, ARestartedAgentReadoptsItsRunningWork) {
   EXPECT_NE(instance(id).value("reason", "").find("signal 15"), std::string::npos);
 }
 
+TEST_F(ClusterTest, AnAgentKeepsItsCredentialInAFreshFileOnlyItsUserCanRead) {
+  // A temporary file left where the agent writes (here a link to a file others may read) must
+  // not receive the credential: the agent writes only to a file it has just created.
+  AgentProcess extra{.name = "node-extra",
+                     .state_dir = dir_.path() / "agent-extra",
+                     .faults = dir_.path() / "faults-extra"};
+  std::filesystem::create_directories(extra.state_dir);
+  const auto elsewhere = dir_.path() / "elsewhere";
+  std::ofstream(elsewhere) << "public\n";
+  std::filesystem::permissions(elsewhere, std::filesystem::perms(0644));
+  std::filesystem::create_symlink(elsewhere, extra.state_dir / "node.json.tmp");
+  agents_.push_back(extra);
+  start_agent(agents_.size() - 1);
+  ASSERT_TRUE(eventually([&] { return nodes().size() == agent_count_ + 1; })) << nodes().dump();
+
+  std::ifstream public_file(elsewhere);
+  std::string text;
+  std::getline(public_file, text);
+  EXPECT_EQ(text, "public");
+  const auto saved = extra.state_dir / "node.json";
+  EXPECT_FALSE(std::filesystem::is_symlink(saved));
+  EXPECT_FALSE(std::filesystem::exists(std::filesystem::symlink_status(saved.string() + ".tmp")));
+  EXPECT_EQ(std::filesystem::status(saved).permissions(), std::filesystem::perms(0600));
+  std::ifstream in(saved);
+  EXPECT_FALSE(json::parse(in, nullptr, false).value("credential", "").empty());
+}
+
+TEST_F(ClusterTest, AControllerDownForTwiceTheTimeoutLosesAndKillsNothingWhenItReturns) {
+  std::vector<std::string> ids;
+  std::vector<pid_t> pids;
+  ids.reserve(6);
+  pids.reserve(6);
+  for (int i = 0; i < 6; ++i) {
+    ids.push_back(launch({{"gpus", 4}, {"command", {"sh", "-c", "echo $$; exec sleep 600"}}}));
+  }
+  for (const std::string& id : ids) {
+    ASSERT_TRUE(instance_reaches(id, "running")) << instance(id).dump();
+    ASSERT_TRUE(eventually([&] { return !logs(id).empty(); }));
+    pids.push_back(std::stoi(logs(id)));
+  }
+  daemon_.kill();
+  std::this_thread::sleep_for(std::chrono::milliseconds(2 * kHeartbeatTimeoutMs));
+  ASSERT_TRUE(daemon_.start_on_same_port());
+  // Past another whole timeout, with the agents reporting again.
+  std::this_thread::sleep_for(std::chrono::milliseconds(kHeartbeatTimeoutMs + 1'000));
+  for (const json& node : nodes()) EXPECT_EQ(node["state"], "ready") << node.dump();
+  for (size_t i = 0; i < ids.size(); ++i) {
+    EXPECT_EQ(instance(ids[i])["state"], "running") << instance(ids[i]).dump();
+    EXPECT_EQ(::kill(pids[i], 0), 0) << ids[i] << "'s workload was killed";
+  }
+}
+
+TEST_F(ClusterTest, AnEmptyNodeDeletedLeavesTheFleetAndItsAgentIsRefused) {
+  const std::string busy_id =
+      instance(launch({{"gpus", 1}, {"interactive", true}, {"command", {"sleep", "600"}}}))
+          .value("node_id", "");
+  ASSERT_FALSE(busy_id.empty());
+  // A node with work on it stays: a stable code, and nothing changes.
+  const ClientResponse busy =
+      daemon_.request("DELETE", "/v1/nodes/" + busy_id, "", daemon_.admin_key());
+  EXPECT_EQ(busy.status, 409) << busy.body;
+  EXPECT_EQ(json::parse(busy.body)["error"]["code"], "conflict");
+  EXPECT_EQ(daemon_.request("DELETE", "/v1/nodes/" + busy_id, "", member_key_).status, 403);
+  EXPECT_EQ(
+      daemon_.request("DELETE", "/v1/nodes/nod_ffffffffffffffff", "", daemon_.admin_key()).status,
+      404);
+  EXPECT_EQ(nodes().size(), 3u);
+
+  size_t empty = 0;
+  while (node_named(nodes(), busy_id).value("name", "") == agents_[empty].name) ++empty;
+  const std::string empty_id = [&] {
+    for (const json& node : nodes()) {
+      if (node["name"] == agents_[empty].name) return node.value("id", "");
+    }
+    return std::string();
+  }();
+  const RunResult deleted = cli({"node", "delete", empty_id}, daemon_.admin_key());
+  ASSERT_EQ(deleted.exit_code, 0) << deleted.err;
+  // Gone from the fleet, the counts and /metrics; kept, and shown when asked for.
+  EXPECT_EQ(nodes().size(), 2u);
+  EXPECT_TRUE(node_named(nodes(), empty_id).is_null());
+  const json all = operator_call("GET", "/v1/nodes?include_deleted=true", 200)["items"];
+  EXPECT_EQ(all.size(), 3u);
+  EXPECT_EQ(node_named(all, empty_id)["state"], "deleted");
+  EXPECT_TRUE(node_named(all, empty_id)["deleted_at"].is_string());
+  EXPECT_EQ(operator_call("GET", "/v1/nodes?state=deleted", 200)["items"].size(), 1u);
+  EXPECT_EQ(metric_sum("allot_nodes"), 2);
+  // Its agent is refused from now on and stops; the node stays deleted, never lost.
+  EXPECT_EQ(wait_for_exit(agents_[empty].pid, std::chrono::seconds(30)), 1);
+  agents_[empty].pid = -1;
+  std::this_thread::sleep_for(std::chrono::milliseconds(kHeartbeatTimeoutMs + 500));
+  EXPECT_EQ(operator_call("GET", "/v1/nodes/" + empty_id, 200)["state"], "deleted");
+  // Deleting it again changes nothing.
+  EXPECT_EQ(cli({"node", "delete", empty_id}, daemon_.admin_key()).exit_code, 0);
+}
+
+TEST_F(ClusterTest, TheCliRevokesANodesCredentialAndItsAgentStops) {
+  const json first = nodes()[0];
+  const std::string id = first.value("id", "");
+  size_t index = 0;
+  while (agents_[index].name != first.value("name", "")) ++index;
+  EXPECT_EQ(cli({"node", "revoke", id}, member_key_).exit_code, 3);
+  const RunResult revoked = cli({"node", "revoke", id}, daemon_.admin_key());
+  ASSERT_EQ(revoked.exit_code, 0) << revoked.err;
+  EXPECT_EQ(wait_for_exit(agents_[index].pid, std::chrono::seconds(30)), 1);
+  agents_[index].pid = -1;
+}
+
 TEST_F(ClusterTest, AGangStartsOnThreeNodesAtOnceAndStopsTogether) {
   const json created = call("POST", "/v1/instances",
                             {{"gpus", 8},
@@ -378,6 +486,35 @@ TEST_F(ClusterTest, AQuotaHoldsWorkBackAndSaysSo) {
       << instance(second).dump();
   call("POST", "/v1/instances/" + first + "/stop", nullptr, 200);
   EXPECT_TRUE(instance_reaches(second, "succeeded")) << instance(second).dump();
+}
+
+// Agents whose workloads may run 3 s without them (the controller's heartbeat timeout is 2 s).
+class OrphanTest : public ClusterTest {
+ protected:
+  OrphanTest() {
+    agent_count_ = 1;
+    extra_agent_args_ = {"--orphan-timeout-s", "3"};
+  }
+};
+
+TEST_F(OrphanTest, AShortAgentRestartKillsNothingAndAnAgentGoneForLongerStopsItsWork) {
+  const std::string id =
+      launch({{"gpus", 1}, {"command", {"sh", "-c", "echo $$; exec sleep 600"}}});
+  ASSERT_TRUE(instance_reaches(id, "running")) << instance(id).dump();
+  ASSERT_TRUE(eventually([&] { return !logs(id).empty(); }));
+  const pid_t pid = std::stoi(logs(id));
+  // Away for one second: back long before the deadline, the work still runs past it.
+  kill_agent(0);
+  std::this_thread::sleep_for(std::chrono::seconds(1));
+  start_agent(0);
+  std::this_thread::sleep_for(std::chrono::seconds(4));
+  EXPECT_EQ(::kill(pid, 0), 0) << "a short agent restart killed the work";
+  EXPECT_EQ(instance(id)["state"], "running") << instance(id).dump();
+  // Gone for good: the node is lost (billing ends at its last heartbeat) and the work stops
+  // at the deadline rather than running on unbilled.
+  kill_agent(0);
+  EXPECT_TRUE(instance_reaches(id, "lost")) << instance(id).dump();
+  EXPECT_TRUE(eventually([&] { return ::kill(pid, 0) != 0; })) << "the work outlived the deadline";
 }
 
 }  // namespace

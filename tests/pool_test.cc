@@ -101,6 +101,12 @@ TEST_F(PoolTest, QueuedWorkGrowsAPoolOfRealAgentsThatShrinksBackWhenTheWorkIsDon
   const json emptied = pool(id);
   for (const json& n : emptied["nodes"]) EXPECT_EQ(n["state"], "deleted") << n.dump();
   for (pid_t pid : agents) EXPECT_FALSE(process_alive(pid)) << pid;
+  // The deleted nodes leave the fleet and /metrics, and stay in the store for the books.
+  EXPECT_TRUE(nodes().empty()) << nodes().dump();
+  EXPECT_EQ(metric_sum("allot_nodes"), 0);
+  const json kept = pool_call("GET", "/v1/nodes?include_deleted=true", nullptr, 200)["items"];
+  ASSERT_EQ(kept.size(), 2U);
+  for (const json& n : kept) EXPECT_EQ(n["state"], "deleted") << n.dump();
   for (const std::string& job : jobs) EXPECT_EQ(instance(job)["state"], "succeeded");
   // Every decision is an event with its reason.
   const auto ups = events("pool.scale_up");

@@ -1,7 +1,5 @@
 #include "agent/agent.h"
 
-#include <sys/stat.h>
-
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -11,6 +9,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "agent/runtime/state_file.h"
 #include "common/base64.h"
 #include "common/limits.h"
 
@@ -114,14 +113,13 @@ Status Agent::ensure_credential() {
   }
   node_id_ = answer.value("node_id", "");
   credential_ = answer.value("credential", "");
-  // The credential is the node's password: readable by the agent's user alone.
-  const auto temp = path.string() + ".tmp";
-  {
-    std::ofstream out(temp);
-    out << json{{"node_id", node_id_}, {"credential", credential_}}.dump() << "\n";
-  }
-  chmod(temp.c_str(), 0600);
-  std::filesystem::rename(temp, path);
+  // The credential is the node's password: readable by the agent's user alone from the moment the
+  // file exists, and on disk before it replaces anything.
+  const json saved = {{"node_id", node_id_}, {"credential", credential_}};
+  auto written =
+      write_file_atomically(path.string(), path.string() + ".tmp", saved.dump() + "\n", 0600);
+  // Joining again would make a second node: an agent that cannot keep its credential stops.
+  if (!written) return fail(ErrorCode::kInternal, "joined but " + written.error().message);
   spdlog::info("msg=\"joined\" node_id={}", node_id_);
   return {};
 }
@@ -265,7 +263,7 @@ int Agent::run() {
     auto ok = ensure_credential();
     if (ok) break;
     spdlog::error("msg=\"cannot join\" error=\"{}\"", ok.error().message);
-    if (ok.error().code == ErrorCode::kUnauthenticated) return 1;
+    if (ok.error().code != ErrorCode::kUnavailable) return 1;
     std::this_thread::sleep_for(std::chrono::seconds(1));
   }
   std::thread waiter([this] { wait_loop(); });

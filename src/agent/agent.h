@@ -34,7 +34,7 @@ class Agent {
         const Clock& clock);
 
   // Joins (or reuses the saved credential) and serves until stop(). Returns the exit code: 0 after
-  // stop(), 1 when the controller refuses the node's credential.
+  // stop(), 1 when the controller refuses the node's credential or it cannot be saved.
   int run();
   // Safe from a signal-handling thread.
   void stop();

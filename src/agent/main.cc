@@ -43,6 +43,10 @@ int main(int argc, char** argv) {
   app.add_option("--simulate", simulate, "simulated GPUs: COUNTxMODEL or a file of models");
   app.add_option("--faults", faults, "fault file for simulated GPUs (xid I CODE, lost I)");
   app.add_option("--log-level", log_level, "trace, debug, info, warn or error");
+  int64_t orphan_timeout_s = kDefaultOrphanTimeoutMs / 1000;
+  app.add_option("--orphan-timeout-s", orphan_timeout_s,
+                 "stop workloads after this long without the agent (default 600; 0: never)")
+      ->check(CLI::Range(int64_t{0}, int64_t{365} * 24 * 3600));
   CLI11_PARSE(app, argc, argv);
 
   auto logger = spdlog::stderr_logger_mt("allot-agent");
@@ -73,7 +77,8 @@ int main(int argc, char** argv) {
     return 2;
   }
   allot::SystemClock clock;
-  auto runtime = open_process_runtime(config.state_dir + "/workloads", clock);
+  auto runtime =
+      open_process_runtime(config.state_dir + "/workloads", clock, orphan_timeout_s * 1000);
   if (!runtime) {
     std::fprintf(stderr, "%s\n", runtime.error().message.c_str());
     return 2;

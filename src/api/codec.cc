@@ -82,6 +82,7 @@ nlohmann::json to_json(const Node& n) {
   out["state"] = node_state_name(n.state());
   out["joined_at"] = format_time(n.joined_at_ms);
   out["last_heartbeat_at"] = time_or_null(n.last_heartbeat_ms);
+  out["deleted_at"] = time_or_null(n.deleted_at_ms);
   return out;
 }
 

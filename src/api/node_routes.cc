@@ -12,6 +12,9 @@ namespace {
 
 using nlohmann::json;
 
+constexpr std::string_view kTrueFalseNames[] = {"true", "false"};
+constexpr std::span<const std::string_view> kTrueFalse = kTrueFalseNames;
+
 Result<HttpResponse> create_join_token(Call& call) {
   JsonBody body(call.request.body);
   std::string name = body.required_string("name");
@@ -46,12 +49,18 @@ Result<HttpResponse> revoke_join_token(Call& call) {
 
 Result<HttpResponse> list_nodes(Call& call) {
   ALLOT_TRY(require_operator_admin(call.caller));
-  auto page = read_page(call.target, {"state"});
+  auto page = read_page(call.target, {"state", "include_deleted"});
   if (!page) return std::unexpected(page.error());
   auto state = read_choice(call.target, "state", node_state_names());
   if (!state) return std::unexpected(state.error());
-  return page_of(call.ctx.state().nodes, *page,
-                 [&](const Node& n) { return !*state || node_state_name(n.state()) == **state; });
+  auto deleted = read_choice(call.target, "include_deleted", kTrueFalse);
+  if (!deleted) return std::unexpected(deleted.error());
+  // Deleted nodes are history: listed when asked for, by the flag or by their state.
+  const bool with_deleted = *deleted == "true" || *state == "deleted";
+  return page_of(call.ctx.state().nodes, *page, [&](const Node& n) {
+    return (with_deleted || n.deleted_at_ms == 0) &&
+           (!*state || node_state_name(n.state()) == **state);
+  });
 }
 
 Result<const Node*> path_node(const Call& call) {
@@ -88,12 +97,22 @@ Result<HttpResponse> revoke_credential(Call& call) {
   return json_reply(200, to_json(*call.ctx.state().node(id)));
 }
 
+// DELETE /v1/nodes/{id}: an empty node leaves the fleet; kept for billing and the books.
+Result<HttpResponse> delete_node(Call& call) {
+  auto node = path_node(call);
+  if (!node) return std::unexpected(node.error());
+  const std::string id = (*node)->id;
+  ALLOT_TRY(call.ctx.apply(DeleteNode{.node_id = id}));
+  return json_reply(200, to_json(*call.ctx.state().node(id)));
+}
+
 constexpr Route kRoutes[] = {
     {"POST", "/v1/join-tokens", create_join_token},
     {"GET", "/v1/join-tokens", list_join_tokens},
     {"DELETE", "/v1/join-tokens/{id}", revoke_join_token},
     {"GET", "/v1/nodes", list_nodes},
     {"GET", "/v1/nodes/{id}", get_node},
+    {"DELETE", "/v1/nodes/{id}", delete_node},
     {"POST", "/v1/nodes/{id}/cordon", cordon},
     {"POST", "/v1/nodes/{id}/uncordon", uncordon},
     {"POST", "/v1/nodes/{id}/drain", drain},

@@ -157,6 +157,8 @@ bool Service::reload() {
   core_.clear();
   core_.restore(*rows);
   if (!core_.restore_ledger(std::move(*ledger))) return false;
+  // Heartbeats were refused while the store was away: nodes get their whole timeout again.
+  core_.resume(clock_.now_ms());
   audit_seq_ = *seq;
   std::lock_guard lock(mutex_);
   stale_ = false;

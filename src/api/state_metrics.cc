@@ -23,6 +23,7 @@ void node_metrics(std::string& out, const State& state) {
   }
   std::map<std::pair<std::string, std::string>, int> gpus;  // (state, model)
   for (const auto& [id, node] : state.nodes) {
+    if (node.deleted_at_ms != 0) continue;  // Out of the fleet: kept for the books only.
     ++by_state[std::string(node_state_name(node.state()))];
     for (const Gpu& gpu : node.gpus) {
       const char* s = !gpu.healthy || node.lost ? "unhealthy"

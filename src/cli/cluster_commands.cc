@@ -154,16 +154,30 @@ void add_cluster_commands(CLI::App& app, Action& action) {
       [&action] { action = list_of("/v1/nodes", limit, kNodeColumns, summarise_nodes); });
 
   CLI::App* node =
-      app.add_subcommand("node", "one node: get, cordon, uncordon, drain")->require_subcommand(1);
+      app.add_subcommand("node", "one node: get, cordon, uncordon, drain, delete, revoke")
+          ->require_subcommand(1);
   node->fallthrough();
-  for (const char* verb : {"get", "cordon", "uncordon", "drain"}) {
-    CLI::App* sub = node->add_subcommand(verb, std::string(verb) + " a node");
+  // Each verb's method and path: delete takes an empty node out of the fleet; revoke makes its
+  // agent's credential stop working.
+  struct Verb {
+    const char* name;
+    const char* help;
+    const char* method;
+    const char* suffix;
+  };
+  static constexpr Verb kVerbs[] = {
+      {"get", "show a node", "GET", ""},
+      {"cordon", "take no new work", "POST", "/cordon"},
+      {"uncordon", "take work again", "POST", "/uncordon"},
+      {"drain", "take no new work and wait for the work to end", "POST", "/drain"},
+      {"delete", "take an empty node out of the fleet (kept for the books)", "DELETE", ""},
+      {"revoke", "revoke the node's credential: its agent is refused", "POST",
+       "/revoke-credential"}};
+  for (const Verb& verb : kVerbs) {
+    CLI::App* sub = node->add_subcommand(verb.name, verb.help);
     sub->add_option("id", id, "the node's id")->required();
-    const std::string v = verb;
-    sub->callback([&action, v] {
-      action = v == "get"
-                   ? show_call("GET", [] { return "/v1/nodes/" + id; })
-                   : show_call("POST", [v] { return fmt::format("/v1/nodes/{}/{}", id, v); });
+    sub->callback([&action, &verb] {
+      action = show_call(verb.method, [&verb] { return "/v1/nodes/" + id + verb.suffix; });
     });
   }
 

@@ -25,7 +25,7 @@ std::array<std::string_view, static_cast<size_t>(kLast) + 1> names_of(
 }  // namespace
 
 std::span<const std::string_view> node_state_names() {
-  static const auto kNames = names_of<NodeState, NodeState::kLost>(node_state_name);
+  static const auto kNames = names_of<NodeState, NodeState::kDeleted>(node_state_name);
   return kNames;
 }
 
@@ -48,6 +48,8 @@ std::string_view node_state_name(NodeState state) {
       return "unhealthy";
     case NodeState::kLost:
       return "lost";
+    case NodeState::kDeleted:
+      return "deleted";
   }
   return "lost";
 }
@@ -71,6 +73,7 @@ std::optional<NodeAdmin> parse_node_admin(std::string_view name) {
 }
 
 NodeState Node::state() const {
+  if (deleted_at_ms != 0) return NodeState::kDeleted;
   if (lost) return NodeState::kLost;
   if (last_heartbeat_ms == 0) return NodeState::kRegistering;
   if (admin == NodeAdmin::kDraining) return NodeState::kDraining;

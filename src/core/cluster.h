@@ -69,7 +69,8 @@ struct Gpu {
 // to end, then the node is empty (and stays cordoned).
 enum class NodeAdmin { kNone, kCordoned, kDraining };
 
-enum class NodeState { kRegistering, kReady, kCordoned, kDraining, kUnhealthy, kLost };
+// kDeleted: taken out of the fleet for good (by its pool or an operator); kept for the books.
+enum class NodeState { kRegistering, kReady, kCordoned, kDraining, kUnhealthy, kLost, kDeleted };
 
 std::string_view node_state_name(NodeState state);
 // Every node state's name, in the enum's order.
@@ -93,6 +94,7 @@ struct Node {
   bool lost = false;
   TimeMs joined_at_ms = 0;
   TimeMs last_heartbeat_ms = 0;  // 0 until the first heartbeat: the node is registering.
+  TimeMs deleted_at_ms = 0;      // 0 while in the fleet; its service ends here.
   std::vector<Gpu> gpus;
   int64_t generation = 0;  // Bumped whenever the work the node should run changes.
 

@@ -54,6 +54,11 @@ using Rows = std::vector<Row>;
 [[nodiscard]] Result<Rows> set_node_admin(const State& state, const SetNodeAdmin& c, TimeMs now_ms);
 [[nodiscard]] Result<Rows> revoke_node_credential(const State& state,
                                                   const RevokeNodeCredential& c);
+// Refused with kConflict while work is placed on the node.
+[[nodiscard]] Result<Rows> delete_node(const State& state, const DeleteNode& c, TimeMs now_ms);
+// Takes a node out of the fleet for good at now_ms (its machine is gone): work still on it is
+// lost, its credential stops working. Shared by DeleteNode and a pool's deletion.
+void remove_node(Draft& draft, const std::string& node_id, TimeMs now_ms);
 [[nodiscard]] Result<Rows> create_instance(const State& state, const CreateInstance& c,
                                            TimeMs now_ms, const Placing& placing);
 [[nodiscard]] Result<Rows> stop_instance(const State& state, const StopInstance& c, TimeMs now_ms,

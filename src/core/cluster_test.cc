@@ -143,6 +143,57 @@ TEST_F(ClusterCoreTest, ASilentNodeIsLostWithItsWorkEndingAtItsLastHeartbeat) {
   EXPECT_EQ(instance(waiting).node_id, node_id);
 }
 
+TEST_F(ClusterCoreTest, AfterTheControllerWasAwayEveryNodeHasAWholeTimeoutFromItsReturn) {
+  const std::string id = launch({.gpus = 8});
+  const std::string node_id = instance(id).node_id;
+  beat(node_id, {{id, WorkloadReportState::kRunning}}, kT0 + 2'000);
+  beat("nod_0000000000000002", {}, kT0 + 2'000);
+  // Away for twice the timeout; back at kT0 + 22'000.
+  core.resume(kT0 + 22'000);
+  ok(Tick{}, kT0 + 22'000);
+  ok(Tick{}, kT0 + 32'000);  // A whole timeout after the return: not yet.
+  EXPECT_EQ(node(node_id).state(), NodeState::kReady);
+  EXPECT_EQ(instance(id).state, InstanceState::kRunning);
+  beat(node_id, {{id, WorkloadReportState::kRunning}}, kT0 + 32'000);
+  EXPECT_EQ(instance(id).state, InstanceState::kRunning);
+  // A node that is truly gone is still lost, and its work ends at its real last heartbeat.
+  ok(Tick{}, kT0 + 32'001);
+  EXPECT_EQ(node("nod_0000000000000002").state(), NodeState::kLost);
+  ok(Tick{}, kT0 + 42'001);
+  EXPECT_EQ(node(node_id).state(), NodeState::kLost);
+  EXPECT_EQ(instance(id).ended_at_ms, kT0 + 32'000);
+}
+
+TEST_F(ClusterCoreTest, ADeletedNodeLeavesTheFleetForGoodAndKeepsItsHistory) {
+  const std::string id = launch({.gpus = 8});
+  const std::string busy = instance(id).node_id;
+  const std::string empty = "nod_0000000000000002";
+  auto refused = core.apply(DeleteNode{busy}, kT0 + 10);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().code, ErrorCode::kConflict);
+  EXPECT_EQ(node(busy).deleted_at_ms, 0);
+  EXPECT_EQ(core.apply(DeleteNode{"nod_00000000000000ff"}, kT0).error().code, ErrorCode::kNotFound);
+
+  ok(DeleteNode{empty}, kT0 + 10);
+  EXPECT_EQ(node(empty).state(), NodeState::kDeleted);
+  EXPECT_EQ(node(empty).deleted_at_ms, kT0 + 10);
+  EXPECT_TRUE(node(empty).credential_hash.empty());
+  EXPECT_EQ(core.state().node_for_credential(sha256_hex(empty)), nullptr);
+  // It takes no work, sends no heartbeat, is never lost, and its name does not join again.
+  EXPECT_EQ(instance(launch({.gpus = 8}, kT0 + 20)).state, InstanceState::kQueued);
+  EXPECT_EQ(core.apply(NodeHeartbeat{.node_id = empty}, kT0 + 30).error().code,
+            ErrorCode::kUnauthenticated);
+  ok(Tick{}, kT0 + 60'000);
+  EXPECT_EQ(node(empty).state(), NodeState::kDeleted);
+  EXPECT_EQ(core.apply(eight_gpu_join("nod_00000000000000fe", "b", "us", "H100-80GB", kToken),
+                       kT0 + 70'000)
+                .error()
+                .code,
+            ErrorCode::kAlreadyExists);
+  ok(DeleteNode{empty}, kT0 + 80'000);  // Again: nothing changes.
+  EXPECT_EQ(node(empty).deleted_at_ms, kT0 + 10);
+}
+
 TEST_F(ClusterCoreTest, AnXidFailsTheInstanceAndRetiresTheGpu) {
   const std::string id = launch({.gpus = 1});
   const std::string node_id = instance(id).node_id;

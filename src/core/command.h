@@ -136,6 +136,12 @@ struct RevokeNodeCredential {
   std::string node_id;
 };
 
+// Takes an empty node out of the fleet for good: it takes no work, its credential stops working,
+// and it stays in the store for the books, in service until now.
+struct DeleteNode {
+  std::string node_id;
+};
+
 struct CreateInstance {
   std::string id;
   std::string tenant_id;
@@ -390,12 +396,13 @@ struct Tick {
 using Command =
     std::variant<CreateTenant, CreateProject, DeleteProject, CreateUser, UpdateUser, CreateKey,
                  RevokeKey, CreateJoinToken, RevokeJoinToken, JoinNode, NodeHeartbeat, SetNodeAdmin,
-                 RevokeNodeCredential, CreateInstance, StopInstance, SetQuota, DeleteQuota,
-                 CreateReservation, CancelReservation, SetTenantWeight, SetPrice, Topup, SetBilling,
-                 Tick, DraftInvoice, FinalizeInvoice, MarkInvoicePaid, VoidInvoice,
-                 CreateCreditNote, SetBudget, DeleteBudget, CreateAsset, ChangeAssetEstimate,
-                 RetireAsset, SetSite, AddSiteRate, AddFixedCost, DeleteFixedCost, SetRentalPrice,
-                 CreatePool, UpdatePool, DeletePool, ScaleUpPool, RetirePoolNode, RecordPoolNode,
-                 SetSpotRule, DeleteSpotRule, SetLatency, DeleteLatency, SetProjectIdle>;
+                 RevokeNodeCredential, DeleteNode, CreateInstance, StopInstance, SetQuota,
+                 DeleteQuota, CreateReservation, CancelReservation, SetTenantWeight, SetPrice,
+                 Topup, SetBilling, Tick, DraftInvoice, FinalizeInvoice, MarkInvoicePaid,
+                 VoidInvoice, CreateCreditNote, SetBudget, DeleteBudget, CreateAsset,
+                 ChangeAssetEstimate, RetireAsset, SetSite, AddSiteRate, AddFixedCost,
+                 DeleteFixedCost, SetRentalPrice, CreatePool, UpdatePool, DeletePool, ScaleUpPool,
+                 RetirePoolNode, RecordPoolNode, SetSpotRule, DeleteSpotRule, SetLatency,
+                 DeleteLatency, SetProjectIdle>;
 
 }  // namespace allot

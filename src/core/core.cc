@@ -249,6 +249,7 @@ Result<std::vector<Row>> Core::apply(const Command& command, TimeMs now_ms) {
         if constexpr (std::is_same_v<T, RevokeNodeCredential>) {
           return revoke_node_credential(state_, c);
         }
+        if constexpr (std::is_same_v<T, DeleteNode>) return delete_node(state_, c, now_ms);
         if constexpr (std::is_same_v<T, CreateInstance>) {
           return create_instance(state_, c, now_ms, Placing{*scheduler_, options_});
         }

@@ -31,6 +31,12 @@ class Core {
   const State& state() const { return state_; }
   const CoreOptions& options() const { return options_; }
 
+  // The controller serves again from `now_ms` after being away (a start or a reload from the
+  // store): every node gets a whole heartbeat timeout from now before it is lost, since its
+  // agent could not report meanwhile. A node that is truly gone is still lost, and its work still
+  // ends at its real last heartbeat.
+  void resume(TimeMs now_ms) { state_.resumed_at_ms = now_ms; }
+
   // Forgets everything (before a reload from the store); options and scheduler stay.
   void clear() { state_ = State{}; }
 

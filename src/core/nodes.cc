@@ -153,6 +153,11 @@ Result<Rows> join_node(const State& state, const JoinNode& c, TimeMs now_ms) {
   Draft draft(state);
   if (auto named = state.node_by_name.find(c.name); named != state.node_by_name.end()) {
     const Node& existing = *state.node(named->second);
+    if (existing.deleted_at_ms != 0) {
+      // Its history stays under its name: the machine joins again under a new one.
+      return fail(ErrorCode::kAlreadyExists,
+                  fmt::format("the deleted node {} keeps that name; join under another", c.name));
+    }
     if (uuids_of(existing.gpus) != uuids_of(gpus)) {
       return fail(ErrorCode::kAlreadyExists,
                   fmt::format("a node named {} with other GPUs exists", c.name));
@@ -185,8 +190,11 @@ Result<Rows> node_heartbeat(const State& state, const NodeHeartbeat& c, TimeMs n
   if (state.node(c.node_id) == nullptr) {
     return fail(ErrorCode::kNotFound, fmt::format("no node {}", c.node_id));
   }
-  Draft draft(state);
   const Node& was = *state.node(c.node_id);
+  if (was.deleted_at_ms != 0) {
+    return fail(ErrorCode::kUnauthenticated, fmt::format("node {} was deleted", was.name));
+  }
+  Draft draft(state);
   const bool came_back = was.lost || was.last_heartbeat_ms == 0;
   meter_energy(draft, c, now_ms);  // Before the readings replace the last ones.
   Node& node = draft.edit_node(c.node_id);
@@ -256,11 +264,41 @@ Result<Rows> revoke_node_credential(const State& state, const RevokeNodeCredenti
   return draft.rows();
 }
 
+void remove_node(Draft& draft, const std::string& node_id, TimeMs now_ms) {
+  const Node& node = *draft.node(node_id);
+  const TimeMs last = node.last_heartbeat_ms != 0 ? node.last_heartbeat_ms : node.joined_at_ms;
+  for (const std::string& instance_id : draft.instances_on(node_id)) {
+    end_instance(draft, instance_id, InstanceState::kLost, last,
+                 fmt::format("node {} was deleted", node.name));
+  }
+  Node& gone = draft.edit_node(node_id);
+  gone.deleted_at_ms = now_ms;
+  gone.lost = true;  // Not heard from any more: whatever counts nodes in service leaves it out.
+  gone.credential_hash.clear();
+  gone.admin = NodeAdmin::kCordoned;
+}
+
+Result<Rows> delete_node(const State& state, const DeleteNode& c, TimeMs now_ms) {
+  const Node* node = state.node(c.node_id);
+  if (node == nullptr) return fail(ErrorCode::kNotFound, fmt::format("no node {}", c.node_id));
+  if (node->deleted_at_ms != 0) return Rows{};
+  Draft draft(state);
+  if (!draft.instances_on(c.node_id).empty()) {
+    return fail(ErrorCode::kConflict,
+                fmt::format("node {} has work placed on it; drain it first", node->name));
+  }
+  remove_node(draft, c.node_id, now_ms);
+  return draft.rows();
+}
+
 Result<Rows> tick(const State& state, const Tick& c, TimeMs now_ms, const Placing& placing) {
   Draft draft(state);
   for (const auto& [id, node] : state.nodes) {
+    if (node.deleted_at_ms != 0) continue;
     const TimeMs last = node.last_heartbeat_ms != 0 ? node.last_heartbeat_ms : node.joined_at_ms;
-    if (node.lost || now_ms - last <= placing.options.heartbeat_timeout_ms) continue;
+    // Silence while the controller was away is not the node's: it could not be heard.
+    const TimeMs silent_since = std::max(last, state.resumed_at_ms);
+    if (node.lost || now_ms - silent_since <= placing.options.heartbeat_timeout_ms) continue;
     draft.edit_node(id).lost = true;
     // The work was last known alive at the last heartbeat: that is when it ended.
     for (const std::string& instance_id : draft.instances_on(id)) {

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/limits.h"
+#include "core/cluster_ops.h"
 #include "core/gpu_models.h"
 #include "core/validate.h"
 
@@ -356,9 +357,8 @@ Result<Rows> record_pool_node(const State& state, const RecordPoolNode& c, TimeM
       node.state = PoolNodeState::kDeleted;
       node.ended_at_ms = now_ms;
       if (!node.node_id.empty() && state.node(node.node_id) != nullptr) {
-        // Its machine is gone: the node is lost at once rather than at the heartbeat deadline.
-        Node& gone = draft.edit_node(node.node_id);
-        gone.lost = true;
+        // Its machine is gone: the node leaves the fleet now, as one an operator deletes.
+        remove_node(draft, node.node_id, now_ms);
       }
       draft.add_row(node_event(events, "pool.node_deleted", pool, node, node.reason, now_ms));
       break;

@@ -51,6 +51,9 @@ struct State {
   // How many invoice and credit-note numbers have been given (each sequence has no gaps).
   int64_t invoices_numbered = 0;
   int64_t credit_notes_numbered = 0;
+  // When the controller last took up its state from the store (Core::resume): no node's silence
+  // before then counts towards its heartbeat timeout. Not stored; 0 for a core built from scratch.
+  TimeMs resumed_at_ms = 0;
 
   // Puts one object in place (new or changed), keeping the derived indexes true.
   void put(const Row& row);

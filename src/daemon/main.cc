@@ -166,6 +166,9 @@ int run(const DaemonConfig& config, const sigset_t& stop_signals) {
                                         .max_attempts = config.webhook_max_attempts,
                                         .allow = webhook_allow});
 
+  // The first tick must not count the time allotd was down against the nodes: their agents
+  // could not report.
+  core.resume(clock.now_ms());
   Service service(core, **store, ids, clock, *audit_seq);
   LogStore logs(std::filesystem::path(config.data_dir) / "logs");
   App app(service, ALLOT_VERSION, logs, metrics,

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <limits>
 #include <map>
 
 #include "billing/invoice_draft.h"
@@ -27,10 +28,15 @@ std::string pool_of(const Node& node) {
   return it == node.labels.end() || it->second.empty() ? "default" : it->second;
 }
 
+// The end of a node's service: its deletion, or never.
+TimeMs service_end_ms(const Node& node) {
+  return node.deleted_at_ms != 0 ? node.deleted_at_ms : std::numeric_limits<TimeMs>::max();
+}
+
 // Moments [from, to) of the month the node's GPUs were in service, as GPU-milliseconds.
 int64_t available_gpu_ms(const Node& node, const Asset* asset, TimeMs month_ms, TimeMs now_ms) {
   TimeMs from = std::max(month_ms, node.joined_at_ms);
-  TimeMs to = std::min(next_month_start(month_ms), now_ms);
+  TimeMs to = std::min({next_month_start(month_ms), now_ms, service_end_ms(node)});
   if (asset != nullptr) {
     from = std::max(from, asset->in_service_ms);
     if (asset->retired_ms != 0) to = std::min(to, asset->retired_ms);
@@ -99,14 +105,23 @@ void charge_asset(const State& state, const Asset& asset, TimeMs month_ms,
   }
 }
 
-// Shares each fixed cost in force this month over the nodes it covers, by its rule.
+// The part of the month a node is in the fleet, from its joining to its deletion, in ms. A node
+// still in the fleet counts to the month's end: a fixed cost is the whole month's.
+int64_t service_ms(const Node& node, TimeMs month_ms) {
+  const TimeMs from = std::max(month_ms, node.joined_at_ms);
+  const TimeMs to = std::min(next_month_start(month_ms), service_end_ms(node));
+  return std::max<TimeMs>(to - from, 0);
+}
+
+// Shares each fixed cost in force this month over the nodes it covers, by its rule and their
+// time in service.
 void charge_fixed_costs(const State& state, TimeMs month_ms,
                         std::map<std::string, NodeMonth>& nodes) {
   for (const auto& [id, cost] : state.books.fixed_costs) {
     if (cost.deleted_at_ms != 0 || cost.from_month_ms > month_ms) continue;
     if (cost.until_month_ms != 0 && cost.until_month_ms <= month_ms) continue;
     std::vector<std::string> covered;
-    std::vector<int64_t> weights;
+    std::vector<Int128> weights;
     for (const auto& [node_id, row] : nodes) {
       if (row.available_gpu_ms == 0 || (!cost.region.empty() && row.region != cost.region))
         continue;
@@ -117,9 +132,11 @@ void charge_fixed_costs(const State& state, TimeMs month_ms,
       if (cost.rule == AllocationRule::kByCost) weight = asset ? asset->cost_micros / batch : 0;
       if (cost.rule == AllocationRule::kByPower) weight = asset ? asset->power_kw_milli / batch : 0;
       covered.push_back(node_id);
-      weights.push_back(weight);
+      // The rule's weight for each second in service: a node in the fleet 32 s of the month bears
+      // 32 s of the cost at the fleet's rate, and the month's cost is charged in full.
+      weights.push_back(Int128{weight} * (service_ms(state.nodes.at(node_id), month_ms) / 1000));
     }
-    const std::vector<int64_t> parts = allocate(cost.monthly_micros, weights);
+    const std::vector<int64_t> parts = allocate_wide(cost.monthly_micros, weights);
     for (size_t i = 0; i < parts.size(); ++i) nodes[covered[i]].other_micros += parts[i];
   }
 }
@@ -138,6 +155,7 @@ Result<MonthPnl> month_pnl(const State& state, TimeMs month_ms, TimeMs now_ms) {
   std::map<std::string, NodeMonth> nodes;
   for (const auto& [id, node] : state.nodes) {
     if (node.joined_at_ms >= next_month_start(month_ms)) continue;
+    if (node.deleted_at_ms != 0 && node.deleted_at_ms <= month_ms) continue;  // Gone before.
     const Asset* asset = state.books.asset_of_node(id);
     NodeMonth& row = nodes[id];
     row.node_id = id;

@@ -95,12 +95,37 @@ TEST(MonthPnl, CostsComeFromTheBooksToTheMicroUnit) {
   EXPECT_EQ(big.energy_mj, 10 * kKwhMj);
   EXPECT_EQ(big.power_micros, 3 * kUnit);
   EXPECT_EQ(big.carbon_ug, 6'000'000'000);
-  // 1,000 over 12 GPUs: 8/12 and 4/12, the odd micro-unit to the larger remainder.
-  EXPECT_EQ(big.other_micros, 666'666'667);
-  EXPECT_EQ(small.other_micros, 333'333'333);
+  // 1,000 over GPU-seconds in service: 8 GPUs for 30 days and 4 from the 16th, 15 days.
+  EXPECT_EQ(big.other_micros, 800 * kUnit);
+  EXPECT_EQ(small.other_micros, 200 * kUnit);
   EXPECT_EQ(small.depreciation_micros, 0);  // In no asset.
   EXPECT_EQ(big.costs_micros(),
-            10'000 * kUnit + loan[10].interest_micros + 1'500 * kUnit + 3 * kUnit + 666'666'667);
+            10'000 * kUnit + loan[10].interest_micros + 1'500 * kUnit + 3 * kUnit + 800 * kUnit);
+}
+
+TEST(MonthPnl, ANodeBearsFixedCostsOnlyForItsTimeInTheFleet) {
+  State state = november();
+  // A third node of 4 GPUs, deleted 32 s after it joined: 4 x 32 GPU-seconds against the others'
+  // 8 x 30 days and 4 x 15 days. 1,000,000,000 x 128 / 25,920,128 = 4,938.247..., floored; the
+  // micro-units left by flooring go to the largest remainders (here its .247 loses to the others').
+  Node brief{.id = "nod_0000000000000003",
+             .name = "n3",
+             .region = "us",
+             .joined_at_ms = at("2026-11-20T00:00:00Z"),
+             .deleted_at_ms = at("2026-11-20T00:00:32Z")};
+  for (int i = 0; i < 4; ++i) brief.gpus.push_back(Gpu{.index = i, .model = "A100-80GB"});
+  state.put(brief);
+  auto pnl = month_pnl(state, kNovember, kNow);
+  ASSERT_TRUE(pnl);
+  ASSERT_EQ(pnl->nodes.size(), 3U);
+  EXPECT_EQ(pnl->nodes[2].other_micros, 4'938);
+  EXPECT_EQ(pnl->nodes[2].available_gpu_ms, 4 * 32'000);
+  EXPECT_EQ(pnl->nodes[0].other_micros + pnl->nodes[1].other_micros + pnl->nodes[2].other_micros,
+            1'000 * kUnit);
+  // Deleted before December: no part of December's costs.
+  auto december = month_pnl(state, at("2026-12-01T00:00:00Z"), kNow);
+  ASSERT_TRUE(december);
+  for (const NodeMonth& row : december->nodes) EXPECT_NE(row.node_id, brief.id);
 }
 
 TEST(MonthPnl, UtilisationCountsGpuTimeInServiceAndHeld) {
@@ -157,7 +182,7 @@ TEST(MonthPnl, BuyOrRentPricesTheUsedHoursAtListPrices) {
 TEST(MonthPnl, PaybackIsWhenTheCashMarginCoversTheCost) {
   State state = november();
   // A cheap asset that pays back: cost 500 in service from November; November's cash margin is
-  // 984 - 3 - 1,500 - 666.666667 - interest < 0 with the loan, so a cash asset without colocation.
+  // 984 - 3 - 1,500 - 800 - interest < 0 with the loan, so a cash asset without colocation.
   state.books.assets.clear();
   state.put(Asset{.id = "ast_2",
                   .name = "cheap",
@@ -168,8 +193,8 @@ TEST(MonthPnl, PaybackIsWhenTheCashMarginCoversTheCost) {
   auto paid = payback(state, kNovember, kNow);
   ASSERT_TRUE(paid);
   ASSERT_EQ(paid->size(), 1U);
-  // 984 - 3 - 666.666667 = 314.333333 >= 100 in its first month.
-  EXPECT_EQ((*paid)[0].recovered_micros, 314'333'333);
+  // 984 - 3 - 800 = 181 >= 100 in its first month.
+  EXPECT_EQ((*paid)[0].recovered_micros, 181 * kUnit);
   EXPECT_EQ((*paid)[0].payback_month_ms, kNovember);
   EXPECT_FALSE((*paid)[0].projected);
 }

@@ -185,15 +185,27 @@ std::vector<FinancingMonth> financing_schedule(const Financing& financing, TimeM
 }
 
 std::vector<int64_t> allocate(int64_t amount_micros, const std::vector<int64_t>& weights) {
+  return allocate_wide(amount_micros, std::vector<Int128>(weights.begin(), weights.end()));
+}
+
+std::vector<int64_t> allocate_wide(int64_t amount_micros, const std::vector<Int128>& weights) {
   const size_t count = weights.size();
   if (count == 0) return {};
   // A negative weight has no meaning as a share, so it counts as zero.
   std::vector<Int128> effective(count);
-  Int128 total_weight = 0;
+  Int128 largest = 0;
   for (size_t i = 0; i < count; ++i) {
-    effective[i] = std::max<int64_t>(weights[i], 0);
-    total_weight += effective[i];
+    effective[i] = std::max<Int128>(weights[i], 0);
+    largest = std::max(largest, effective[i]);
   }
+  // amount x weight must fit in 127 bits: the amount is below 2^63, so weights are scaled down
+  // (all alike) until the largest is below 2^63 too. Weights that fit already are untouched.
+  while (largest >= (Int128{1} << 63)) {
+    for (Int128& w : effective) w >>= 1;
+    largest >>= 1;
+  }
+  Int128 total_weight = 0;
+  for (const Int128 w : effective) total_weight += w;
   if (total_weight == 0) {
     std::fill(effective.begin(), effective.end(), Int128{1});
     total_weight = static_cast<Int128>(count);

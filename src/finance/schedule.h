@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "common/int128.h"
 #include "finance/asset.h"
 
 namespace allot::finance {
@@ -51,5 +52,8 @@ std::vector<FinancingMonth> financing_schedule(const Financing& financing, TimeM
 // left go one each to the largest remainders (ties to the lower index). All weights zero: equal
 // shares. Empty weights: empty.
 std::vector<int64_t> allocate(int64_t amount_micros, const std::vector<int64_t>& weights);
+// The same with 128-bit weights (products such as weight x seconds). Weights of 2^63 or more are
+// all halved alike until they are below it, so that amount x weight cannot overflow.
+std::vector<int64_t> allocate_wide(int64_t amount_micros, const std::vector<Int128>& weights);
 
 }  // namespace allot::finance

@@ -137,6 +137,7 @@ json node_document(const Node& n) {
           {"lost", n.lost},
           {"joined_at_ms", n.joined_at_ms},
           {"last_heartbeat_ms", n.last_heartbeat_ms},
+          {"deleted_at_ms", n.deleted_at_ms},
           {"generation", n.generation},
           {"gpus", gpus}};
 }
@@ -199,6 +200,8 @@ Result<Node> node_from_document(const json& d) {
            .lost = d.at("lost"),
            .joined_at_ms = d.at("joined_at_ms"),
            .last_heartbeat_ms = d.at("last_heartbeat_ms"),
+           // Absent from nodes stored before deletion existed.
+           .deleted_at_ms = d.value("deleted_at_ms", TimeMs{0}),
            .generation = d.at("generation")};
     for (const json& gpu : d.at("gpus")) n.gpus.push_back(gpu_from(gpu));
     return n;

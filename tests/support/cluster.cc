@@ -3,6 +3,7 @@
 #include <signal.h>
 
 #include <chrono>
+#include <sstream>
 #include <thread>
 
 namespace allot::testing {
@@ -67,12 +68,15 @@ void ClusterTest::TearDown() {
 
 void ClusterTest::start_agent(size_t i) {
   AgentProcess& agent = agents_[i];
+  std::vector<std::string> args = {"--server",    daemon_.url(), "--join-token",
+                                   join_token_,   "--state-dir", agent.state_dir.string(),
+                                   "--name",      agent.name,    "--simulate",
+                                   "8xH100-80GB", "--faults",    agent.faults.string(),
+                                   "--log-level", "warn"};
+  args.insert(args.end(), extra_agent_args_.begin(), extra_agent_args_.end());
   agent.pid =
-      spawn_program(bin_dir() + "/src/agent/allot-agent",
-                    {"--server", daemon_.url(), "--join-token", join_token_, "--state-dir",
-                     agent.state_dir.string(), "--name", agent.name, "--simulate", "8xH100-80GB",
-                     "--faults", agent.faults.string(), "--log-level", "warn"},
-                    {}, dir_.path() / (agent.name + ".out"), dir_.path() / (agent.name + ".err"));
+      spawn_program(bin_dir() + "/src/agent/allot-agent", args, {},
+                    dir_.path() / (agent.name + ".out"), dir_.path() / (agent.name + ".err"));
 }
 
 void ClusterTest::kill_agent(size_t i) {
@@ -112,6 +116,23 @@ std::string ClusterTest::logs(const std::string& id) {
 }
 
 json ClusterTest::nodes() { return operator_call("GET", "/v1/nodes", 200)["items"]; }
+
+RunResult ClusterTest::cli(const std::vector<std::string>& args, const std::string& key) {
+  return run_program(bin_dir() + "/src/cli/allot", args,
+                     {"ALLOT_SERVER=" + daemon_.url(), "ALLOT_KEY=" + key, "HOME=/nonexistent"});
+}
+
+long ClusterTest::metric_sum(const std::string& name) {
+  const std::string text = daemon_.request("GET", "/metrics", "", daemon_.admin_key()).body;
+  std::istringstream lines(text);
+  long sum = 0;
+  for (std::string line; std::getline(lines, line);) {
+    if (line.starts_with(name + "{") || line.starts_with(name + " ")) {
+      sum += std::stol(line.substr(line.rfind(' ') + 1));
+    }
+  }
+  return sum;
+}
 
 bool ClusterTest::eventually(const std::function<bool()>& done) {
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);

@@ -43,6 +43,10 @@ class ClusterTest : public ::testing::Test {
   nlohmann::json instance(const std::string& id);
   std::string logs(const std::string& id);
   nlohmann::json nodes();
+  // Runs the allot CLI against the daemon with `key`.
+  RunResult cli(const std::vector<std::string>& args, const std::string& key);
+  // The sum of one /metrics series over its labels, e.g. allot_nodes.
+  long metric_sum(const std::string& name);
   // Polls until `done` holds (true) or 30 s pass (false).
   bool eventually(const std::function<bool()>& done);
   bool instance_reaches(const std::string& id, const std::string& state);
@@ -55,6 +59,7 @@ class ClusterTest : public ::testing::Test {
   std::vector<AgentProcess> agents_;
   size_t agent_count_ = 3;
   std::vector<std::string> extra_daemon_args_;  // Added to allotd's flags.
+  std::vector<std::string> extra_agent_args_;   // Added to every agent's flags.
 };
 
 }  // namespace allot::testing

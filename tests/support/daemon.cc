@@ -85,8 +85,8 @@ bool Daemon::start(const std::vector<std::string>& extra_env) {
   const auto port_file = dir_.path() / "port";
   std::filesystem::remove(port_file);
   std::vector<std::string> args = {
-      "--listen",    "127.0.0.1:0",      "--data-dir",  (dir_.path() / "data").string(),
-      "--port-file", port_file.string(), "--log-level", "warn"};
+      "--listen",    "127.0.0.1:" + listen_port_, "--data-dir",  (dir_.path() / "data").string(),
+      "--port-file", port_file.string(),          "--log-level", "warn"};
   if (!postgres_url_.empty()) {
     args.insert(args.end(), {"--store", "postgres", "--postgres-url", postgres_url_});
   }
@@ -111,6 +111,13 @@ bool Daemon::start(const std::vector<std::string>& extra_env) {
   }
   client_ = std::move(HttpClient::connect_to(url_).value());
   return true;
+}
+
+bool Daemon::start_on_same_port() {
+  listen_port_ = url_.substr(url_.rfind(':') + 1);
+  const bool started = start();
+  listen_port_ = "0";
+  return started;
 }
 
 int Daemon::stop() {

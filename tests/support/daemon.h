@@ -29,6 +29,8 @@ class Daemon {
 
   // Starts allotd and waits until it listens. Returns false (and fails the test) otherwise.
   bool start(const std::vector<std::string>& extra_env = {});
+  // Starts allotd again on the port it had, so that running agents find it where they left it.
+  bool start_on_same_port();
   // SIGTERM, then waits; returns the exit status (-1 if it did not exit in time).
   int stop();
   // SIGKILL, then reaps it.
@@ -52,6 +54,7 @@ class Daemon {
   std::string postgres_url_;
   std::vector<std::string> extra_args_;
   pid_t pid_ = -1;
+  std::string listen_port_ = "0";
   std::string url_;
   std::string admin_key_;
   std::unique_ptr<HttpClient> client_;

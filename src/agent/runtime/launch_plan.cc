@@ -90,6 +90,8 @@ Status validate_spec(const WorkloadSpec& spec) {
   return {};
 }
 
+std::string agent_alive_path(const std::string& state_dir) { return state_dir + "/agent.alive"; }
+
 LaunchPlan make_launch_plan(const WorkloadSpec& spec, const WorkloadPaths& paths,
                             const std::string& cgroup_dir) {
   LaunchPlan plan;

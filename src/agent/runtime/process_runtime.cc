@@ -4,6 +4,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -43,8 +44,12 @@ struct Tracked {
 // Not thread-safe: one agent thread drives it.
 class ProcessRuntime final : public Runtime {
  public:
-  ProcessRuntime(std::string state_dir, const Clock& clock, CgroupHost cgroups)
-      : state_dir_(std::move(state_dir)), clock_(clock), cgroups_(std::move(cgroups)) {}
+  ProcessRuntime(std::string state_dir, const Clock& clock, CgroupHost cgroups,
+                 int64_t orphan_timeout_ms)
+      : state_dir_(std::move(state_dir)),
+        clock_(clock),
+        cgroups_(std::move(cgroups)),
+        orphan_timeout_ms_(orphan_timeout_ms) {}
 
   std::string_view kind() const override { return "process"; }
   Result<WorkloadStatus> start(const WorkloadSpec& spec) override;
@@ -54,6 +59,9 @@ class ProcessRuntime final : public Runtime {
 
   // Takes up every workload recorded in the state directory (by an earlier agent).
   void adopt_existing();
+  // Tells the shims' watchdogs that the agent is alive: touches agent.alive, at most once a
+  // second.
+  void mark_alive();
 
  private:
   void reap_shims();
@@ -64,6 +72,8 @@ class ProcessRuntime final : public Runtime {
   std::string state_dir_;
   const Clock& clock_;
   CgroupHost cgroups_;
+  int64_t orphan_timeout_ms_;
+  TimeMs alive_marked_ms_ = 0;
   std::map<std::string, Tracked, std::less<>> workloads_;
   // Shims this object forked and has not waited for yet. Shims of an earlier agent are not its
   // children; their liveness is read from /proc instead.
@@ -99,7 +109,10 @@ Result<WorkloadStatus> ProcessRuntime::start(const WorkloadSpec& spec) {
     }
   }
 
-  const auto spawned = spawn_workload(make_launch_plan(spec, paths, record.cgroup_dir));
+  LaunchPlan plan = make_launch_plan(spec, paths, record.cgroup_dir);
+  plan.alive_path = agent_alive_path(state_dir_);
+  plan.orphan_timeout_ms = orphan_timeout_ms_;
+  const auto spawned = spawn_workload(plan);
   if (!spawned) {
     CgroupHost::remove(record.cgroup_dir);
     return std::unexpected(spawned.error());
@@ -152,7 +165,18 @@ void ProcessRuntime::stop(std::string_view instance_id, std::chrono::millisecond
   (void)save_record(workload.paths, record);
 }
 
+void ProcessRuntime::mark_alive() {
+  const TimeMs now_ms = clock_.now_ms();
+  if (alive_marked_ms_ != 0 && now_ms - alive_marked_ms_ < 1'000) return;
+  alive_marked_ms_ = now_ms;
+  const std::string path = agent_alive_path(state_dir_);
+  if (::utimensat(AT_FDCWD, path.c_str(), nullptr, 0) == 0) return;
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+  if (fd >= 0) ::close(fd);  // A new file's time is now. If it cannot be made, shims count on.
+}
+
 std::vector<WorkloadStatus> ProcessRuntime::poll() {
+  mark_alive();
   reap_shims();
   std::vector<WorkloadStatus> statuses;
   statuses.reserve(workloads_.size());
@@ -252,7 +276,8 @@ void ProcessRuntime::adopt_existing() {
 }  // namespace
 
 Result<std::unique_ptr<Runtime>> open_process_runtime_with(const std::string& state_dir,
-                                                           const Clock& clock, CgroupHost cgroups) {
+                                                           const Clock& clock, CgroupHost cgroups,
+                                                           int64_t orphan_timeout_ms) {
   std::error_code ec;
   std::filesystem::create_directories(state_dir, ec);
   if (ec) {
@@ -267,14 +292,18 @@ Result<std::unique_ptr<Runtime>> open_process_runtime_with(const std::string& st
   }
   ::close(fd);
   ::unlink(probe.c_str());
-  auto runtime = std::make_unique<ProcessRuntime>(state_dir, clock, std::move(cgroups));
+  auto runtime =
+      std::make_unique<ProcessRuntime>(state_dir, clock, std::move(cgroups), orphan_timeout_ms);
+  runtime->mark_alive();  // Before anything else: the shims of a restarted agent see it back.
   runtime->adopt_existing();
   return std::unique_ptr<Runtime>(std::move(runtime));
 }
 
 Result<std::unique_ptr<Runtime>> open_process_runtime(const std::string& state_dir,
-                                                      const Clock& clock) {
-  return open_process_runtime_with(state_dir, clock, CgroupHost::probe(std::string(kCgroupRoot)));
+                                                      const Clock& clock,
+                                                      int64_t orphan_timeout_ms) {
+  return open_process_runtime_with(state_dir, clock, CgroupHost::probe(std::string(kCgroupRoot)),
+                                   orphan_timeout_ms);
 }
 
 }  // namespace allot::agent

@@ -11,6 +11,7 @@
 namespace allot::agent {
 
 [[nodiscard]] Result<std::unique_ptr<Runtime>> open_process_runtime_with(
-    const std::string& state_dir, const Clock& clock, CgroupHost cgroups);
+    const std::string& state_dir, const Clock& clock, CgroupHost cgroups,
+    int64_t orphan_timeout_ms = kDefaultOrphanTimeoutMs);
 
 }  // namespace allot::agent

@@ -112,5 +112,25 @@ TEST_F(Readoption, EndedWorkloadKeepsItsStatusAcrossRestartsUntilForgotten) {
   EXPECT_TRUE(runtime_->poll().empty());
 }
 
+TEST_F(Readoption, AWorkloadOutlivesItsAgentUntilTheOrphanTimeoutThenStops) {
+  orphan_timeout_ms_ = 1'500;
+  open_runtime();
+  const WorkloadStatus started = start(shell("ins_o", "exec sleep 600"));
+  // While the agent polls, twice the timeout passes and the workload runs on.
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(3);
+  while (std::chrono::steady_clock::now() < until) {
+    clock_.advance_ms(250);
+    EXPECT_EQ(status_of(*runtime_, "ins_o")->state, WorkloadState::kRunning);
+    std::this_thread::sleep_for(milliseconds(250));
+  }
+  // The agent goes and does not come back: the shim stops the workload, and says how.
+  runtime_.reset();
+  EXPECT_TRUE(eventually([&] { return process_gone(started.pid); }));
+  open_runtime();
+  const WorkloadStatus ended = wait_until_ended(*runtime_, "ins_o");
+  EXPECT_EQ(ended.state, WorkloadState::kExited);
+  EXPECT_EQ(ended.signal, SIGTERM);
+}
+
 }  // namespace
 }  // namespace allot::agent::test

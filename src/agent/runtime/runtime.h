@@ -68,10 +68,20 @@ class Runtime {
   virtual void forget(std::string_view instance_id) = 0;
 };
 
+// How long a workload runs on without its agent: the controller stops billing it at the node's
+// last heartbeat, so after this long its shim stops it (SIGTERM, SIGKILL kOrphanGraceMs later).
+// Far longer than an agent's restart, which kills nothing. 0: never.
+inline constexpr int64_t kDefaultOrphanTimeoutMs = int64_t{10} * 60 * 1000;
+inline constexpr int64_t kOrphanGraceMs = 10'000;
+
 // A runtime whose state lives in `state_dir` (created if needed): workloads it started are
 // re-adopted when a new runtime opens the same directory (an agent restart), and those that ended
-// meanwhile report their real exit status. Workloads survive the agent; none is left untracked.
-[[nodiscard]] Result<std::unique_ptr<Runtime>> open_process_runtime(const std::string& state_dir,
-                                                                    const Clock& clock);
+// meanwhile report their real exit status. Workloads survive the agent for `orphan_timeout_ms`:
+// the runtime marks the agent alive (the file agent.alive in `state_dir`) when it opens and while
+// it is polled, and each workload's shim stops its workload once that mark is older than the
+// timeout it was started with. None is left untracked.
+[[nodiscard]] Result<std::unique_ptr<Runtime>> open_process_runtime(
+    const std::string& state_dir, const Clock& clock,
+    int64_t orphan_timeout_ms = kDefaultOrphanTimeoutMs);
 
 }  // namespace allot::agent

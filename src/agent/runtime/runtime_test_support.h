@@ -85,7 +85,7 @@ class RuntimeTest : public ::testing::Test {
   }
 
   void open_runtime() {
-    auto opened = open_process_runtime(state_dir(), clock_);
+    auto opened = open_process_runtime(state_dir(), clock_, orphan_timeout_ms_);
     ASSERT_TRUE(opened) << opened.error().message;
     runtime_ = std::move(*opened);
   }
@@ -104,6 +104,7 @@ class RuntimeTest : public ::testing::Test {
 
   allot::testing::TempDir dir_;
   ManualClock clock_{1'000'000};
+  int64_t orphan_timeout_ms_ = kDefaultOrphanTimeoutMs;
   std::unique_ptr<Runtime> runtime_;
 };
 

@@ -4,6 +4,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -11,6 +12,7 @@
 #include <array>
 #include <cerrno>
 #include <cstdint>
+#include <ctime>
 #include <string>
 #include <system_error>
 
@@ -35,10 +37,12 @@ struct ShimArgs {
   const char* exit_tmp_path = nullptr;
   const char* cgroup_dir = nullptr;    // nullptr: no cgroup.
   const char* cgroup_procs = nullptr;  // nullptr: no cgroup.
-  int report_fd = -1;                  // Shim -> agent: ShimReport.
-  int exec_read_fd = -1;               // Workload -> shim: errno when exec fails.
-  int exec_write_fd = -1;              // CLOEXEC: a successful exec closes it, the shim reads EOF.
-  std::array<int, 3> kept_fds{};       // The three above, ascending.
+  const char* alive_path = nullptr;    // nullptr: no watchdog.
+  int64_t orphan_timeout_ms = 0;
+  int report_fd = -1;             // Shim -> agent: ShimReport.
+  int exec_read_fd = -1;          // Workload -> shim: errno when exec fails.
+  int exec_write_fd = -1;         // CLOEXEC: a successful exec closes it, the shim reads EOF.
+  std::array<int, 3> kept_fds{};  // The three above, ascending.
 };
 
 // --- Async-signal-safe helpers: no allocation, no locks, no stdio. ---
@@ -189,9 +193,62 @@ void join_cgroup(const char* procs_path) {
   exec_failed(args, denied && (err == ENOENT || err == ENOTDIR) ? EACCES : err);
 }
 
+int64_t realtime_ms() {
+  timespec now{};
+  ::clock_gettime(CLOCK_REALTIME, &now);
+  return static_cast<int64_t>(now.tv_sec) * 1000 + now.tv_nsec / 1'000'000;
+}
+
+// When the agent was last alive: the alive file's modification time, and never before `floor`
+// (the shim's start), so that a missing file still gives the agent a whole timeout.
+int64_t agent_seen_ms(const ShimArgs& args, int64_t floor) {
+  struct stat info{};
+  if (::stat(args.alive_path, &info) != 0) return floor;
+  const int64_t seen =
+      static_cast<int64_t>(info.st_mtim.tv_sec) * 1000 + info.st_mtim.tv_nsec / 1'000'000;
+  return std::max(seen, floor);
+}
+
+// Waits for the workload's end. With a watchdog, it wakes at every SIGCHLD or every 250 ms, and
+// stops the workload's group once the agent has not been seen for the timeout: SIGTERM, then
+// SIGKILL kOrphanGraceMs later. The outcome is then the signal, as for any stop.
+pid_t wait_for_workload(const ShimArgs& args, pid_t child, int& status) {
+  if (args.alive_path == nullptr) {
+    pid_t waited = 0;
+    do {
+      waited = ::waitpid(child, &status, 0);
+    } while (waited < 0 && errno == EINTR);
+    return waited;
+  }
+  sigset_t chld;
+  sigemptyset(&chld);
+  sigaddset(&chld, SIGCHLD);
+  const int64_t started_ms = realtime_ms();
+  int64_t kill_at_ms = 0;  // Not 0 once SIGTERM has been sent.
+  for (;;) {
+    const pid_t waited = ::waitpid(child, &status, WNOHANG);
+    if (waited != 0 && !(waited < 0 && errno == EINTR)) return waited;
+    const int64_t now_ms = realtime_ms();
+    if (kill_at_ms == 0 && now_ms - agent_seen_ms(args, started_ms) > args.orphan_timeout_ms) {
+      ::kill(-child, SIGTERM);
+      kill_at_ms = now_ms + kOrphanGraceMs;
+    } else if (kill_at_ms != 0 && now_ms >= kill_at_ms) {
+      ::kill(-child, SIGKILL);
+    }
+    const timespec pause{0, 250'000'000};
+    ::sigtimedwait(&chld, nullptr, &pause);
+  }
+}
+
 [[noreturn]] void run_shim(const ShimArgs& args) {
   ::setsid();  // Its own session: the shim outlives the agent and its terminal.
   reset_signals();
+  // Blocked in the shim, so that the watchdog's sigtimedwait wakes when the workload ends; the
+  // workload's reset_signals unblocks it again.
+  sigset_t chld;
+  sigemptyset(&chld);
+  sigaddset(&chld, SIGCHLD);
+  ::sigprocmask(SIG_BLOCK, &chld, nullptr);
   // A write to the agent after the agent has died must fail, not kill the shim.
   ::signal(SIGPIPE, SIG_IGN);
   close_other_fds(args.kept_fds);
@@ -209,10 +266,7 @@ void join_cgroup(const char* procs_path) {
   report(args, child, start_errno);
 
   int status = 0;
-  pid_t waited = 0;
-  do {
-    waited = ::waitpid(child, &status, 0);
-  } while (waited < 0 && errno == EINTR);
+  const pid_t waited = wait_for_workload(args, child, status);
   if (start_errno != 0) {
     write_outcome(args, "failed", start_errno);
   } else if (waited == child && WIFSIGNALED(status)) {
@@ -262,6 +316,10 @@ Result<Spawned> spawn_workload(const LaunchPlan& plan) {
   if (!plan.cgroup_dir.empty()) {
     args.cgroup_dir = plan.cgroup_dir.c_str();
     args.cgroup_procs = cgroup_procs.c_str();
+  }
+  if (!plan.alive_path.empty() && plan.orphan_timeout_ms > 0) {
+    args.alive_path = plan.alive_path.c_str();
+    args.orphan_timeout_ms = plan.orphan_timeout_ms;
   }
 
   std::array<int, 2> report_pipe{-1, -1};

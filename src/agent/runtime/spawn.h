@@ -26,6 +26,10 @@ struct LaunchPlan {
   std::string exit_path;
   std::string exit_tmp_path;
   std::string cgroup_dir;  // Empty: no cgroup to join.
+  // The shim's watchdog: the file whose modification time says when the agent was last alive,
+  // and how long the workload may run without it (0: forever).
+  std::string alive_path;
+  int64_t orphan_timeout_ms = 0;
 };
 
 // Checks what the spec's fields may hold: an id usable as a directory name, a program to run,
@@ -36,6 +40,9 @@ struct LaunchPlan {
 // spec.env, then CUDA_VISIBLE_DEVICES and ALLOT_INSTANCE_ID, which the spec cannot override.
 LaunchPlan make_launch_plan(const WorkloadSpec& spec, const WorkloadPaths& paths,
                             const std::string& cgroup_dir);
+
+// The file the agent touches to say it is alive, in the runtime's state directory.
+std::string agent_alive_path(const std::string& state_dir);
 
 struct Spawned {
   pid_t shim_pid = 0;

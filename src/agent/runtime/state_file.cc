@@ -1,6 +1,7 @@
 #include "agent/runtime/state_file.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -34,36 +35,6 @@ std::string read_whole_file(const std::string& path) {
   }
   ::close(fd);
   return out;
-}
-
-// POSIX calls rather than a stream, so that every failure is seen and the data reaches the disk
-// before the rename makes it visible.
-Status write_file_atomically(const std::string& path, const std::string& tmp_path,
-                             const std::string& contents) {
-  const int fd = ::open(tmp_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) {
-    return fail(ErrorCode::kUnavailable,
-                "cannot write " + tmp_path + ": " + std::generic_category().message(errno));
-  }
-  size_t done = 0;
-  int err = 0;
-  while (done < contents.size() && err == 0) {
-    const ssize_t n = ::write(fd, contents.data() + done, contents.size() - done);
-    if (n > 0) {
-      done += static_cast<size_t>(n);
-    } else if (errno != EINTR) {
-      err = errno;
-    }
-  }
-  if (err == 0 && ::fsync(fd) != 0) err = errno;
-  ::close(fd);
-  if (err == 0 && ::rename(tmp_path.c_str(), path.c_str()) != 0) err = errno;
-  if (err != 0) {
-    ::unlink(tmp_path.c_str());
-    return fail(ErrorCode::kUnavailable,
-                "cannot write " + path + ": " + std::generic_category().message(err));
-  }
-  return {};
 }
 
 std::optional<WorkloadState> parse_state(const std::string& name) {
@@ -162,6 +133,38 @@ WorkloadPaths workload_paths(const std::string& state_dir, std::string_view inst
   return paths;
 }
 
+// POSIX calls rather than a stream, so that every failure is seen and the data reaches the disk
+// before the rename makes it visible. The temporary file is created with its final mode (fchmod
+// because the umask may narrow open's mode), so the contents are never readable by others.
+Status write_file_atomically(const std::string& path, const std::string& tmp_path,
+                             const std::string& contents, mode_t mode) {
+  ::unlink(tmp_path.c_str());  // A leftover from a crash keeps its old mode through O_TRUNC.
+  const int fd = ::open(tmp_path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_TRUNC | O_CLOEXEC, mode);
+  if (fd < 0) {
+    return fail(ErrorCode::kUnavailable,
+                "cannot write " + tmp_path + ": " + std::generic_category().message(errno));
+  }
+  size_t done = 0;
+  int err = ::fchmod(fd, mode) == 0 ? 0 : errno;
+  while (done < contents.size() && err == 0) {
+    const ssize_t n = ::write(fd, contents.data() + done, contents.size() - done);
+    if (n > 0) {
+      done += static_cast<size_t>(n);
+    } else if (errno != EINTR) {
+      err = errno;
+    }
+  }
+  if (err == 0 && ::fsync(fd) != 0) err = errno;
+  ::close(fd);
+  if (err == 0 && ::rename(tmp_path.c_str(), path.c_str()) != 0) err = errno;
+  if (err != 0) {
+    ::unlink(tmp_path.c_str());
+    return fail(ErrorCode::kUnavailable,
+                "cannot write " + path + ": " + std::generic_category().message(err));
+  }
+  return {};
+}
+
 Status save_record(const WorkloadPaths& paths, const WorkloadRecord& record) {
   const json j = {{"version", kRecordVersion},
                   {"spec", spec_to_json(record.spec)},
@@ -172,7 +175,7 @@ Status save_record(const WorkloadPaths& paths, const WorkloadRecord& record) {
                   {"cgroup_dir", record.cgroup_dir},
                   {"stop_requested", record.stop_requested},
                   {"kill_at_ms", record.kill_at_ms}};
-  return write_file_atomically(paths.record, paths.record_tmp, j.dump(2) + "\n");
+  return write_file_atomically(paths.record, paths.record_tmp, j.dump(2) + "\n", 0644);
 }
 
 std::optional<WorkloadRecord> load_record(const std::string& path) {

@@ -43,6 +43,12 @@ struct WorkloadRecord {
   TimeMs kill_at_ms = 0;          // When SIGKILL is due, once a stop has been requested.
 };
 
+// Writes `contents` to `tmp_path` with `mode` from its creation, fsyncs it, and renames it over
+// `path`: a crash leaves the old file or the new one, and the data is on disk before it is
+// visible. On failure the temporary file is removed and `path` is untouched.
+[[nodiscard]] Status write_file_atomically(const std::string& path, const std::string& tmp_path,
+                                           const std::string& contents, mode_t mode);
+
 // Writes the record to a temporary file and renames it over the old one, so that a crash leaves
 // either the old record or the new one, never half of one.
 [[nodiscard]] Status save_record(const WorkloadPaths& paths, const WorkloadRecord& record);
