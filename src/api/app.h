@@ -13,6 +13,7 @@
 #include "api/metrics.h"
 #include "api/request.h"
 #include "api/service.h"
+#include "billing/invoice_render.h"
 
 namespace allot {
 
@@ -22,6 +23,7 @@ struct ApiOptions {
   int64_t long_poll_ms = 20'000;          // How long an agent's wait is held.
   int64_t heartbeat_interval_ms = 2'000;  // What agents are told to use.
   std::string web_dir;                    // The dashboard's built files; empty: none.
+  billing::Issuer issuer;                 // Who issues invoices, in what currency, on what terms.
 };
 
 // Everything a handler gets.

@@ -49,6 +49,13 @@ struct DaemonConfig {
   int64_t forecast_history_h = 336;
   // The built dashboard (web/dist) that is served at `/`; empty: no dashboard.
   std::string web_dir;
+  // Invoices: who issues them (printed on each), the deployment's currency (an ISO 4217 code;
+  // the ledger's micro-units are micro-units of it) and the days from issue to due.
+  std::string invoice_legal_name;
+  std::string invoice_address;  // Lines separated by "\n".
+  std::string invoice_tax_id;
+  std::string currency = "USD";
+  int64_t payment_terms_days = 30;
 };
 
 using GetEnv = std::function<const char*(const char*)>;
