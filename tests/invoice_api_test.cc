@@ -181,7 +181,7 @@ TEST_F(InvoiceApiTest, TheCustomersBillingDetailsAreOnItsInvoiceAsFinalized) {
            {R"({"billing_details": {"vat": "x"}})", "unknown_field"},
            {R"({"billing_details": {"email": "nobody"}})", "invalid_argument"},
            {R"({"billing_details": {"legal_name": ")" + too_long + R"("}})", "invalid_argument"},
-           {R"({"billing_details": {"tax_id": "ab"}})", "invalid_argument"},
+           {R"({"billing_details": {"tax_id": "a\u0007b"}})", "invalid_argument"},
            {R"({"billing_details": {"tax_id": 5}})", "invalid_type"},
            {R"({"billing_details": "Acme"})", "invalid_type"},
            {R"({"billing_details": {"email": "nobody"}, "billing": "prepaid"})",
