@@ -43,6 +43,7 @@ std::string find_chromium() {
 // Runs argv to its end with its output discarded; returns its exit status, or -1.
 int run_quietly(const std::vector<std::string>& args) {
   std::vector<char*> argv;
+  argv.reserve(args.size() + 1);
   for (const std::string& arg : args) argv.push_back(const_cast<char*>(arg.c_str()));
   argv.push_back(nullptr);
   posix_spawn_file_actions_t actions;
