@@ -10,7 +10,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   postgresql
   clang-format-19 clang-tidy-19
-  curl prometheus chromium
+  curl prometheus chromium poppler-utils
 )
 
 missing=()

@@ -33,6 +33,11 @@ class InvoiceApiTest : public ApiTest {
         << method << " " << target << " " << body << " changed something";
   }
 
+  // This month's invoice, finalized before the month has ended, on purpose.
+  json finalize_early(const std::string& id) {
+    return call("POST", "/v1/invoices/" + id + "/finalize", {{"early", true}}, op_key_, 200);
+  }
+
   const std::string month_ = format_month(SystemClock().now_ms());
 };
 
@@ -46,13 +51,28 @@ TEST_F(InvoiceApiTest, ADraftIsFinalizedPaidAndThenFrozen) {
   EXPECT_EQ(drafted["lines"], json::array());  // Nothing ran.
   EXPECT_EQ(drafted["total"], "0.000000");
   // Drafting the month again replaces the draft: one invoice per tenant and month.
-  EXPECT_EQ(draft(a_.tenant_id, month_, 200)["id"], id);
+  const json redrafted = draft(a_.tenant_id, month_, 200);
+  EXPECT_EQ(redrafted["id"], id);
   EXPECT_EQ(
       call("GET", "/v1/invoices?tenant_id=" + a_.tenant_id, nullptr, op_key_, 200)["items"].size(),
       1u);
 
-  const json final = call("POST", "/v1/invoices/" + id + "/finalize", nullptr, op_key_, 200);
+  // The month has not ended: finalizing it is refused unless asked for early.
+  expect_refused("POST", "/v1/invoices/" + id + "/finalize", "", op_key_, 409, "period_open");
+  expect_refused("POST", "/v1/invoices/" + id + "/finalize", R"({"early": false})", op_key_, 409,
+                 "period_open");
+  expect_refused("POST", "/v1/invoices/" + id + "/finalize", R"({"early": "yes"})", op_key_, 400,
+                 "invalid_type");
+  expect_refused("POST", "/v1/invoices/" + id + "/finalize", R"({"soon": true})", op_key_, 400,
+                 "unknown_field");
+  const json final = finalize_early(id);
   EXPECT_EQ(final["status"], "final");
+  EXPECT_EQ(final["early"], true);
+  EXPECT_EQ(final["period_start"], format_time(*parse_month(month_)));
+  // It bills up to where its draft read usage; the next month's invoice bills the rest.
+  EXPECT_EQ(final["period_end"], redrafted["period_end"]);
+  EXPECT_EQ(final["billing"], "postpaid");
+  EXPECT_TRUE(final["payments"].is_null());
   EXPECT_TRUE(std::regex_match(final.value("number", ""), std::regex("INV-[0-9]{6}")))
       << final.dump();
   const std::string body = json{{"tenant_id", a_.tenant_id}, {"month", month_}}.dump();
@@ -72,16 +92,13 @@ TEST_F(InvoiceApiTest, ADraftIsFinalizedPaidAndThenFrozen) {
 
 TEST_F(InvoiceApiTest, AVoidFinalInvoiceKeepsItsNumberAndTheMonthCanBeInvoicedAgain) {
   const std::string first = draft(b_.tenant_id, month_, 201).value("id", "");
-  const std::string number =
-      call("POST", "/v1/invoices/" + first + "/finalize", nullptr, op_key_, 200)
-          .value("number", "");
+  const std::string number = finalize_early(first).value("number", "");
   const json voided = call("POST", "/v1/invoices/" + first + "/void", nullptr, op_key_, 200);
   EXPECT_EQ(voided["status"], "void");
   EXPECT_EQ(voided["number"], number);
   const std::string second = draft(b_.tenant_id, month_, 201).value("id", "");
   EXPECT_NE(second, first);
-  const json renumbered =
-      call("POST", "/v1/invoices/" + second + "/finalize", nullptr, op_key_, 200);
+  const json renumbered = finalize_early(second);
   EXPECT_EQ(std::stoi(renumbered.value("number", "").substr(4)), std::stoi(number.substr(4)) + 1);
   // A draft can be voided too, and pays nothing.
   const json statuses =
@@ -92,7 +109,7 @@ TEST_F(InvoiceApiTest, AVoidFinalInvoiceKeepsItsNumberAndTheMonthCanBeInvoicedAg
 
 TEST_F(InvoiceApiTest, InvoicesAndTheirNumbersSurviveARestart) {
   const std::string first = draft(a_.tenant_id, month_, 201).value("id", "");
-  call("POST", "/v1/invoices/" + first + "/finalize", nullptr, op_key_, 200);
+  finalize_early(first);
   const std::string before = call("GET", "/v1/invoices/" + first, nullptr, op_key_, 200).dump();
   ASSERT_EQ(daemon_.stop(), 0);
   ASSERT_TRUE(daemon_.start());
@@ -100,8 +117,7 @@ TEST_F(InvoiceApiTest, InvoicesAndTheirNumbersSurviveARestart) {
   // The sequence goes on where it was, and the month's final invoice still blocks a re-draft.
   draft(a_.tenant_id, month_, 409);
   const std::string second = draft(b_.tenant_id, month_, 201).value("id", "");
-  EXPECT_EQ(call("POST", "/v1/invoices/" + second + "/finalize", nullptr, op_key_, 200)["number"],
-            "INV-000002");
+  EXPECT_EQ(finalize_early(second)["number"], "INV-000002");
 }
 
 TEST_F(InvoiceApiTest, ATenantReadsOnlyItsOwnInvoicesAndChangesNone) {
@@ -125,6 +141,55 @@ TEST_F(InvoiceApiTest, ATenantReadsOnlyItsOwnInvoicesAndChangesNone) {
   }
   expect_refused("POST", "/v1/invoices/" + mine + "/credit-notes",
                  R"({"amount": "1", "reason": "x"})", a_.admin_key, 403, "forbidden");
+}
+
+TEST_F(InvoiceApiTest, TheCustomersBillingDetailsAreOnItsInvoiceAsFinalized) {
+  const std::string tenant = "/v1/tenants/" + a_.tenant_id;
+  const json set = call("PATCH", tenant,
+                        {{"billing_details",
+                          {{"legal_name", "Acme Ltd"},
+                           {"address", "1 Main St\nSpringfield"},
+                           {"tax_id", "GB123456789"},
+                           {"email", "ap@acme.example"}}}},
+                        op_key_, 200);
+  EXPECT_EQ(set["billing_details"]["legal_name"], "Acme Ltd");
+  EXPECT_EQ(set["billing_details"]["address"], "1 Main St\nSpringfield");
+  // Only the fields named change.
+  EXPECT_EQ(call("PATCH", tenant, {{"billing_details", {{"tax_id", "GB987654321"}}}}, op_key_,
+                 200)["billing_details"]["legal_name"],
+            "Acme Ltd");
+  const std::string id = draft(a_.tenant_id, month_, 201).value("id", "");
+  finalize_early(id);
+  const std::string html =
+      daemon_.request("GET", "/v1/invoices/" + id + "?format=html", "", a_.member_key).body;
+  for (const char* shown : {"Bill to</h2><p><strong>Acme Ltd</strong>", "1 Main St<br>Springfield",
+                            "Tax ID: GB987654321", "ap@acme.example"}) {
+    EXPECT_NE(html.find(shown), std::string::npos) << shown << "\n" << html;
+  }
+  // A final invoice keeps the details it was issued with; the tenant's new ones are for later.
+  call("PATCH", tenant, {{"billing_details", {{"legal_name", "Acme Holdings"}}}}, op_key_, 200);
+  EXPECT_EQ(daemon_.request("GET", "/v1/invoices/" + id + "?format=html", "", op_key_).body, html);
+  // Survives a restart.
+  ASSERT_EQ(daemon_.stop(), 0);
+  ASSERT_TRUE(daemon_.start());
+  EXPECT_EQ(call("GET", tenant, nullptr, op_key_, 200)["billing_details"]["legal_name"],
+            "Acme Holdings");
+  EXPECT_EQ(daemon_.request("GET", "/v1/invoices/" + id + "?format=html", "", op_key_).body, html);
+
+  const std::string too_long(201, 'x');
+  for (const auto& [body, code] : std::vector<std::pair<std::string, std::string>>{
+           {R"({"billing_details": {"vat": "x"}})", "unknown_field"},
+           {R"({"billing_details": {"email": "nobody"}})", "invalid_argument"},
+           {R"({"billing_details": {"legal_name": ")" + too_long + R"("}})", "invalid_argument"},
+           {R"({"billing_details": {"tax_id": "a\u0007b"}})", "invalid_argument"},
+           {R"({"billing_details": {"tax_id": 5}})", "invalid_type"},
+           {R"({"billing_details": "Acme"})", "invalid_type"},
+           {R"({"billing_details": {"email": "nobody"}, "billing": "prepaid"})",
+            "invalid_argument"}}) {
+    expect_refused("PATCH", tenant, body, op_key_, 400, code);
+  }
+  expect_refused("PATCH", tenant, R"({"billing_details": {"legal_name": "Mine"}})", a_.admin_key,
+                 403, "forbidden");
 }
 
 TEST_F(InvoiceApiTest, BadInputIsRefusedWithItsCodeAndChangesNothing) {

@@ -13,6 +13,7 @@
 #include "api/metrics.h"
 #include "api/request.h"
 #include "api/service.h"
+#include "billing/invoice_render.h"
 #include "common/address_policy.h"
 
 namespace allot {
@@ -24,6 +25,7 @@ struct ApiOptions {
   int64_t heartbeat_interval_ms = 2'000;  // What agents are told to use.
   std::string web_dir;                    // The dashboard's built files; empty: none.
   AddressAllowList webhook_allow;         // Internal addresses webhooks may reach nonetheless.
+  billing::Issuer issuer;                 // Who issues invoices, in what currency, on what terms.
 };
 
 // Everything a handler gets.

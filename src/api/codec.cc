@@ -15,6 +15,13 @@ nlohmann::json time_or_null(TimeMs at_ms) {
 
 }  // namespace
 
+nlohmann::json to_json(const BillingDetails& d) {
+  return {{"legal_name", d.legal_name},
+          {"address", d.address},
+          {"tax_id", d.tax_id},
+          {"email", d.email}};
+}
+
 nlohmann::json to_json(const Tenant& t) {
   return {{"id", t.id},
           {"name", t.name},
@@ -22,6 +29,7 @@ nlohmann::json to_json(const Tenant& t) {
           {"weight", t.weight},
           {"billing", billing_mode_name(t.billing)},
           {"credit_limit", Money::from_micros(t.credit_limit_micros).to_string()},
+          {"billing_details", to_json(t.details)},
           {"created_at", format_time(t.created_at_ms)}};
 }
 

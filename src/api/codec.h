@@ -11,6 +11,7 @@
 
 namespace allot {
 
+nlohmann::json to_json(const BillingDetails& details);
 nlohmann::json to_json(const Tenant& tenant);
 nlohmann::json to_json(const Project& project);
 nlohmann::json to_json(const User& user);

@@ -7,6 +7,7 @@
 #include "api/codec.h"
 #include "api/reply.h"
 #include "api/routes_util.h"
+#include "core/invoice_ops.h"
 #include "core/validate.h"
 
 namespace allot {
@@ -83,12 +84,36 @@ Result<HttpResponse> get_tenant(Call& call) {
   return json_reply(200, to_json(*tenant));
 }
 
-// The operator sets a tenant's fair-share weight, and how it pays.
+// The billing details a PATCH names over the tenant's current ones: each field given replaces
+// that one ("" clears it); a field of another name is refused.
+Result<BillingDetails> read_billing_details(const std::map<std::string, std::string>& fields,
+                                            BillingDetails details) {
+  for (const auto& [name, value] : fields) {
+    if (name == "legal_name") {
+      details.legal_name = value;
+    } else if (name == "address") {
+      details.address = value;
+    } else if (name == "tax_id") {
+      details.tax_id = value;
+    } else if (name == "email") {
+      details.email = value;
+    } else {
+      return fail(ErrorCode::kUnknownField,
+                  fmt::format("billing_details has no field '{}' (legal_name, address, tax_id, "
+                              "email)",
+                              name));
+    }
+  }
+  return details;
+}
+
+// The operator sets a tenant's fair-share weight, how it pays, and its billing details.
 Result<HttpResponse> update_tenant(Call& call) {
   JsonBody body(call.request.body);
   auto weight = body.optional_int("weight", INT64_MIN, INT64_MAX);
   auto billing = body.optional_string("billing");
   auto credit_limit = body.optional_string("credit_limit");
+  auto details = body.optional_string_map("billing_details");
   ALLOT_TRY(body.finish());
   ALLOT_TRY(require_operator_admin(call.caller));
   const std::string& id = call.params.front();
@@ -96,8 +121,17 @@ Result<HttpResponse> update_tenant(Call& call) {
   if (call.ctx.state().tenant(id) == nullptr) {
     return fail(ErrorCode::kNotFound, fmt::format("no tenant {}", id));
   }
+  std::optional<SetBillingDetails> set_details;
+  if (details) {
+    auto read = read_billing_details(*details, call.ctx.state().tenant(id)->details);
+    if (!read) return std::unexpected(read.error());
+    set_details = SetBillingDetails{.tenant_id = id, .details = *read};
+    // Checked before anything is applied, so that a refusal changes nothing.
+    ALLOT_TRY(set_billing_details(call.ctx.state(), *set_details));
+  }
   // Billing first: it is the change that may be refused, and a refusal must change nothing.
   ALLOT_TRY(apply_billing_change(call, id, billing, credit_limit));
+  if (set_details) ALLOT_TRY(call.ctx.apply(*set_details));
   if (weight) ALLOT_TRY(call.ctx.apply(SetTenantWeight{.tenant_id = id, .weight = *weight}));
   return json_reply(200, to_json(*call.ctx.state().tenant(id)));
 }

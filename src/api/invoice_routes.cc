@@ -62,7 +62,7 @@ Result<HttpResponse> draft_invoice(Call& call) {
   const State& state = call.ctx.state();
   auto command =
       billing::draft_month(state, tenant_id, *month, call.ctx.now_ms(),
-                           billing::credits_applied(state, tenant_id, *month, call.ctx.now_ms()));
+                           billing::invoice_credits(state, tenant_id, *month, call.ctx.now_ms()));
   if (!command) return std::unexpected(command.error());
   const Invoice* existing = live_invoice(state, tenant_id, *month);
   command->id = existing != nullptr ? existing->id : call.ctx.ids().new_id("inv");
@@ -114,20 +114,35 @@ Result<HttpResponse> get_invoice(Call& call) {
   }
   if (chosen == "html") {
     return HttpResponse{.status = 200,
-                        .body = billing::invoice_html(state, **invoice),
+                        .body = billing::invoice_html(state, **invoice, call.options.issuer),
                         .content_type = "text/html; charset=utf-8"};
   }
   return fail(ErrorCode::kInvalidArgument, "format must be json, csv or html");
 }
 
+// The body of a finalize: none, or {"early": true} to finalize before the month has ended.
+Result<bool> read_early(const std::string& body_text) {
+  if (body_text.empty()) return false;
+  JsonBody body(body_text);
+  const bool early = body.optional_bool("early").value_or(false);
+  ALLOT_TRY(body.finish());
+  return early;
+}
+
 // finalize, pay and void: one command on the invoice the path names.
 template <typename Command>
 Result<HttpResponse> change_invoice(Call& call) {
+  Command command{.id = call.params.front()};
+  if constexpr (std::is_same_v<Command, FinalizeInvoice>) {
+    auto early = read_early(call.request.body);
+    if (!early) return std::unexpected(early.error());
+    command.early = *early;
+  }
   ALLOT_TRY(require_operator_admin(call.caller));
-  const std::string& id = call.params.front();
-  ALLOT_TRY(check_id("invoice id", id, "inv"));
-  ALLOT_TRY(call.ctx.apply(Command{.id = id}));
-  return json_reply(200, invoice_with_notes(call.ctx.state(), *call.ctx.state().invoice(id)));
+  ALLOT_TRY(check_id("invoice id", command.id, "inv"));
+  ALLOT_TRY(call.ctx.apply(command));
+  return json_reply(200,
+                    invoice_with_notes(call.ctx.state(), *call.ctx.state().invoice(command.id)));
 }
 
 Result<HttpResponse> create_credit_note(Call& call) {
@@ -143,6 +158,18 @@ Result<HttpResponse> create_credit_note(Call& call) {
     return fail(
         amount.error().code,
         fmt::format("'amount' must be a decimal amount like \"2.50\": {}", amount.error().message));
+  }
+  // Said here in the deployment's currency, as the invoice shows it; the core refuses it anyway.
+  if (const Invoice* invoice = call.ctx.state().invoice(invoice_id);
+      invoice != nullptr && amount->micros() > invoice->uncredited_micros() &&
+      (invoice->status == InvoiceStatus::kFinal || invoice->status == InvoiceStatus::kPaid)) {
+    const billing::Currency& currency = call.options.issuer.currency;
+    return fail(ErrorCode::kInvalidArgument,
+                fmt::format("a credit note can give back at most what is left un-credited of "
+                            "invoice {}: {} (asked: {})",
+                            invoice->number,
+                            billing::exact_money_text(invoice->uncredited_micros(), currency),
+                            billing::exact_money_text(amount->micros(), currency)));
   }
   const std::string id = call.ctx.ids().new_id("crn");
   ALLOT_TRY(call.ctx.apply(CreateCreditNote{

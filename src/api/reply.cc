@@ -22,6 +22,7 @@ int http_status(ErrorCode code) {
       return 405;
     case ErrorCode::kAlreadyExists:
     case ErrorCode::kConflict:
+    case ErrorCode::kPeriodOpen:
       return 409;
     case ErrorCode::kBodyTooLarge:
       return 413;

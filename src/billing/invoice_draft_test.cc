@@ -156,8 +156,98 @@ class InvoiceLifecycle : public ::testing::Test {
 
   const Invoice& invoice(const std::string& id) { return core.state().invoices.at(id); }
 
+  // Drafts the tenant's month as seen at now_ms, under `id` (a re-draft keeps the draft's id).
+  Result<std::vector<Row>> draft_at(const std::string& id, TimeMs month, TimeMs now_ms) {
+    auto command = draft_month(core.state(), kTenant, month, now_ms,
+                               invoice_credits(core.state(), kTenant, month, now_ms));
+    EXPECT_TRUE(command);
+    command->id = id;
+    return core.apply(*command, now_ms);
+  }
+
+  // The tenant's billed GPU milli-seconds and amount summed over the given invoices.
+  std::pair<int64_t, int64_t> billed(std::initializer_list<std::string> ids) {
+    std::pair<int64_t, int64_t> sum;
+    for (const std::string& id : ids) {
+      for (const InvoiceLine& line : invoice(id).lines) {
+        sum.first += line.gpu_milli_seconds;
+        sum.second += line.amount_micros;
+      }
+    }
+    return sum;
+  }
+
   Core core;
 };
+
+// Work that runs from November 20th into December, billed with November finalized early.
+class EarlyInvoice : public InvoiceLifecycle {
+ protected:
+  void SetUp() override {
+    InvoiceLifecycle::SetUp();
+    core.restore(std::vector<Row>{ran("ins_02", kTenant, kVision, 2, 0, at("2026-11-20T00:00:00Z"),
+                                      at("2026-12-05T00:00:00Z"))});
+  }
+
+  // Everything the tenant ran, GPU milli-seconds and amount, as a whole.
+  std::pair<int64_t, int64_t> ran_in_all() {
+    return {int64_t{1'000} * 100 + int64_t{2'000} * 15 * 86'400,
+            whole_charge(core.state(), "ins_01") + whole_charge(core.state(), "ins_02")};
+  }
+
+  const TimeMs mid_ = at("2026-11-25T00:00:00Z");
+};
+
+TEST_F(EarlyInvoice, AMonthThatHasNotEndedIsFinalizedOnlyEarlyOnPurpose) {
+  ASSERT_TRUE(draft_at("inv_0000000000000001", kNov, mid_));
+  const State before = core.state();
+  auto refused = core.apply(FinalizeInvoice{"inv_0000000000000001"}, mid_);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().code, ErrorCode::kPeriodOpen);
+  EXPECT_EQ(core.state().invoices, before.invoices);
+
+  ASSERT_TRUE(core.apply(FinalizeInvoice{.id = "inv_0000000000000001", .early = true}, mid_));
+  EXPECT_TRUE(invoice("inv_0000000000000001").early);
+  EXPECT_EQ(invoice("inv_0000000000000001").period_start_ms, kNov);
+  EXPECT_EQ(invoice("inv_0000000000000001").period_end_ms, mid_);
+  // Finalized after its month has ended, an invoice is not early, and needs no asking.
+  ASSERT_TRUE(draft_at("inv_0000000000000002", kDec, kLater));
+  ASSERT_TRUE(core.apply(FinalizeInvoice{"inv_0000000000000002"}, kLater));
+  EXPECT_FALSE(invoice("inv_0000000000000002").early);
+}
+
+TEST_F(EarlyInvoice, TheNextMonthCarriesTheRestSoNothingIsBilledTwiceOrLost) {
+  ASSERT_TRUE(draft_at("inv_0000000000000001", kNov, mid_));
+  // Usage after the draft read it, and before it was finalized, is not on it either.
+  const TimeMs finalized_ms = mid_ + 3'600'000;
+  ASSERT_TRUE(
+      core.apply(FinalizeInvoice{.id = "inv_0000000000000001", .early = true}, finalized_ms));
+  EXPECT_EQ(billed({"inv_0000000000000001"}).first,
+            int64_t{1'000} * 100 + int64_t{2'000} * 5 * 86'400);
+  // December's invoice starts where November's ended, at the draft.
+  ASSERT_TRUE(draft_at("inv_0000000000000002", kDec, kLater));
+  EXPECT_EQ(invoice("inv_0000000000000002").period_start_ms, mid_);
+  EXPECT_EQ(invoice("inv_0000000000000002").period_end_ms, kDec + 31LL * 86'400'000);
+  EXPECT_EQ(billed({"inv_0000000000000001", "inv_0000000000000002"}), ran_in_all());
+  ASSERT_TRUE(core.apply(FinalizeInvoice{"inv_0000000000000002"}, kLater));
+
+  // Voided and invoiced again, November stops where December already starts.
+  ASSERT_TRUE(core.apply(VoidInvoice{"inv_0000000000000001"}, kLater));
+  ASSERT_TRUE(draft_at("inv_0000000000000003", kNov, kLater));
+  EXPECT_EQ(invoice("inv_0000000000000003").period_end_ms, mid_);
+  EXPECT_EQ(billed({"inv_0000000000000003", "inv_0000000000000002"}), ran_in_all());
+}
+
+TEST_F(EarlyInvoice, ADraftReadBeforeTheMonthEndedIsReDraftedBeforeItIsFinal) {
+  ASSERT_TRUE(draft_at("inv_0000000000000001", kNov, mid_));
+  EXPECT_EQ(rejection(FinalizeInvoice{"inv_0000000000000001"}), ErrorCode::kConflict);
+  ASSERT_TRUE(draft_at("inv_0000000000000001", kNov, kLater));
+  ASSERT_TRUE(core.apply(FinalizeInvoice{"inv_0000000000000001"}, kLater));
+  EXPECT_EQ(invoice("inv_0000000000000001").period_end_ms, kDec);
+  ASSERT_TRUE(draft_at("inv_0000000000000002", kDec, kLater));
+  EXPECT_EQ(invoice("inv_0000000000000002").period_start_ms, kDec);
+  EXPECT_EQ(billed({"inv_0000000000000001", "inv_0000000000000002"}), ran_in_all());
+}
 
 TEST_F(InvoiceLifecycle, ADraftIsReplacedUntilFinalThenFrozenAndNumbered) {
   ASSERT_TRUE(draft_for("inv_0000000000000001", kTenant, kNov, 30 * kUnit));
@@ -207,6 +297,14 @@ TEST_F(InvoiceLifecycle, PaidInvoicesCannotBeVoidedAndCreditNotesStayWithinTheTo
   EXPECT_EQ(rejection(CreateCreditNote{"crn_0000000000000002", "inv_0000000000000001",
                                        40 * kUnit + 1, "more"}),
             ErrorCode::kInvalidArgument);
+  // The refusal speaks in money, as the invoice does.
+  const std::string message =
+      core.apply(CreateCreditNote{"crn_0000000000000002", "inv_0000000000000001", 40 * kUnit + 1,
+                                  "more"},
+                 kLater)
+          .error()
+          .message;
+  EXPECT_NE(message.find("INV-000001: 40.000000 (asked: 40.000001)"), std::string::npos) << message;
   ASSERT_TRUE(core.apply(MarkInvoicePaid{"inv_0000000000000001"}, kLater));
   EXPECT_EQ(rejection(VoidInvoice{"inv_0000000000000001"}), ErrorCode::kConflict);
   ASSERT_TRUE(core.apply(

@@ -25,11 +25,13 @@ std::string tenant_name(const State& state, const std::string& id) {
 
 // The totals every rendering shows under the lines, in order.
 std::vector<std::pair<std::string_view, int64_t>> totals(const Invoice& invoice) {
-  return {{"subtotal", invoice.subtotal_micros},
-          {"credits", invoice.credits_micros},
-          {"total", invoice.total_micros},
-          {"credited", invoice.credited_micros},
-          {"amount_due", invoice.due_micros()}};
+  std::vector<std::pair<std::string_view, int64_t>> out = {{"subtotal", invoice.subtotal_micros},
+                                                           {"credits", invoice.credits_micros},
+                                                           {"total", invoice.total_micros},
+                                                           {"credited", invoice.credited_micros}};
+  if (invoice.prepaid) out.emplace_back("paid_from_balance", invoice.payments.paid_micros);
+  out.emplace_back("amount_due", invoice.due_micros());
+  return out;
 }
 
 constexpr std::string_view kStyle =
@@ -38,6 +40,8 @@ constexpr std::string_view kStyle =
     "th,td{border-bottom:1px solid #ccc;padding:4px 8px;text-align:left}"
     "td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}"
     "tfoot td{font-weight:bold}"
+    ".party{display:inline-block;vertical-align:top;width:45%}"
+    "h2{font-size:1em;margin-bottom:0.2em}.note{font-size:0.8em;color:#555}"
     "@media print{body{margin:0}}";
 
 }  // namespace
@@ -74,6 +78,31 @@ EnergyUse invoice_energy(const Invoice& invoice) {
   return sum;
 }
 
+// A prepaid invoice's payments from the balance; null for a postpaid one.
+json payments_json(const Invoice& invoice) {
+  if (!invoice.prepaid) return nullptr;
+  const BalancePayments& p = invoice.payments;
+  auto id_or_null = [](const std::string& id) { return id.empty() ? json(nullptr) : json(id); };
+  return {{"paid_from_balance", money(p.paid_micros)},
+          {"transfers", p.transfers},
+          {"first_transfer_id", id_or_null(p.first_transfer_id)},
+          {"last_transfer_id", id_or_null(p.last_transfer_id)}};
+}
+
+// The HTML sentence on a prepaid invoice that says how it was paid.
+std::string payments_html(const Invoice& invoice, const Currency& currency) {
+  if (!invoice.prepaid) return "";
+  const BalancePayments& p = invoice.payments;
+  std::string out =
+      fmt::format("<p>Paid from the prepaid balance: {}", money_text(p.paid_micros, currency));
+  if (p.transfers > 0) {
+    out += fmt::format(", by {} ledger usage posting{} ({} to {})", p.transfers,
+                       p.transfers == 1 ? "" : "s", html_escape(p.first_transfer_id),
+                       html_escape(p.last_transfer_id));
+  }
+  return out + ".</p>\n";
+}
+
 }  // namespace
 
 std::string energy_kwh_text(int64_t energy_mj) { return millionths_text(energy_mj, 3'600); }
@@ -105,6 +134,11 @@ json invoice_json(const Invoice& invoice) {
            {"finalized_at", time_or_null(invoice.finalized_at_ms)},
            {"paid_at", time_or_null(invoice.paid_at_ms)},
            {"voided_at", time_or_null(invoice.voided_at_ms)},
+           {"period_start", format_time(invoice.period_start_ms)},
+           {"period_end", format_time(invoice.period_end_ms)},
+           {"early", invoice.early},
+           {"billing", invoice.prepaid ? "prepaid" : "postpaid"},
+           {"payments", payments_json(invoice)},
            {"energy_kwh", energy_kwh_text(energy.energy_mj)},
            {"carbon_kg", carbon_kg_text(energy.carbon_ug)}};
   for (const auto& [name, micros] : totals(invoice)) out[std::string(name)] = money(micros);
@@ -180,33 +214,121 @@ std::string html_escape(std::string_view text) {
   return out;
 }
 
-std::string invoice_html(const State& state, const Invoice& invoice) {
+TimeMs due_at_ms(const Invoice& invoice, const Issuer& issuer) {
+  if (invoice.finalized_at_ms == 0) return 0;
+  return invoice.finalized_at_ms + issuer.payment_terms_days * 86'400'000;
+}
+
+namespace {
+
+// "2026-11-30" from a moment.
+std::string date_text(TimeMs at_ms) { return format_time(at_ms).substr(0, 10); }
+
+// Text with its line breaks kept, escaped.
+std::string html_lines(std::string_view text) {
+  std::string out;
+  size_t from = 0;
+  while (from <= text.size()) {
+    const size_t to = std::min(text.find('\n', from), text.size());
+    if (!out.empty()) out += "<br>";
+    out += html_escape(text.substr(from, to - from));
+    from = to + 1;
+  }
+  return out;
+}
+
+std::string issuer_html(const Issuer& issuer) {
+  std::string out = "<div class=\"party\"><h2>From</h2><p>";
+  out += issuer.legal_name.empty() ? "(the operator's legal name is not set)"
+                                   : "<strong>" + html_escape(issuer.legal_name) + "</strong>";
+  if (!issuer.address.empty()) out += "<br>" + html_lines(issuer.address);
+  if (!issuer.tax_id.empty()) out += "<br>Tax ID: " + html_escape(issuer.tax_id);
+  return out + "</p></div>\n";
+}
+
+// The customer as the invoice was drafted for: its legal name (else the tenant's name), address,
+// tax id and billing email, and the account (tenant) id.
+std::string customer_html(const State& state, const Invoice& invoice) {
+  const BillingDetails& c = invoice.customer;
+  std::string out = fmt::format(
+      "<div class=\"party\"><h2>Bill to</h2><p><strong>{}</strong>",
+      html_escape(c.legal_name.empty() ? tenant_name(state, invoice.tenant_id) : c.legal_name));
+  if (!c.address.empty()) out += "<br>" + html_lines(c.address);
+  if (!c.tax_id.empty()) out += "<br>Tax ID: " + html_escape(c.tax_id);
+  if (!c.email.empty()) out += "<br>" + html_escape(c.email);
+  return out + fmt::format("<br>Account: {}</p></div>\n", html_escape(invoice.tenant_id));
+}
+
+std::string dates_html(const Invoice& invoice, const Issuer& issuer) {
+  std::string out = fmt::format(
+      "<p class=\"dates\">Status: {}<br>Issued: {}<br>", invoice_status_name(invoice.status),
+      invoice.finalized_at_ms == 0 ? "not yet (draft)" : date_text(invoice.finalized_at_ms));
+  if (invoice.prepaid) {
+    out += "Due: nothing, paid from the prepaid balance as used";
+  } else {
+    out += "Due: " + (invoice.finalized_at_ms == 0
+                          ? fmt::format("{} days after issue", issuer.payment_terms_days)
+                          : date_text(due_at_ms(invoice, issuer)));
+  }
+  // The period is [start, end): the last day shown is the one before the end.
+  return out + fmt::format("<br>Period: {} to {} (UTC, end excluded)<br>Currency: {}</p>\n",
+                           format_time(invoice.period_start_ms), format_time(invoice.period_end_ms),
+                           issuer.currency.code);
+}
+
+}  // namespace
+
+std::string invoice_html(const State& state, const Invoice& invoice, const Issuer& issuer) {
+  const Currency& currency = issuer.currency;
   const std::string title = invoice.number.empty() ? fmt::format("Draft invoice {}", invoice.id)
                                                    : fmt::format("Invoice {}", invoice.number);
   std::string out = fmt::format(
       "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{}</title>"
-      "<style>{}</style></head><body>\n<h1>{}</h1>\n<p>Tenant: {} ({})<br>Month: {}<br>Status: "
-      "{}</p>\n<table><thead><tr><th>Project</th><th>GPU model</th><th>Region</th><th>Class</th>"
+      "<style>{}</style></head><body>\n<h1>{}</h1>\n",
+      html_escape(title), kStyle, html_escape(title));
+  out += issuer_html(issuer);
+  out += customer_html(state, invoice);
+  out += dates_html(invoice, issuer);
+  out += fmt::format(
+      "<table><thead><tr><th>Project</th><th>GPU model</th><th>Region</th><th>Class</th>"
       "<th class=\"n\">GPU-hours</th><th class=\"n\">Energy (kWh)</th>"
-      "<th class=\"n\">CO2e (kg)</th><th class=\"n\">Amount</th></tr></thead><tbody>\n",
-      html_escape(title), kStyle, html_escape(title),
-      html_escape(tenant_name(state, invoice.tenant_id)), html_escape(invoice.tenant_id),
-      format_month(invoice.month_ms), invoice_status_name(invoice.status));
-  for (const InvoiceLine& line : invoice.lines) {
+      "<th class=\"n\">CO2e (kg)</th><th class=\"n\">Amount ({})</th></tr></thead><tbody>\n",
+      currency.code);
+  MicroAmounts micros{.credits = invoice.credits_micros,
+                      .total = invoice.total_micros,
+                      .credited = invoice.credited_micros,
+                      .paid_from_balance = invoice.payments.paid_micros};
+  for (const InvoiceLine& line : invoice.lines) micros.lines.push_back(line.amount_micros);
+  const MinorAmounts shown = document_amounts(micros, currency);
+  for (size_t i = 0; i < invoice.lines.size(); ++i) {
+    const InvoiceLine& line = invoice.lines[i];
     out += fmt::format(
         "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"n\">{}</td>"
         "<td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td></tr>\n",
         html_escape(project_name(state, line.project_id)), html_escape(line.key.model),
         html_escape(line.key.region), price_class_name(line.key.price_class),
         gpu_hours_text(line.gpu_milli_seconds), energy_kwh_text(line.energy_mj),
-        carbon_kg_text(line.carbon_ug), money(line.amount_micros));
+        carbon_kg_text(line.carbon_ug), minor_units_text(shown.lines[i], currency));
   }
   out += "</tbody><tfoot>\n";
-  for (const auto& [name, micros] : totals(invoice)) {
-    out += fmt::format("<tr><td colspan=\"7\">{}</td><td class=\"n\">{}</td></tr>\n", name,
-                       money(micros));
+  std::vector<std::pair<std::string_view, int64_t>> rows = {{"Subtotal", shown.subtotal},
+                                                            {"Credits", -shown.credits}};
+  if (shown.rounding != 0) rows.emplace_back("Rounding", shown.rounding);
+  rows.emplace_back("Total", shown.total);
+  if (shown.credited != 0) rows.emplace_back("Credited", -shown.credited);
+  if (invoice.prepaid) rows.emplace_back("Paid from the prepaid balance", -shown.paid_from_balance);
+  rows.emplace_back("Amount due", shown.amount_due);
+  for (const auto& [name, minor] : rows) {
+    out += fmt::format("<tr><td colspan=\"7\">{}</td><td class=\"n\">{} {}</td></tr>\n", name,
+                       minor_units_text(minor, currency), currency.code);
   }
-  return out + "</tfoot></table>\n</body></html>\n";
+  out += "</tfoot></table>\n" + payments_html(invoice, currency);
+  out += fmt::format(
+      "<p class=\"note\">Amounts are in {0}, rounded half away from zero to the {1}; the total is "
+      "the exact total rounded once, and a rounding line, where shown, is the difference from "
+      "the rounded lines.</p>\n",
+      currency.code, currency.exponent == 0 ? "whole unit" : "minor unit");
+  return out + "</body></html>\n";
 }
 
 }  // namespace allot::billing

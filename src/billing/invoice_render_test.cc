@@ -92,9 +92,15 @@ TEST(InvoiceCsv, HasAHeaderOneRowPerLineAndTotalsWithTextQuoted) {
       "amount_due,,,,,,,30.000001,,\r\n");
 }
 
+const Issuer kIssuer{.legal_name = "Allot <Compute> GmbH",
+                     .address = "Hauptstr. 1\n10115 Berlin",
+                     .tax_id = "DE123456789",
+                     .currency = {.code = "EUR", .exponent = 2},
+                     .payment_terms_days = 14};
+
 TEST(InvoiceHtml, IsSelfContainedAndEscapesEveryText) {
   const State state = base_state();
-  const std::string html = invoice_html(state, sample());
+  const std::string html = invoice_html(state, sample(), kIssuer);
   EXPECT_TRUE(html.starts_with("<!DOCTYPE html>"));
   EXPECT_NE(html.find("<style>"), std::string::npos);
   EXPECT_EQ(html.find("<script"), std::string::npos);
@@ -103,9 +109,89 @@ TEST(InvoiceHtml, IsSelfContainedAndEscapesEveryText) {
   EXPECT_NE(html.find("acme &lt;&amp;&gt; &quot;co&quot;"), std::string::npos);
   EXPECT_EQ(html.find("acme <&>"), std::string::npos);
   EXPECT_NE(html.find("vision, &quot;main&quot;"), std::string::npos);
-  EXPECT_NE(html.find("12.500000"), std::string::npos);
-  EXPECT_NE(html.find("30.000001"), std::string::npos);
+  EXPECT_NE(html.find("12.500000"), std::string::npos);  // GPU-hours keep their decimals.
+  EXPECT_NE(html.find("Allot &lt;Compute&gt; GmbH"), std::string::npos);
+  EXPECT_NE(html.find("Hauptstr. 1<br>10115 Berlin"), std::string::npos);
   EXPECT_EQ(html_escape("<a href='x'>&</a>"), "&lt;a href=&#39;x&#39;&gt;&amp;&lt;/a&gt;");
+}
+
+// The rows under the lines, name and shown amount, as the page has them.
+std::string totals_of(const std::string& html) {
+  return html.substr(html.find("<tfoot>"), html.find("</tfoot>") - html.find("<tfoot>"));
+}
+
+TEST(InvoiceHtml, IsADocumentWithTheIssuerDatesAndMoneyInTheMinorUnit) {
+  const State state = base_state();
+  Invoice invoice = sample();
+  invoice.period_start_ms = invoice.month_ms;
+  invoice.period_end_ms = at("2026-12-01T00:00:00Z");
+  invoice.finalized_at_ms = at("2026-12-02T09:00:00Z");
+  const std::string html = invoice_html(state, invoice, kIssuer);
+  for (const char* shown :
+       {"Tax ID: DE123456789", "Bill to", "acme &lt;&amp;&gt; &quot;co&quot;", "Issued: 2026-12-02",
+        "Due: 2026-12-16", "Period: 2026-11-01T00:00:00.000Z to 2026-12-01T00:00:00.000Z",
+        "Currency: EUR", "<td class=\"n\">31.25</td>", "<td class=\"n\">0.00</td>",
+        "Subtotal</td><td class=\"n\">31.25 EUR", "Credits</td><td class=\"n\">-1.00 EUR",
+        "Total</td><td class=\"n\">30.25 EUR", "Credited</td><td class=\"n\">-0.25 EUR",
+        "Amount due</td><td class=\"n\">30.00 EUR", "rounded half away from zero"}) {
+    EXPECT_NE(html.find(shown), std::string::npos) << shown;
+  }
+  // Every line rounds to what the exact total rounds to: no rounding line.
+  EXPECT_EQ(totals_of(html).find("Rounding"), std::string::npos) << totals_of(html);
+  // A draft has no issue or due date yet.
+  invoice.finalized_at_ms = 0;
+  EXPECT_NE(invoice_html(state, invoice, kIssuer).find("Issued: not yet (draft)"),
+            std::string::npos);
+}
+
+TEST(InvoiceHtml, ARoundingLineKeepsTheShownTotalTheLedgersTotalRoundedOnce) {
+  const State state = base_state();
+  Invoice invoice = sample();
+  // Three lines of 0.005 each show 0.01 each, while the exact total 0.015 shows as 0.02.
+  invoice.lines.resize(3, invoice.lines[1]);
+  for (InvoiceLine& line : invoice.lines) line.amount_micros = 5'000;
+  invoice.subtotal_micros = 15'000;
+  invoice.credits_micros = 0;
+  invoice.total_micros = 15'000;
+  invoice.credited_micros = 0;
+  const std::string totals = totals_of(invoice_html(state, invoice, kIssuer));
+  EXPECT_NE(totals.find("Subtotal</td><td class=\"n\">0.03 EUR"), std::string::npos) << totals;
+  EXPECT_NE(totals.find("Rounding</td><td class=\"n\">-0.01 EUR"), std::string::npos) << totals;
+  EXPECT_NE(totals.find("Total</td><td class=\"n\">0.02 EUR"), std::string::npos) << totals;
+  EXPECT_NE(totals.find("Amount due</td><td class=\"n\">0.02 EUR"), std::string::npos) << totals;
+  // In a currency without a minor unit, the same rule.
+  Issuer yen = kIssuer;
+  yen.currency = {.code = "JPY", .exponent = 0};
+  for (InvoiceLine& line : invoice.lines) line.amount_micros = 500'000;
+  invoice.subtotal_micros = invoice.total_micros = 1'500'000;
+  const std::string jpy = totals_of(invoice_html(state, invoice, yen));
+  EXPECT_NE(jpy.find("Subtotal</td><td class=\"n\">3 JPY"), std::string::npos) << jpy;
+  EXPECT_NE(jpy.find("Rounding</td><td class=\"n\">-1 JPY"), std::string::npos) << jpy;
+  EXPECT_NE(jpy.find("Total</td><td class=\"n\">2 JPY"), std::string::npos) << jpy;
+}
+
+TEST(InvoiceHtml, APrepaidInvoiceShowsWhatTheBalancePaidAndNothingDue) {
+  const State state = base_state();
+  Invoice invoice = sample();
+  invoice.credited_micros = 0;
+  invoice.prepaid = true;
+  invoice.payments = BalancePayments{.paid_micros = invoice.total_micros,
+                                     .transfers = 3,
+                                     .first_transfer_id = "usage/ins_1/1/0",
+                                     .last_transfer_id = "usage/ins_1/3/0"};
+  EXPECT_EQ(invoice.due_micros(), 0);
+  const std::string html = invoice_html(state, invoice, kIssuer);
+  EXPECT_NE(html.find("Paid from the prepaid balance</td><td class=\"n\">-30.25 EUR"),
+            std::string::npos);
+  EXPECT_NE(html.find("Amount due</td><td class=\"n\">0.00 EUR"), std::string::npos);
+  EXPECT_NE(html.find("by 3 ledger usage postings (usage/ins_1/1/0 to usage/ins_1/3/0)"),
+            std::string::npos);
+  EXPECT_NE(html.find("Due: nothing, paid from the prepaid balance"), std::string::npos);
+  const nlohmann::json json = invoice_json(invoice);
+  EXPECT_EQ(json["billing"], "prepaid");
+  EXPECT_EQ(json["paid_from_balance"], "30.250001");
+  EXPECT_EQ(json["amount_due"], "0.000000");
+  EXPECT_EQ(json["payments"]["transfers"], 3);
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/invoice_pdf.h"
 
 namespace allot::cli {
 namespace {
@@ -15,8 +16,9 @@ const std::vector<Column> kUsageColumns = {
     {"key", "key"}, {"name", "name"}, {"gpu-hours", "gpu_hours"}, {"spend", "spend"}};
 
 struct Options {
-  std::string id, tenant, month, status, format = "json", amount, reason, from, to, by;
+  std::string id, tenant, month, status, format = "json", amount, reason, from, to, by, file;
   int limit = 0;
+  bool early = false;
 };
 
 // show ID: JSON through the usual output; CSV and HTML printed exactly as served.
@@ -25,6 +27,20 @@ Action show_invoice(const Options& o) {
     if (o.format == "json")
       return show_call("GET", [&o] { return "/v1/invoices/" + o.id; })(session);
     return show_text([&o] { return "/v1/invoices/" + o.id + "?format=" + o.format; })(session);
+  };
+}
+
+// pdf ID --file F: the printable page, printed here to a PDF.
+Action print_invoice(const Options& o) {
+  return [&o](Session& session) -> int {
+    std::string html;
+    const int code = session.fetch_text("/v1/invoices/" + o.id + "?format=html", html);
+    if (code != kOk) return code;
+    if (const std::string failed = print_pdf(html, o.file); !failed.empty()) {
+      std::cerr << "error: " << failed << "\n";
+      return kLocalFailure;
+    }
+    return kOk;
   };
 }
 
@@ -77,6 +93,12 @@ void add_billing_commands(CLI::App& app, Action& action) {
   show->add_option("--format", o.format, "json (default), csv or html")
       ->check(CLI::IsMember({"json", "csv", "html"}));
   show->callback([&action] { action = show_invoice(o); });
+  CLI::App* pdf = invoices->add_subcommand(
+      "pdf",
+      "print one invoice to a PDF file, with headless Chromium (chromium or $ALLOT_CHROMIUM)");
+  pdf->add_option("id", o.id, "its id")->required();
+  pdf->add_option("-f,--file", o.file, "the PDF file to write")->required();
+  pdf->callback([&action] { action = print_invoice(o); });
   CLI::App* draft =
       invoices->add_subcommand("draft", "draft or re-draft a month (operator admins)");
   draft->add_option("--tenant", o.tenant, "the tenant")->required();
@@ -86,7 +108,18 @@ void add_billing_commands(CLI::App& app, Action& action) {
         "POST", [] { return std::string("/v1/invoices"); },
         [] { return json{{"tenant_id", o.tenant}, {"month", o.month}}; });
   });
-  for (const char* verb : {"finalize", "pay", "void"}) {
+  CLI::App* finalize =
+      invoices->add_subcommand("finalize", "finalize an invoice (operator admins)");
+  finalize->add_option("id", o.id, "its id")->required();
+  finalize->add_flag("--early", o.early,
+                     "before its month has ended: it bills usage up to its draft, and the next "
+                     "month's invoice the rest");
+  finalize->callback([&action] {
+    action = show_call(
+        "POST", [] { return "/v1/invoices/" + o.id + "/finalize"; },
+        [] { return o.early ? json{{"early", true}} : json(nullptr); });
+  });
+  for (const char* verb : {"pay", "void"}) {
     CLI::App* change =
         invoices->add_subcommand(verb, std::string(verb) + " an invoice (operator admins)");
     change->add_option("id", o.id, "its id")->required();

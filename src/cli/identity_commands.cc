@@ -34,7 +34,23 @@ struct Options {
   int limit = 0;
   std::optional<int64_t> weight;
   bool disable = false, enable = false;
+  // A tenant's billing details: unset leaves one as it is, "" clears it.
+  std::optional<std::string> legal_name, address, tax_id, billing_email;
 };
+
+// "\n" typed on a command line as a line break: addresses have several lines.
+std::string unescape_lines(const std::string& text) {
+  std::string out;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '\\' && i + 1 < text.size() && text[i + 1] == 'n') {
+      out += '\n';
+      ++i;
+    } else {
+      out += text[i];
+    }
+  }
+  return out;
+}
 
 void add_resource(CLI::App& app, Action& action, Options& o, const std::string& noun,
                   const std::string& path, const std::vector<Column>& columns,
@@ -131,6 +147,11 @@ void add_identity_commands(CLI::App& app, Action& action) {
     set->add_option("--weight", o.weight, "1 to 1000: its share of a contended cluster");
     set->add_option("--billing", o.billing, "prepaid or postpaid");
     set->add_option("--credit-limit", o.credit_limit, "postpaid: the most it may owe (0: none)");
+    // Its billing details, printed on its invoices ("" clears one).
+    set->add_option("--legal-name", o.legal_name, "its legal name, for its invoices");
+    set->add_option("--address", o.address, "its postal address (\\n between lines)");
+    set->add_option("--tax-id", o.tax_id, "its tax (VAT) id");
+    set->add_option("--billing-email", o.billing_email, "where its invoices go");
     set->callback([&action] {
       action = show_call(
           "PATCH", [] { return "/v1/tenants/" + o.id; },
@@ -139,6 +160,13 @@ void add_identity_commands(CLI::App& app, Action& action) {
             if (o.weight) body["weight"] = *o.weight;
             if (!o.billing.empty()) body["billing"] = o.billing;
             if (!o.credit_limit.empty()) body["credit_limit"] = o.credit_limit;
+            json details = json::object();
+            for (const auto& [field, value] :
+                 {std::pair{"legal_name", &o.legal_name}, std::pair{"address", &o.address},
+                  std::pair{"tax_id", &o.tax_id}, std::pair{"email", &o.billing_email}}) {
+              if (*value) details[field] = unescape_lines(**value);
+            }
+            if (!details.empty()) body["billing_details"] = details;
             return body;
           });
     });

@@ -17,12 +17,13 @@ namespace allot::cli {
 
 enum ExitCode {
   kOk = 0,
-  kServerError = 1,  // The server failed (5xx) or answered something unreadable.
-  kUsage = 2,        // Bad flags or arguments; nothing was sent.
-  kDenied = 3,       // 401 or 403: no key, a wrong key, or not allowed.
-  kNotFound = 4,     // 404.
-  kRejected = 5,     // 400, 405, 409, 413 or 422: the request was refused; nothing changed.
-  kUnreachable = 6,  // The server could not be reached.
+  kServerError = 1,   // The server failed (5xx) or answered something unreadable.
+  kUsage = 2,         // Bad flags or arguments; nothing was sent.
+  kDenied = 3,        // 401 or 403: no key, a wrong key, or not allowed.
+  kNotFound = 4,      // 404.
+  kRejected = 5,      // 400, 405, 409, 413 or 422: the request was refused; nothing changed.
+  kUnreachable = 6,   // The server could not be reached.
+  kLocalFailure = 7,  // Work on this machine failed, e.g. no browser to print a PDF with.
 };
 
 struct Settings {

@@ -28,6 +28,8 @@ std::string_view code_name(ErrorCode code) {
       return "already_exists";
     case ErrorCode::kConflict:
       return "conflict";
+    case ErrorCode::kPeriodOpen:
+      return "period_open";
     case ErrorCode::kLimitExceeded:
       return "limit_exceeded";
     case ErrorCode::kOverflow:

@@ -140,6 +140,14 @@ inline constexpr int64_t kMaxSpotIntervalMs = 86'400'000;
 // a week, the policy protects nothing.
 inline constexpr int64_t kDefaultMinIdleWindowS = 60;
 inline constexpr int64_t kMaxIdleWindowS = int64_t{7} * 86'400;
+// Payment terms longer than a year are not terms but a loan; the bound also keeps a due date
+// (issue + terms) far from overflowing.
+inline constexpr int64_t kMaxPaymentTermsDays = 365;
+
+// A tenant's billing details are printed on its invoices: a line (legal name, tax id, email) fits
+// any real one in 200 bytes, an address in ten such lines.
+inline constexpr size_t kMaxBillingLineBytes = 200;
+inline constexpr size_t kMaxBillingAddressBytes = 2'000;
 
 // Pre-scaling from the demand forecast: a day ahead is as far as a pool is worth growing for (a
 // node boots in minutes), and eight weeks of hourly history is more than the daily season needs

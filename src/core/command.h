@@ -211,6 +211,12 @@ struct SetTenantWeight {
   int64_t weight = 1;
 };
 
+// Replaces the tenant's billing details (what its invoices say about it as a customer).
+struct SetBillingDetails {
+  std::string tenant_id;
+  BillingDetails details;
+};
+
 // Drafts the tenant's invoice for the month starting at month_ms with lines from the billing
 // drafter; re-drafting the month's draft replaces its lines (and keeps its id). `id` is used when
 // the month has no invoice that is not void.
@@ -218,13 +224,20 @@ struct DraftInvoice {
   std::string id;
   std::string tenant_id;
   TimeMs month_ms = 0;
+  TimeMs period_start_ms = 0;  // Within the month: see Invoice.
+  TimeMs period_end_ms = 0;
   std::vector<InvoiceLine> lines;
   int64_t credits_micros = 0;
+  bool prepaid = false;
+  BalancePayments payments;
+  BillingDetails customer;  // The tenant's billing details as drafted.
 };
 
-// Numbers a draft and makes it immutable.
+// Numbers a draft and makes it immutable. Before the month has ended only when `early`: the
+// invoice then bills usage up to where its draft read it, and the next month's invoice the rest.
 struct FinalizeInvoice {
   std::string id;
+  bool early = false;
 };
 
 struct MarkInvoicePaid {
@@ -403,6 +416,6 @@ using Command =
                  ChangeAssetEstimate, RetireAsset, SetSite, AddSiteRate, AddFixedCost,
                  DeleteFixedCost, SetRentalPrice, CreatePool, UpdatePool, DeletePool, ScaleUpPool,
                  RetirePoolNode, RecordPoolNode, SetSpotRule, DeleteSpotRule, SetLatency,
-                 DeleteLatency, SetProjectIdle>;
+                 DeleteLatency, SetProjectIdle, SetBillingDetails>;
 
 }  // namespace allot

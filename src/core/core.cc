@@ -308,6 +308,7 @@ Result<std::vector<Row>> Core::apply(const Command& command, TimeMs now_ms) {
         if constexpr (std::is_same_v<T, DeleteSpotRule>) return delete_spot_rule(state_, c);
         if constexpr (std::is_same_v<T, SetLatency>) return set_latency(state_, c, now_ms);
         if constexpr (std::is_same_v<T, DeleteLatency>) return delete_latency(state_, c, now_ms);
+        if constexpr (std::is_same_v<T, SetBillingDetails>) return set_billing_details(state_, c);
         if constexpr (std::is_same_v<T, SetProjectIdle>) {
           return set_project_idle(state_, c, options_);
         }

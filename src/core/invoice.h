@@ -4,6 +4,7 @@
 // against final or paid invoices.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "common/clock.h"
+#include "core/model.h"
 #include "meter/rating.h"
 
 namespace allot {
@@ -37,10 +39,34 @@ struct InvoiceLine {
   bool operator==(const InvoiceLine&) const = default;
 };
 
+// What a prepaid tenant's balance has already paid of an invoice: the ledger's usage postings
+// from its prepaid account. Usage is posted as it accrues (every rating interval), so a month's
+// postings run to thousands; the invoice names how many there were and the first and last, and
+// the tenant's ledger statement lists each.
+struct BalancePayments {
+  int64_t paid_micros = 0;  // Of the invoice's total, what the balance has paid.
+  int64_t transfers = 0;    // The usage postings from the prepaid account within the period.
+  std::string first_transfer_id;
+  std::string last_transfer_id;
+
+  bool operator==(const BalancePayments&) const = default;
+};
+
 struct Invoice {
   std::string id;  // "inv_" + 16 hex
   std::string tenant_id;
   TimeMs month_ms = 0;  // The first moment of the month billed.
+  // The usage billed is that within [period_start_ms, period_end_ms): the month, except that an
+  // invoice finalized early ends where its draft read usage, and the next month's invoice starts
+  // there (it carries the rest of the month), so that no usage is billed twice or lost.
+  TimeMs period_start_ms = 0;
+  TimeMs period_end_ms = 0;
+  bool early = false;    // Finalized before its month ended, on purpose.
+  bool prepaid = false;  // The tenant paid from a prepaid balance when it was drafted.
+  // The tenant's billing details as of its last draft: a final invoice keeps what it was sent
+  // with, whatever the tenant's details become.
+  BillingDetails customer;
+  BalancePayments payments;
   InvoiceStatus status = InvoiceStatus::kDraft;
   std::string number;  // "INV-000001" from finalizing on; a void final invoice keeps it.
   std::vector<InvoiceLine> lines;
@@ -55,8 +81,13 @@ struct Invoice {
   TimeMs voided_at_ms = 0;
 
   bool operator==(const Invoice&) const = default;
-  // What the tenant still owes on it: its total less what credit notes gave back.
-  int64_t due_micros() const { return total_micros - credited_micros; }
+  // What credit notes may still give back: its total less what they already gave.
+  int64_t uncredited_micros() const { return total_micros - credited_micros; }
+  // What the tenant still owes on it: its total less what credit notes gave back and what its
+  // prepaid balance already paid (never below zero).
+  int64_t due_micros() const {
+    return std::max<int64_t>(0, uncredited_micros() - payments.paid_micros);
+  }
 };
 
 struct CreditNote {

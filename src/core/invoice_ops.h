@@ -13,6 +13,7 @@ namespace allot {
 [[nodiscard]] Result<Rows> mark_invoice_paid(const State& state, const MarkInvoicePaid& c,
                                              TimeMs now_ms);
 [[nodiscard]] Result<Rows> void_invoice(const State& state, const VoidInvoice& c, TimeMs now_ms);
+[[nodiscard]] Result<Rows> set_billing_details(const State& state, const SetBillingDetails& c);
 [[nodiscard]] Result<Rows> create_credit_note(const State& state, const CreateCreditNote& c,
                                               TimeMs now_ms);
 

@@ -2,9 +2,12 @@
 // freezes it, because a number once sent to a customer must always mean the same document. What
 // is wrong on a final invoice is put right by a credit note or by voiding it, never by an edit.
 #include <algorithm>
+#include <tuple>
 
 #include <fmt/format.h>
 
+#include "common/limits.h"
+#include "common/money.h"
 #include "core/invoice_ops.h"
 #include "core/validate.h"
 
@@ -49,6 +52,54 @@ Result<Invoice> move_invoice(const State& state, const std::string& id,
   return next;
 }
 
+// A draft's period lies within its month, except that it may start in the month before, where
+// that month's invoice was finalized early (it carries the rest of that month).
+Status check_period(const DraftInvoice& c) {
+  if (c.period_start_ms < month_start(c.month_ms - 1) || c.period_start_ms > c.month_ms ||
+      c.period_end_ms < c.period_start_ms || c.period_end_ms > next_month_start(c.month_ms)) {
+    return fail(ErrorCode::kInvalidArgument, "an invoice's period must lie within its month");
+  }
+  return {};
+}
+
+// Finalizing before the month has ended is refused unless asked for: an invoice sent then bills
+// only part of the month. After the month has ended, the draft must cover all of its period, or
+// the usage between where it read and the month's end would never be billed.
+Status check_finalizable(const Invoice& invoice, bool early, TimeMs now_ms) {
+  const TimeMs month_end_ms = next_month_start(invoice.month_ms);
+  if (now_ms < month_end_ms) {
+    if (early) return {};
+    return fail(ErrorCode::kPeriodOpen,
+                fmt::format("the month {} has not ended: finalize it early on purpose (early: "
+                            "true) or wait until {}",
+                            format_month(invoice.month_ms), format_time(month_end_ms)));
+  }
+  if (invoice.period_end_ms < month_end_ms) {
+    return fail(ErrorCode::kConflict,
+                fmt::format("invoice {} was drafted before its month ended: re-draft it to bill "
+                            "the whole month, then finalize it",
+                            invoice.id));
+  }
+  return {};
+}
+
+// Text printed on an invoice: at most `most` bytes, no control characters but line breaks where
+// `lines` allows them.
+Status check_document_text(std::string_view field, std::string_view text, size_t most, bool lines) {
+  if (text.size() > most) {
+    return fail(ErrorCode::kInvalidArgument,
+                fmt::format("{} must be at most {} bytes", field, most));
+  }
+  for (unsigned char c : text) {
+    if ((c < 0x20 && !(lines && c == '\n')) || c == 0x7f) {
+      return fail(ErrorCode::kInvalidArgument,
+                  fmt::format("{} must not hold control characters{}", field,
+                              lines ? " (line breaks are fine)" : ""));
+    }
+  }
+  return {};
+}
+
 }  // namespace
 
 const Invoice* live_invoice(const State& state, const std::string& tenant_id, TimeMs month_ms) {
@@ -71,8 +122,13 @@ Result<Rows> draft_invoice(const State& state, const DraftInvoice& c, TimeMs now
   if (c.month_ms > now_ms) {
     return fail(ErrorCode::kInvalidArgument, "a month that has not begun cannot be invoiced");
   }
+  if (auto ok = check_period(c); !ok) return std::unexpected(ok.error());
   auto subtotal = subtotal_of(c.lines);
   if (!subtotal) return std::unexpected(subtotal.error());
+  if (c.payments.paid_micros < 0 || c.payments.paid_micros > *subtotal - c.credits_micros) {
+    return fail(ErrorCode::kInvalidArgument,
+                "what the balance paid must be between 0 and the invoice's total");
+  }
   if (c.credits_micros < 0 || c.credits_micros > *subtotal) {
     return fail(ErrorCode::kInvalidArgument, "credits must be between 0 and the subtotal");
   }
@@ -94,6 +150,11 @@ Result<Rows> draft_invoice(const State& state, const DraftInvoice& c, TimeMs now
     invoice = Invoice{
         .id = c.id, .tenant_id = c.tenant_id, .month_ms = c.month_ms, .created_at_ms = now_ms};
   }
+  invoice.period_start_ms = c.period_start_ms;
+  invoice.period_end_ms = c.period_end_ms;
+  invoice.prepaid = c.prepaid;
+  invoice.customer = c.customer;
+  invoice.payments = c.payments;
   invoice.lines = c.lines;
   invoice.subtotal_micros = *subtotal;
   invoice.credits_micros = c.credits_micros;
@@ -106,6 +167,8 @@ Result<Rows> finalize_invoice(const State& state, const FinalizeInvoice& c, Time
   auto moved = move_invoice(state, c.id, {InvoiceStatus::kDraft}, InvoiceStatus::kFinal,
                             &Invoice::finalized_at_ms, now_ms, "finalized");
   if (!moved) return std::unexpected(moved.error());
+  if (auto ok = check_finalizable(*moved, c.early, now_ms); !ok) return std::unexpected(ok.error());
+  moved->early = now_ms < next_month_start(moved->month_ms);
   moved->number = document_number("INV", state.invoices_numbered + 1);
   return Rows{*moved};
 }
@@ -130,6 +193,30 @@ Result<Rows> void_invoice(const State& state, const VoidInvoice& c, TimeMs now_m
   return Rows{*moved};
 }
 
+Result<Rows> set_billing_details(const State& state, const SetBillingDetails& c) {
+  const Tenant* tenant = state.tenant(c.tenant_id);
+  if (tenant == nullptr)
+    return fail(ErrorCode::kNotFound, fmt::format("no tenant {}", c.tenant_id));
+  const BillingDetails& d = c.details;
+  for (const auto& [field, text, most] :
+       {std::tuple<std::string_view, const std::string&, size_t>{"legal_name", d.legal_name,
+                                                                 limits::kMaxBillingLineBytes},
+        {"tax_id", d.tax_id, limits::kMaxBillingLineBytes},
+        {"email", d.email, limits::kMaxBillingLineBytes},
+        {"address", d.address, limits::kMaxBillingAddressBytes}}) {
+    if (auto ok = check_document_text(field, text, most, field == "address"); !ok) {
+      return std::unexpected(ok.error());
+    }
+  }
+  if (!d.email.empty() && (d.email.find('@') == std::string::npos || d.email.front() == '@' ||
+                           d.email.back() == '@' || d.email.find(' ') != std::string::npos)) {
+    return fail(ErrorCode::kInvalidArgument, "email must be an address like billing@example.com");
+  }
+  Tenant next = *tenant;
+  next.details = d;
+  return Rows{next};
+}
+
 Result<Rows> create_credit_note(const State& state, const CreateCreditNote& c, TimeMs now_ms) {
   const Invoice* current = state.invoice(c.invoice_id);
   if (current == nullptr) return std::unexpected(no_invoice(c.invoice_id));
@@ -144,11 +231,13 @@ Result<Rows> create_credit_note(const State& state, const CreateCreditNote& c, T
   if (c.amount_micros <= 0) {
     return fail(ErrorCode::kInvalidArgument, "a credit note's amount must be more than 0");
   }
-  if (c.amount_micros > current->due_micros()) {
-    return fail(ErrorCode::kInvalidArgument,
-                fmt::format("a credit note can give back at most what is left un-credited of "
-                            "invoice {} ({} micro-units)",
-                            current->id, current->due_micros()));
+  if (c.amount_micros > current->uncredited_micros()) {
+    return fail(
+        ErrorCode::kInvalidArgument,
+        fmt::format("a credit note can give back at most what is left un-credited of "
+                    "invoice {}: {} (asked: {})",
+                    current->number, Money::from_micros(current->uncredited_micros()).to_string(),
+                    Money::from_micros(c.amount_micros).to_string()));
   }
   Invoice credited = *current;
   credited.credited_micros += c.amount_micros;

@@ -24,6 +24,17 @@ enum class BillingMode { kPostpaid, kPrepaid };
 std::string_view billing_mode_name(BillingMode mode);
 std::optional<BillingMode> parse_billing_mode(std::string_view name);
 
+// What a tenant's invoices say about it as a customer: its legal name, postal address (lines
+// separated by "\n"), tax id and the address invoices go to. Any may be empty.
+struct BillingDetails {
+  std::string legal_name;
+  std::string address;
+  std::string tax_id;
+  std::string email;
+
+  bool operator==(const BillingDetails&) const = default;
+};
+
 struct Tenant {
   std::string id;  // "ten_" + 16 hex
   std::string name;
@@ -35,6 +46,7 @@ struct Tenant {
   BillingMode billing = BillingMode::kPostpaid;
   // Postpaid: the most it may owe (running work stops there, new work waits); 0: no limit.
   int64_t credit_limit_micros = 0;
+  BillingDetails details;
 
   bool operator==(const Tenant&) const = default;
   // Whether its spending is bounded: prepaid, or postpaid with a credit limit.

@@ -11,6 +11,7 @@
 #include <toml++/toml.h>
 #include <CLI/CLI.hpp>
 
+#include "billing/currency.h"
 #include "common/address_policy.h"
 #include "common/limits.h"
 
@@ -47,6 +48,16 @@ Status check(const DaemonConfig& config) {
   if (config.forecast_history_h < 48 || config.forecast_history_h > limits::kMaxForecastHistoryH) {
     return fail(ErrorCode::kInvalidArgument,
                 fmt::format("forecast_history_h must be 48 to {}", limits::kMaxForecastHistoryH));
+  }
+  if (!billing::find_currency(config.currency)) {
+    return fail(ErrorCode::kInvalidArgument,
+                fmt::format("currency must be an ISO 4217 code in capitals such as USD, EUR or "
+                            "JPY, not '{}'",
+                            config.currency));
+  }
+  if (config.payment_terms_days > limits::kMaxPaymentTermsDays) {
+    return fail(ErrorCode::kInvalidArgument,
+                fmt::format("payment_terms_days must be at most {}", limits::kMaxPaymentTermsDays));
   }
   if (config.idle_min_window_s > limits::kMaxIdleWindowS) {
     return fail(
@@ -110,11 +121,22 @@ struct WholeSetting {
 
 WholeSetting whole_setting(DaemonConfig& config, std::string_view name) {
   if (name == "scheduler_carbon_weight") return {&config.scheduler_carbon_weight, 0};
+  // 0: due on issue.
+  if (name == "payment_terms_days") return {&config.payment_terms_days, 0};
   return {duration_field(config, name), 1};
 }
 
 std::string whole_wanted(int64_t least) {
   return least > 0 ? "a positive whole number" : "a whole number, 0 or more";
+}
+
+// The invoice settings that are free text (and the currency code, checked after), by name.
+std::string* text_setting(DaemonConfig& config, std::string_view name) {
+  if (name == "invoice_legal_name") return &config.invoice_legal_name;
+  if (name == "invoice_address") return &config.invoice_address;
+  if (name == "invoice_tax_id") return &config.invoice_tax_id;
+  if (name == "currency") return &config.currency;
+  return nullptr;
 }
 
 Status apply_file(DaemonConfig& config, const std::string& path) {
@@ -168,6 +190,8 @@ Status apply_file(DaemonConfig& config, const std::string& path) {
       config.web_dir = *text;
     } else if (name == "webhook_allow") {
       config.webhook_allow = *text;
+    } else if (std::string* field = text_setting(config, name); field != nullptr) {
+      *field = *text;
     } else {
       return fail(ErrorCode::kInvalidArgument, fmt::format("{}: unknown setting '{}'", path, name));
     }
@@ -191,6 +215,10 @@ Status apply_env(DaemonConfig& config, const GetEnv& getenv) {
   read("ALLOT_LOCAL_AGENT_PATH", config.local_agent_path);
   read("ALLOT_WEB_DIR", config.web_dir);
   read("ALLOT_WEBHOOK_ALLOW", config.webhook_allow);
+  read("ALLOT_INVOICE_LEGAL_NAME", config.invoice_legal_name);
+  read("ALLOT_INVOICE_ADDRESS", config.invoice_address);
+  read("ALLOT_INVOICE_TAX_ID", config.invoice_tax_id);
+  read("ALLOT_CURRENCY", config.currency);
   if (const char* value = getenv("ALLOT_FORECAST"); value != nullptr && *value != '\0') {
     const std::string_view text = value;
     if (text != "true" && text != "false") {
@@ -198,13 +226,26 @@ Status apply_env(DaemonConfig& config, const GetEnv& getenv) {
     }
     config.forecast = text == "true";
   }
-  for (const char* name :
-       {"heartbeat_interval_ms", "heartbeat_timeout_ms", "stop_grace_ms", "rating_interval_ms",
-        "runway_s", "webhook_retry_base_ms", "webhook_retry_max_ms", "webhook_max_attempts",
-        "scheduler_carbon_weight", "autoscale_interval_ms", "pool_command_timeout_ms",
-        "idle_min_window_s", "forecast_lead_h", "forecast_history_h", "http_header_timeout_ms",
-        "http_body_timeout_ms", "http_idle_timeout_ms", "http_max_connections",
-        "http_max_connections_per_address"}) {
+  for (const char* name : {"heartbeat_interval_ms",
+                           "heartbeat_timeout_ms",
+                           "stop_grace_ms",
+                           "rating_interval_ms",
+                           "runway_s",
+                           "webhook_retry_base_ms",
+                           "webhook_retry_max_ms",
+                           "webhook_max_attempts",
+                           "scheduler_carbon_weight",
+                           "autoscale_interval_ms",
+                           "pool_command_timeout_ms",
+                           "idle_min_window_s",
+                           "forecast_lead_h",
+                           "forecast_history_h",
+                           "http_header_timeout_ms",
+                           "http_body_timeout_ms",
+                           "http_idle_timeout_ms",
+                           "http_max_connections",
+                           "http_max_connections_per_address",
+                           "payment_terms_days"}) {
     std::string variable = "ALLOT_" + std::string(name);
     std::transform(variable.begin(), variable.end(), variable.begin(),
                    [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
@@ -277,6 +318,8 @@ Result<DaemonConfig> load_daemon_config(const std::vector<std::string>& args, co
       ->check(CLI::PositiveNumber);
   std::optional<std::string> web_dir;
   cli.add_option("--web-dir", web_dir, "the built dashboard to serve at / (web/dist)");
+  std::optional<std::string> currency;
+  cli.add_option("--currency", currency, "the deployment's currency, ISO 4217 (default USD)");
   std::optional<bool> forecast;
   cli.add_option("--forecast", forecast, "pre-scale pools from the demand forecast (default true)");
   std::optional<int64_t> lead, history;
@@ -332,6 +375,7 @@ Result<DaemonConfig> load_daemon_config(const std::vector<std::string>& args, co
   if (agent_path) config.local_agent_path = *agent_path;
   if (idle_min_window) config.idle_min_window_s = *idle_min_window;
   if (web_dir) config.web_dir = *web_dir;
+  if (currency) config.currency = *currency;
   if (forecast) config.forecast = *forecast;
   if (lead) config.forecast_lead_h = *lead;
   if (history) config.forecast_history_h = *history;

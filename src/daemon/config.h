@@ -62,6 +62,13 @@ struct DaemonConfig {
   int64_t http_idle_timeout_ms = limits::kDefaultIdleTimeoutMs;
   int64_t http_max_connections = limits::kDefaultMaxConnections;
   int64_t http_max_connections_per_address = limits::kDefaultMaxConnectionsPerAddress;
+  // Invoices: who issues them (printed on each), the deployment's currency (an ISO 4217 code;
+  // the ledger's micro-units are micro-units of it) and the days from issue to due.
+  std::string invoice_legal_name;
+  std::string invoice_address;  // Lines separated by "\n".
+  std::string invoice_tax_id;
+  std::string currency = "USD";
+  int64_t payment_terms_days = 30;
 };
 
 using GetEnv = std::function<const char*(const char*)>;

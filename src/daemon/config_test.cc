@@ -99,6 +99,37 @@ TEST(DaemonConfig, MoneyTimingComesFromEachSource) {
   EXPECT_FALSE(load({"--rating-interval-ms", "0"}));
 }
 
+TEST(DaemonConfig, TheInvoiceIssuerAndCurrencyComeFromEachSource) {
+  testing::TempDir dir;
+  const auto file = dir.path() / "allot.toml";
+  std::ofstream(file) << "invoice_legal_name = \"Allot Compute GmbH\"\n"
+                         "invoice_address = \"Hauptstr. 1\\n10115 Berlin\"\n"
+                         "invoice_tax_id = \"DE123456789\"\ncurrency = \"EUR\"\n"
+                         "payment_terms_days = 14\n";
+  auto config = load({"--config", file.string()});
+  ASSERT_TRUE(config) << config.error().message;
+  EXPECT_EQ(config->invoice_legal_name, "Allot Compute GmbH");
+  EXPECT_EQ(config->invoice_address, "Hauptstr. 1\n10115 Berlin");
+  EXPECT_EQ(config->invoice_tax_id, "DE123456789");
+  EXPECT_EQ(config->currency, "EUR");
+  EXPECT_EQ(config->payment_terms_days, 14);
+  EXPECT_EQ(load({"--config", file.string(), "--currency", "JPY"})->currency, "JPY");
+  EXPECT_EQ(load({}, {{"ALLOT_CURRENCY", "KWD"}, {"ALLOT_PAYMENT_TERMS_DAYS", "0"}})->currency,
+            "KWD");
+  EXPECT_EQ(load({})->currency, "USD");
+  EXPECT_EQ(load({})->payment_terms_days, 30);
+  // An unknown currency is refused at start, saying what is wanted.
+  for (const char* bad : {"XYZ", "usd", "US", "EURO", "€"}) {
+    auto refused = load({"--currency", bad});
+    ASSERT_FALSE(refused) << bad;
+    EXPECT_NE(refused.error().message.find("ISO 4217"), std::string::npos)
+        << refused.error().message;
+  }
+  EXPECT_FALSE(load({}, {{"ALLOT_CURRENCY", "ABC"}}));
+  EXPECT_FALSE(load({}, {{"ALLOT_PAYMENT_TERMS_DAYS", "366"}}));
+  EXPECT_FALSE(load({}, {{"ALLOT_PAYMENT_TERMS_DAYS", "-1"}}));
+}
+
 TEST(DaemonConfig, TheIdleWindowFloorIsAMinuteUnlessLoweredAndAtMostAWeek) {
   EXPECT_EQ(load({})->idle_min_window_s, 60);
   EXPECT_EQ(load({"--idle-min-window-s", "2"})->idle_min_window_s, 2);

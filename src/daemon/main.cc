@@ -176,7 +176,12 @@ int run(const DaemonConfig& config, const sigset_t& stop_signals) {
                      .long_poll_ms = std::max<int64_t>(1'000, config.heartbeat_timeout_ms / 2),
                      .heartbeat_interval_ms = config.heartbeat_interval_ms,
                      .web_dir = config.web_dir,
-                     .webhook_allow = webhook_allow});
+                     .webhook_allow = webhook_allow,
+                     .issuer = billing::Issuer{.legal_name = config.invoice_legal_name,
+                                               .address = config.invoice_address,
+                                               .tax_id = config.invoice_tax_id,
+                                               .currency = *billing::find_currency(config.currency),
+                                               .payment_terms_days = config.payment_terms_days}});
   if (!config.web_dir.empty() &&
       !std::filesystem::is_regular_file(std::filesystem::path(config.web_dir) / "index.html")) {
     spdlog::warn("msg=\"no dashboard: index.html is missing\" web_dir=\"{}\"", config.web_dir);

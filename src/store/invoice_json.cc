@@ -4,6 +4,34 @@ namespace allot {
 
 using nlohmann::json;
 
+namespace {
+
+json details_document(const BillingDetails& d) {
+  return {{"legal_name", d.legal_name},
+          {"address", d.address},
+          {"tax_id", d.tax_id},
+          {"email", d.email}};
+}
+
+BillingDetails details_from_document(const json& d) {
+  if (!d.is_object()) return {};
+  return BillingDetails{.legal_name = d.value("legal_name", ""),
+                        .address = d.value("address", ""),
+                        .tax_id = d.value("tax_id", ""),
+                        .email = d.value("email", "")};
+}
+
+}  // namespace
+
+std::string billing_details_text(const BillingDetails& details) {
+  return details == BillingDetails{} ? std::string() : details_document(details).dump();
+}
+
+BillingDetails billing_details_from_text(const std::string& text) {
+  if (text.empty()) return {};
+  return details_from_document(json::parse(text, nullptr, false));
+}
+
 json invoice_document(const Invoice& v) {
   json lines = json::array();
   for (const InvoiceLine& line : v.lines) {
@@ -30,7 +58,16 @@ json invoice_document(const Invoice& v) {
           {"drafted_at_ms", v.drafted_at_ms},
           {"finalized_at_ms", v.finalized_at_ms},
           {"paid_at_ms", v.paid_at_ms},
-          {"voided_at_ms", v.voided_at_ms}};
+          {"voided_at_ms", v.voided_at_ms},
+          {"period_start_ms", v.period_start_ms},
+          {"period_end_ms", v.period_end_ms},
+          {"early", v.early},
+          {"prepaid", v.prepaid},
+          {"paid_from_balance_micros", v.payments.paid_micros},
+          {"payment_transfers", v.payments.transfers},
+          {"first_payment_id", v.payments.first_transfer_id},
+          {"last_payment_id", v.payments.last_transfer_id},
+          {"customer", details_document(v.customer)}};
 }
 
 Result<Invoice> invoice_from_document(const json& d) {
@@ -51,6 +88,17 @@ Result<Invoice> invoice_from_document(const json& d) {
               .finalized_at_ms = d.at("finalized_at_ms"),
               .paid_at_ms = d.at("paid_at_ms"),
               .voided_at_ms = d.at("voided_at_ms")};
+    // Invoices stored before periods and balance payments were kept billed their whole month
+    // and were all treated as postpaid.
+    v.period_start_ms = d.value("period_start_ms", v.month_ms);
+    v.period_end_ms = d.value("period_end_ms", next_month_start(v.month_ms));
+    v.early = d.value("early", false);
+    v.prepaid = d.value("prepaid", false);
+    v.payments = BalancePayments{.paid_micros = d.value("paid_from_balance_micros", int64_t{0}),
+                                 .transfers = d.value("payment_transfers", int64_t{0}),
+                                 .first_transfer_id = d.value("first_payment_id", ""),
+                                 .last_transfer_id = d.value("last_payment_id", "")};
+    v.customer = details_from_document(d.value("customer", json(nullptr)));
     for (const json& line : d.at("lines")) {
       auto price_class = parse_price_class(line.at("price_class").get<std::string>());
       if (!price_class) return fail(ErrorCode::kInternal, "a stored invoice line has no class");

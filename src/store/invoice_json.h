@@ -9,6 +9,11 @@
 
 namespace allot {
 
+// A tenant's billing details as stored: a JSON object, or '' when all are empty.
+std::string billing_details_text(const BillingDetails& details);
+// Reads them back; text that is not such an object reads as none.
+BillingDetails billing_details_from_text(const std::string& text);
+
 nlohmann::json invoice_document(const Invoice& invoice);
 [[nodiscard]] Result<Invoice> invoice_from_document(const nlohmann::json& doc);
 nlohmann::json credit_note_document(const CreditNote& note);

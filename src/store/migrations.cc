@@ -221,7 +221,12 @@ constexpr std::array<std::string_view, 1> kIdle = {
     "ALTER TABLE projects ADD COLUMN idle TEXT NOT NULL DEFAULT ''",
 };
 
-constexpr std::array<Migration, 13> kMigrations = {
+// Tenants' billing details, printed on their invoices: one JSON document ('' for none).
+constexpr std::array<std::string_view, 1> kBillingDetails = {
+    "ALTER TABLE tenants ADD COLUMN billing_details TEXT NOT NULL DEFAULT ''",
+};
+
+constexpr std::array<Migration, 14> kMigrations = {
     Migration{1, "identity: tenants, projects, users, API keys, audit log", kIdentity},
     Migration{2, "cluster: join tokens, nodes, instances", kCluster},
     Migration{3, "rules: quotas, reservations, tenant weights", kRules},
@@ -235,6 +240,7 @@ constexpr std::array<Migration, 13> kMigrations = {
     Migration{11, "spot rules: spot prices that follow utilisation", kSpotRules},
     Migration{12, "latency: round trips from client locations to regions", kLatency},
     Migration{13, "idle: projects' idle-stop policies", kIdle},
+    Migration{14, "billing details: what invoices say about each tenant", kBillingDetails},
 };
 
 }  // namespace

@@ -19,9 +19,10 @@ namespace {
 
 constexpr std::string_view kUpsertTenant =
     "INSERT INTO tenants (id, name, is_operator, created_at_ms, weight, billing, "
-    "credit_limit_micros) VALUES ($1, $2, $3, $4, $5, $6, $7) "
+    "credit_limit_micros, billing_details) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) "
     "ON CONFLICT (id) DO UPDATE SET name = excluded.name, weight = excluded.weight, "
-    "billing = excluded.billing, credit_limit_micros = excluded.credit_limit_micros";
+    "billing = excluded.billing, credit_limit_micros = excluded.credit_limit_micros, "
+    "billing_details = excluded.billing_details";
 constexpr std::string_view kUpsertProject =
     "INSERT INTO projects (id, tenant_id, name, created_at_ms, deleted_at_ms, idle) "
     "VALUES ($1, $2, $3, $4, $5, $6) "
@@ -109,7 +110,8 @@ Status write_row(Db& db, const Row& row) {
                                o.created_at_ms,
                                o.weight,
                                std::string(billing_mode_name(o.billing)),
-                               o.credit_limit_micros};
+                               o.credit_limit_micros,
+                               billing_details_text(o.details)};
           return db.exec(kUpsertTenant, p);
         } else if constexpr (std::is_same_v<T, Project>) {
           const DbValue p[] = {o.id,
@@ -279,8 +281,8 @@ class SqlStore final : public Store {
   Result<std::vector<Row>> load() override {
     std::vector<Row> out;
     auto tenants = db_->query(
-        "SELECT id, name, is_operator, created_at_ms, weight, billing, credit_limit_micros "
-        "FROM tenants ORDER BY id",
+        "SELECT id, name, is_operator, created_at_ms, weight, billing, credit_limit_micros, "
+        "billing_details FROM tenants ORDER BY id",
         {});
     if (!tenants) return std::unexpected(tenants.error());
     for (const DbRow& r : *tenants) {
@@ -291,7 +293,8 @@ class SqlStore final : public Store {
                  .created_at_ms = db_int(r[3]),
                  .weight = db_int(r[4]),
                  .billing = parse_billing_mode(db_text(r[5])).value_or(BillingMode::kPostpaid),
-                 .credit_limit_micros = db_int(r[6])});
+                 .credit_limit_micros = db_int(r[6]),
+                 .details = billing_details_from_text(db_text(r[7]))});
     }
     auto users = db_->query(
         "SELECT id, tenant_id, name, email, role, disabled, created_at_ms FROM users ORDER BY id",

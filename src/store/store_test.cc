@@ -69,12 +69,12 @@ AuditEntry audit(int64_t seq, std::string tenant) {
 }
 
 TEST_P(StoreTest, MigrationsRunOnceAndReachTheLatestVersion) {
-  EXPECT_EQ(store_->schema_version(), 13);
+  EXPECT_EQ(store_->schema_version(), 14);
   EXPECT_EQ(store_->backend(), GetParam());
   store_.reset();
   auto again = open();
   ASSERT_NE(again, nullptr);
-  EXPECT_EQ(again->schema_version(), 13);
+  EXPECT_EQ(again->schema_version(), 14);
 }
 
 TEST_P(StoreTest, WhatIsCommittedLoadsBackAfterReopening) {
@@ -363,6 +363,22 @@ TEST_P(StoreTest, InvoicesAndCreditNotesLoadBackAfterReopening) {
       .created_at_ms = 40,
       .drafted_at_ms = 41};
   ASSERT_TRUE(store_->commit(Batch{.rows = {kTenant, kProject, invoice}}));
+  // A prepaid invoice, finalized early, with the customer's details as drafted; the tenant's
+  // own details beside it.
+  Tenant billed = kTenant;
+  billed.details = BillingDetails{.legal_name = "Acme Ltd",
+                                  .address = "1 Main St\nSpringfield",
+                                  .tax_id = "GB123",
+                                  .email = "ap@acme.example"};
+  invoice.period_start_ms = invoice.month_ms;
+  invoice.period_end_ms = invoice.month_ms + 86'400'000;
+  invoice.early = true;
+  invoice.prepaid = true;
+  invoice.payments = BalancePayments{.paid_micros = 30'000'000,
+                                     .transfers = 2,
+                                     .first_transfer_id = "usage/ins_1/1/0",
+                                     .last_transfer_id = "usage/ins_1/2/0"};
+  invoice.customer = billed.details;
   invoice.status = InvoiceStatus::kFinal;
   invoice.number = "INV-000001";
   invoice.finalized_at_ms = 42;
@@ -374,7 +390,7 @@ TEST_P(StoreTest, InvoicesAndCreditNotesLoadBackAfterReopening) {
                         .amount_micros = 1'000'000,
                         .reason = "outage, 2 h",
                         .created_at_ms = 43};
-  ASSERT_TRUE(store_->commit(Batch{.rows = {invoice, note}}));
+  ASSERT_TRUE(store_->commit(Batch{.rows = {billed, invoice, note}}));
   // A second invoice with a number already given is refused by the store itself.
   Invoice twin = invoice;
   twin.id = "inv_0000000000000002";
@@ -382,7 +398,7 @@ TEST_P(StoreTest, InvoicesAndCreditNotesLoadBackAfterReopening) {
   store_.reset();
   auto rows = open()->load();
   ASSERT_TRUE(rows) << rows.error().message;
-  const std::vector<Row> expected = {kTenant, kProject, invoice, note};
+  const std::vector<Row> expected = {billed, kProject, invoice, note};
   EXPECT_EQ(*rows, expected);
 }
 
