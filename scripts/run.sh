@@ -137,5 +137,5 @@ Allot is running.
 Try:  ALLOT_SERVER=$url ALLOT_KEY=$admin_key build/release/src/cli/allot tenants list
 MSG
 if [ "${ALLOT_DEMO_ONLY:-}" = 1 ]; then exit 0; fi
-echo "Logs: $demo/allotd.log. Ctrl-C stops allotd."
+echo "Logs: $demo/allotd.log. Ctrl-C stops allotd and the agents and instances the demo started."
 wait $pid
