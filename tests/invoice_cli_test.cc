@@ -81,7 +81,7 @@ TEST_F(InvoiceCliTest, AnInvoicePrintsToAPdfInTheOperatorsNameAndCurrency) {
        {std::string("Allot Compute GmbH"), std::string("Hauptstr. 1<br>10115 Berlin"),
         std::string("Tax ID: DE123456789"), std::string("Bill to"), std::string("acme"),
         "Issued: " + format_time(issued_ms).substr(0, 10),
-        "Due: " + format_time(issued_ms + 14 * 86'400'000).substr(0, 10),
+        "Due: " + format_time(issued_ms + TimeMs{14} * 86'400'000).substr(0, 10),
         std::string("Total</td><td class=\"n\">0.00 EUR"), std::string("Currency: EUR")}) {
     EXPECT_NE(html.out.find(shown), std::string::npos) << shown << "\n" << html.out;
   }
