@@ -21,7 +21,9 @@ fi
 admin_key=$(cat "$demo/admin.key")
 
 rm -f "$demo/port"
-ALLOT_ADMIN_KEY=$admin_key build/release/src/daemon/allotd --listen "$listen" \
+# allotd and the agent run in sessions of their own, so that Ctrl-C reaches this script alone and
+# it can stop the demo's work through allotd before stopping allotd itself.
+ALLOT_ADMIN_KEY=$admin_key setsid build/release/src/daemon/allotd --listen "$listen" \
   --data-dir "$demo/data" --port-file "$demo/port" --autoscale-interval-ms 1000 --web-dir web/dist >"$demo/allotd.out" 2>"$demo/allotd.log" &
 pid=$!
 agent_pid=""
@@ -31,6 +33,7 @@ url=""
 # runs after that is named, with why.
 stop_demo() {
   trap - EXIT INT TERM
+  set +e  # Every step runs, whatever the one before it met.
   echo
   if [ -n "$url" ] && kill -0 "$pid" 2>/dev/null; then
     for id in $(ALLOT_KEY=$admin_key allot -o json ps --state running 2>/dev/null |
@@ -98,7 +101,7 @@ ALLOT_KEY=$admin_key allot audit --limit 5
 step "join-tokens create demo   (then an agent joins with it, simulating 8 H100s)"
 token=$(ALLOT_KEY=$admin_key allot -o json join-tokens create demo | field token)
 echo "${token:0:16}..."
-build/release/src/agent/allot-agent --server "$url" --join-token "$token" \
+setsid build/release/src/agent/allot-agent --server "$url" --join-token "$token" \
   --state-dir "$demo/agent" --name demo-node --simulate 8xH100-80GB 2>"$demo/agent.log" &
 agent_pid=$!
 for _ in $(seq 1 50); do
