@@ -18,6 +18,10 @@ bool starts_with_ignoring_case(std::string_view text, std::string_view prefix) {
 
 }  // namespace
 
+bool equals_ignoring_case(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && starts_with_ignoring_case(a, b);
+}
+
 size_t edit_distance(std::string_view a, std::string_view b) {
   // One row of the Wagner-Fischer table at a time.
   std::vector<size_t> row(b.size() + 1);

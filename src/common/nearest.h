@@ -8,6 +8,9 @@
 
 namespace allot {
 
+// Whether `a` and `b` are the same ignoring ASCII case ("h100" and "H100").
+bool equals_ignoring_case(std::string_view a, std::string_view b);
+
 // The edit distance (insertions, deletions, substitutions) between `a` and `b`, ignoring ASCII
 // case.
 size_t edit_distance(std::string_view a, std::string_view b);

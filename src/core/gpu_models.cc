@@ -64,7 +64,7 @@ std::vector<std::string> known_names() {
 
 std::optional<std::string> canonical_gpu_model(std::string_view model_or_family) {
   for (const std::string& name : known_names()) {
-    if (name.size() == model_or_family.size() && edit_distance(name, model_or_family) == 0) {
+    if (equals_ignoring_case(name, model_or_family)) {
       return name;
     }
   }
