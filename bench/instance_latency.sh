@@ -28,6 +28,8 @@ for i in 0 1 2; do
 done
 tenant=$($bin/src/cli/allot -o json tenants create bench | field id)
 project=$($bin/src/cli/allot -o json projects create bench --tenant "$tenant" | field id)
+# Work is placed only where a price covers it.
+$bin/src/cli/allot prices set --model H100-80GB --region default --gpu-hour 2.50 >/dev/null
 sleep 1
 $bin/bench/instance_bench --url "$ALLOT_SERVER" --key "$key" --project "$project" \
   --count "${COUNT:-1000}" --threads "${THREADS:-16}"

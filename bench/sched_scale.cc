@@ -167,6 +167,9 @@ nlohmann::json core_memory(size_t node_count, size_t queued) {
   ok(allot::CreateTenant{"ten_0000000000000001", "bench"});
   ok(allot::CreateProject{"prj_0000000000000001", "ten_0000000000000001", "p"});
   ok(allot::CreateJoinToken{"jtk_0000000000000001", "all", token, 0});
+  // Work is taken only where a price covers it.
+  ok(allot::SetPrice{
+      {.key = {.model = "H100-80GB", .region = "eu"}, .gpu_hour_micros = 2'500'000}});
   const size_t start = heap_bytes();
   for (size_t i = 0; i < node_count; ++i) {
     allot::JoinNode join{.node_id = fmt::format("nod_{:016x}", i + 1),

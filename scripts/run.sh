@@ -110,6 +110,13 @@ for _ in $(seq 1 50); do
 done
 step "nodes"
 ALLOT_KEY=$admin_key allot nodes
+step "run --gpus 2 --gpu-type H100 -- true   (as Ann, before any price: refused, never run free)"
+ALLOT_KEY=$ann_key allot run --gpus 2 --gpu-type H100 -- true || echo "exit code $?"
+step "prices set --model H100-80GB --region default --gpu-hour 2.50   (and A100-80GB at 1.60)"
+ALLOT_KEY=$admin_key allot prices set --model H100-80GB --region default --gpu-hour 2.50 >/dev/null
+ALLOT_KEY=$admin_key allot prices set --model A100-80GB --region default --gpu-hour 1.60 >/dev/null
+step "regions   (what each class is charged where; spot has no price, so spot work is refused)"
+ALLOT_KEY=$admin_key allot regions
 step "run --gpus 2 --gpu-type H100 -- sh -c 'echo hello from \$CUDA_VISIBLE_DEVICES'   (as Ann)"
 run_id=$(ALLOT_KEY=$ann_key allot -o json run --gpus 2 --gpu-type H100 -- \
   sh -c 'echo hello from $CUDA_VISIBLE_DEVICES; sleep 1; echo bye' | field id)

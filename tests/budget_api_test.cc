@@ -35,6 +35,7 @@ class BudgetApiTest : public ClusterTest {
  protected:
   void SetUp() override {
     agent_count_ = 1;
+    free_prices_ = false;  // It sets the price its budget is spent at.
     // The receiver listens on loopback, which tenants' webhooks reach only when allowed.
     extra_daemon_args_ = {"--webhook-allow", "127.0.0.0/8,::1"};
     // Quick retries, and enough of them to outlast the restart below.

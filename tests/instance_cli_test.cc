@@ -74,6 +74,7 @@ TEST_F(InstanceCliTest, AMissingKeySaysWhereAKeyComesFrom) {
 TEST_F(InstanceCliTest, RunSaysWhatItLaunchedAndWhereItRuns) {
   const std::string project = acme_project();
   join_node("gpu-1", "eu");
+  daemon_.set_free_prices("eu");
   // The operator's own tenant has no project: it is told how to name one.
   const RunResult no_project = allot({"run", "--gpus", "1", "--", "true"});
   EXPECT_EQ(no_project.exit_code, 5);
@@ -109,6 +110,7 @@ TEST_F(InstanceCliTest, RunSaysWhatItLaunchedAndWhereItRuns) {
 TEST_F(InstanceCliTest, PsShowsWorkInFlightNewestFirstWithTenantAndNodeNames) {
   const std::string project = acme_project();
   join_node("gpu-1", "eu");
+  daemon_.set_free_prices("eu");
   auto run = [&](const char* gpus) {
     return allot_json({"run", "--gpus", gpus, "--project", project, "--", "sleep", "60"})
         .value("id", "");
@@ -150,6 +152,7 @@ TEST_F(InstanceCliTest, LimitOnALogGivesItsNewestEntries) {
 TEST_F(InstanceCliTest, RecordsWithListsPrintAsTablesNotJson) {
   const std::string project = acme_project();
   join_node("gpu-1", "eu");
+  daemon_.set_free_prices("eu");
   const std::string id =
       allot_json({"run", "--gpus", "1", "--project", project, "--", "sleep", "60"}).value("id", "");
   const RunResult described = allot({"describe", "instance", id});

@@ -14,7 +14,10 @@ using nlohmann::json;
 
 class InvoiceUsageTest : public ClusterTest {
  protected:
-  InvoiceUsageTest() { agent_count_ = 1; }
+  InvoiceUsageTest() {
+    agent_count_ = 1;
+    free_prices_ = false;  // It sets the prices it bills by.
+  }
 
   json as_operator(const std::string& method, const std::string& target, const json& body,
                    int expected_status) {

@@ -20,6 +20,7 @@ TEST_F(MoneyApiTest, TopUpsAreRecordedOnceAndReadByTheTenantAndSurviveARestart) 
   const json tenant =
       call("PATCH", "/v1/tenants/" + a_.tenant_id, {{"billing", "prepaid"}}, op_key_, 200);
   EXPECT_EQ(tenant["billing"], "prepaid");
+  daemon_.set_free_prices("default");
   // Nothing paid in yet: no work starts.
   const json refused =
       call("POST", "/v1/instances", {{"gpus", 1}, {"command", {"true"}}}, a_.member_key, 402);

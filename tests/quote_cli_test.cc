@@ -207,7 +207,17 @@ TEST_F(QuoteCliTest, RunKeepsToItsRegionsAndGoesWhereItPrefers) {
   const json placed = allot_json({"describe", "instance", clean.value("id", "")});
   EXPECT_EQ(placed["node_id"], node_ids_["north"]) << placed.dump(2);
   EXPECT_EQ(placed["spec"]["prefer"], "carbon");
-  // A region nobody runs: it waits, and says which limit holds it.
+  // A region with no price: refused, since the work would run uncharged, and no instance is made.
+  const size_t listed = allot_json({"ps", "--all"}).size();
+  const RunResult unpriced = allot({"run", "--gpus", "1", "--regions", "mars", "--", "true"});
+  EXPECT_NE(unpriced.exit_code, 0);
+  EXPECT_NE(unpriced.err.find("no_price: no on-demand price is set for any GPU model in regions "
+                              "mars"),
+            std::string::npos)
+      << unpriced.err;
+  EXPECT_EQ(allot_json({"ps", "--all"}).size(), listed);
+  // Priced there but with no node yet: it waits, and says which limit holds it.
+  configure("prices set --model H100-80GB --region mars --gpu-hour 1");
   const json held = allot_json({"run", "--gpus", "1", "--regions", "mars", "--", "true"});
   const json waiting = allot_json({"describe", "instance", held.value("id", "")});
   EXPECT_EQ(waiting["state"], "queued");

@@ -109,6 +109,7 @@ TEST_F(RulesApiTest, QuotasAreSetReplacedListedAndDeleted) {
   EXPECT_EQ(call("GET", "/v1/quotas", nullptr, op_key_, 200)["items"].size(), 2u);
   call("GET", "/v1/quotas?tenant_id=" + b_.tenant_id, nullptr, a_.member_key, 404);
   // A launch over the limit is refused at once, naming the quota.
+  daemon_.set_free_prices("default");
   const json refused =
       call("POST", "/v1/instances", {{"gpus", 4}, {"gpu_models", {"H100"}}, {"command", {"true"}}},
            a_.member_key, 422);

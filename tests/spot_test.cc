@@ -10,7 +10,10 @@ using nlohmann::json;
 
 class SpotTest : public ClusterTest {
  protected:
-  SpotTest() { agent_count_ = 1; }
+  SpotTest() {
+    agent_count_ = 1;
+    free_prices_ = false;  // Its rule sets the spot price.
+  }
 
   json rule() {
     const json rules = operator_call("GET", "/v1/spot-rules", 200);

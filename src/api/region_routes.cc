@@ -71,7 +71,8 @@ json region_json(const RegionInfo& info) {
                       {"gpus", m.gpus},
                       {"free_gpus", m.free_gpus},
                       {"on_demand_gpu_hour", optional_money(m.on_demand_micros)},
-                      {"spot_gpu_hour", optional_money(m.spot_micros)}});
+                      {"spot_gpu_hour", optional_money(m.spot_micros)},
+                      {"spot_from_on_demand", m.spot_from_on_demand}});
   }
   return {
       {"region", info.region},

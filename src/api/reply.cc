@@ -23,6 +23,7 @@ int http_status(ErrorCode code) {
     case ErrorCode::kAlreadyExists:
     case ErrorCode::kConflict:
     case ErrorCode::kPeriodOpen:
+    case ErrorCode::kNoPrice:
       return 409;
     case ErrorCode::kBodyTooLarge:
       return 413;

@@ -123,7 +123,7 @@ Result<Forecast> month_forecast(const State& state, const std::optional<std::str
       return std::unexpected(overflow());
     }
     if (instance.state != InstanceState::kRunning) continue;
-    const meter::Price* price = state.prices.at(usage->key, now_ms);
+    const meter::Price* price = state.prices.charged(usage->key, now_ms);
     if (price == nullptr) continue;
     // The charge rule itself, over an hour and over the rest of the month at today's price.
     auto hour = meter::stretches_charge({meter::Stretch{0, 3'600, price}}, usage->milli,

@@ -44,6 +44,17 @@ struct Options {
   PlacementOptions placement;
 };
 
+// A price cell: "none" where work of that class cannot run for want of a price, and the on-demand
+// figure marked where spot falls back to it.
+void mark_prices(json& row) {
+  for (const char* field : {"on_demand_gpu_hour", "spot_gpu_hour"}) {
+    if (row.contains(field) && row[field].is_null()) row[field] = "none";
+  }
+  if (row.value("spot_from_on_demand", false)) {
+    row["spot_gpu_hour"] = row["spot_gpu_hour"].get<std::string>() + " (on-demand)";
+  }
+}
+
 // One row per region and model (a region with no models gets one row), for the table.
 json region_rows(const json& regions) {
   json rows = json::array();
@@ -54,6 +65,7 @@ json region_rows(const json& regions) {
     for (const json& m : r["models"]) {
       json row = base;
       row.update(m);
+      mark_prices(row);
       rows.push_back(row);
     }
   }

@@ -30,6 +30,8 @@ std::string_view code_name(ErrorCode code) {
       return "conflict";
     case ErrorCode::kPeriodOpen:
       return "period_open";
+    case ErrorCode::kNoPrice:
+      return "no_price";
     case ErrorCode::kLimitExceeded:
       return "limit_exceeded";
     case ErrorCode::kOverflow:

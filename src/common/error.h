@@ -22,6 +22,7 @@ enum class ErrorCode {
   kAlreadyExists,      // A unique name or id is taken.
   kConflict,           // The object's state does not allow this change.
   kPeriodOpen,         // The billing period has not ended (finalize it early on purpose only).
+  kNoPrice,            // No price covers the work where it may run: it would go uncharged.
   kLimitExceeded,      // A limit from limits.h would be passed.
   kOverflow,           // An amount would leave the int64 range.
   kInsufficientFunds,  // A transfer would take an account past its balance limit.

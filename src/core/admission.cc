@@ -5,6 +5,7 @@
 #include <set>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "core/budgets.h"
 #include "core/gpu_models.h"
@@ -187,8 +188,40 @@ Admission admit(const Draft& draft, const Instance& instance, TimeMs now_ms) {
   return out;
 }
 
-Status check_admissible(const State& state, const std::string& tenant_id,
-                        const std::string& project_id, const InstanceSpec& spec, TimeMs now_ms) {
+bool may_run_in(const InstanceSpec& spec, const std::string& region) {
+  return (spec.region.empty() || spec.region == region) &&
+         (spec.regions.empty() || std::ranges::find(spec.regions, region) != spec.regions.end());
+}
+
+Status check_priced(const State& state, const InstanceSpec& spec) {
+  const bool falls_back = spec.price_class == PriceClass::kSpot && state.prices.spot_falls_back();
+  for (const auto& [key, by_time] : state.prices.prices()) {
+    const bool of_class = key.price_class == spec.price_class ||
+                          (falls_back && key.price_class == PriceClass::kOnDemand);
+    // A price that takes effect later counts: the work waits for it.
+    if (of_class && !by_time.empty() && model_allowed(spec, key.model) &&
+        may_run_in(spec, key.region)) {
+      return {};
+    }
+  }
+  const std::string models = spec.gpu_models.empty()
+                                 ? "any GPU model"
+                                 : fmt::format("{}", fmt::join(spec.gpu_models, "|"));
+  std::string where = "in any region";
+  if (!spec.region.empty()) where = "in region " + spec.region;
+  if (!spec.regions.empty()) where = fmt::format("in regions {}", fmt::join(spec.regions, "|"));
+  return fail(ErrorCode::kNoPrice,
+              fmt::format("no {} price is set for {} {}: work there would go uncharged, so it is "
+                          "not placed until an operator sets one (allot prices set){}",
+                          price_class_name(spec.price_class), models, where,
+                          spec.price_class == PriceClass::kSpot && !falls_back
+                              ? " or lets spot fall back to on-demand (spot_fallback)"
+                              : ""));
+}
+
+// The quota and reservation rules of check_admissible.
+Status check_rules(const State& state, const std::string& tenant_id, const std::string& project_id,
+                   const InstanceSpec& spec, TimeMs now_ms) {
   if (auto ok = check_budget(state, tenant_id, project_id, now_ms); !ok) return ok;
   const int64_t need = milli_of(spec) * std::max(1, spec.nodes);
   for (const auto& [id, q] : state.quotas) {
@@ -221,6 +254,12 @@ Status check_admissible(const State& state, const std::string& tenant_id,
   return fail(ErrorCode::kInvalidArgument,
               "price class reserved runs on the tenant's reservations, and it holds none, now or "
               "later, of a model this instance accepts");
+}
+
+Status check_admissible(const State& state, const std::string& tenant_id,
+                        const std::string& project_id, const InstanceSpec& spec, TimeMs now_ms) {
+  if (auto ok = check_rules(state, tenant_id, project_id, spec, now_ms); !ok) return ok;
+  return check_priced(state, spec);
 }
 
 }  // namespace allot

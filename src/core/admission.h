@@ -22,8 +22,10 @@ struct Admission {
 // in force still hold for other tenants; reserved work runs only within its tenant's own.
 Admission admit(const Draft& draft, const Instance& instance, TimeMs now_ms);
 
-// At creation: refuses what no quota could ever admit (asks more than a limit), and reserved
-// work of a tenant that holds no reservation, now or later, of a model it accepts.
+// At creation: refuses work that no price covers where it may run (kNoPrice: its class, or for
+// spot on-demand when the catalog falls back, on a model it accepts in a region it allows; a price
+// that takes effect later counts), what no quota could ever admit (asks more than a limit), and
+// reserved work of a tenant that holds no reservation, now or later, of a model it accepts.
 Status check_admissible(const State& state, const std::string& tenant_id,
                         const std::string& project_id, const InstanceSpec& spec, TimeMs now_ms);
 

@@ -1,6 +1,7 @@
 // Scale-up packs the queued work that found no room into the free room of each pool's nodes
 // (booting ones count as empty nodes of the pool's shape) and then into new nodes, first fit
-// decreasing; an instance is claimed by the first pool, by name, that can take it. Scale-down takes
+// decreasing; an instance is claimed by the first pool, by name, that can take it (its shape, and
+// a region and price the work accepts). Scale-down takes
 // away ready nodes that ran nothing for the pool's idle timeout, never below the minimum, never
 // while the pool has work waiting for it.
 #include "core/autoscale.h"
@@ -66,6 +67,18 @@ bool shape_fits(const Pool& pool, const InstanceSpec& spec) {
   if (spec.gpu_models.empty()) return true;
   return std::any_of(spec.gpu_models.begin(), spec.gpu_models.end(),
                      [&](const std::string& m) { return gpu_model_matches(m, pool.gpu_model); });
+}
+
+// Whether work of `spec` could run on a node of `pool` once it joins: in a region the work allows,
+// at a price of its class (work is never placed where it would run uncharged) within its maximum.
+bool pool_may_run(const State& state, const Pool& pool, const InstanceSpec& spec, TimeMs now_ms) {
+  if (!spec.regions.empty() && std::ranges::find(spec.regions, pool.region) == spec.regions.end()) {
+    return false;
+  }
+  const meter::Price* price = state.prices.charged(
+      {.model = pool.gpu_model, .region = pool.region, .price_class = spec.price_class}, now_ms);
+  return price != nullptr &&
+         (spec.max_price_micros <= 0 || price->gpu_hour_micros <= spec.max_price_micros);
 }
 
 // What each pool node's machine is doing: whether it holds work, and when work last ended there.
@@ -161,7 +174,10 @@ std::vector<ScaleDecision> plan_scaling(const State& state, TimeMs now_ms,
     int new_nodes = 0;
     bool has_demand = false;
     for (size_t i = 0; i < waiting.size(); ++i) {
-      if (claimed[i] || !shape_fits(*pool, waiting[i]->spec)) continue;
+      if (claimed[i] || !shape_fits(*pool, waiting[i]->spec) ||
+          !pool_may_run(state, *pool, waiting[i]->spec, now_ms)) {
+        continue;
+      }
       const InstanceSpec& spec = waiting[i]->spec;
       bool placed = std::any_of(bins.begin(), bins.end(), [&](Bin& b) { return b.take(spec); });
       if (!placed && may_grow && new_nodes < room_for) {

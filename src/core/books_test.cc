@@ -26,6 +26,7 @@ class BooksTest : public ::testing::Test {
     ok(CreateJoinToken{"jtk_0000000000000001", "all", kToken, 0});
     ok(eight_gpu_join(kNode, "h", "eu", "H100-80GB", kToken));
     ok(NodeHeartbeat{.node_id = kNode});
+    for (const Command& c : free_prices("eu", kT0 - 1)) ok(c, kT0 - 1);
   }
 
   Rows ok(const Command& command, TimeMs at = kT0) {

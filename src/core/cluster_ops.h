@@ -30,6 +30,9 @@ struct CoreOptions {
   // The shortest idle-stop window a new policy may have.
   int64_t idle_min_window_s = limits::kDefaultMinIdleWindowS;
   int64_t idle_stale_ms() const { return 3 * heartbeat_interval_ms; }
+  // Spot work where no spot price is in force is charged the on-demand price (allotd's
+  // `spot_fallback = "on-demand"`); off, it is not placed there (meter::PriceCatalog).
+  bool spot_falls_back = false;
 };
 
 // What placement needs besides the state.

@@ -20,6 +20,8 @@ class ClusterCoreTest : public ::testing::Test {
     ok(CreateJoinToken{"jtk_0000000000000001", "rack", kToken, 0});
     join("nod_0000000000000001", "a", "eu");
     join("nod_0000000000000002", "b", "us");
+    for (const Command& c : free_prices("eu", kT0 - 1)) ok(c, kT0 - 1);
+    for (const Command& c : free_prices("us", kT0 - 1)) ok(c, kT0 - 1);
   }
 
   void ok(const Command& command, TimeMs at = kT0) {

@@ -17,7 +17,9 @@ class Core {
  public:
   // `scheduler` must outlive the core; null means the built-in first-fit.
   explicit Core(CoreOptions options = {}, const Scheduler* scheduler = nullptr)
-      : options_(options), scheduler_(scheduler != nullptr ? scheduler : &first_fit_scheduler()) {}
+      : options_(options), scheduler_(scheduler != nullptr ? scheduler : &first_fit_scheduler()) {
+    state_.prices.set_spot_falls_back(options_.spot_falls_back);
+  }
 
   // Applies one command at time `now_ms`. On success returns the objects it changed, in the order
   // they should be written; on rejection returns the error and leaves the state untouched.
@@ -38,7 +40,10 @@ class Core {
   void resume(TimeMs now_ms) { state_.resumed_at_ms = now_ms; }
 
   // Forgets everything (before a reload from the store); options and scheduler stay.
-  void clear() { state_ = State{}; }
+  void clear() {
+    state_ = State{};
+    state_.prices.set_spot_falls_back(options_.spot_falls_back);
+  }
 
  private:
   CoreOptions options_;

@@ -41,6 +41,8 @@ GpuPowerW gpu_power_w(std::string_view model) {
   return {80, 700};
 }
 
+std::span<const std::string_view> catalog_gpu_models() { return kModels; }
+
 bool gpu_model_matches(std::string_view requested, std::string_view gpu_model) {
   return gpu_model == requested ||
          (gpu_model.size() > requested.size() && gpu_model.starts_with(requested) &&

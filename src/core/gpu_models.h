@@ -4,12 +4,15 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 
 namespace allot {
 
 bool is_known_gpu_model(std::string_view model_or_family);
+// Every catalog name, e.g. "H100-80GB".
+std::span<const std::string_view> catalog_gpu_models();
 // A full catalog name ("H100-80GB"), not a family.
 bool is_catalog_gpu_model(std::string_view model);
 bool gpu_model_matches(std::string_view requested, std::string_view gpu_model);

@@ -36,6 +36,7 @@ class IdleTest : public ::testing::Test {
     ok(CreateProject{kProject, kTenant, "p"});
     ok(CreateJoinToken{"jtk_0000000000000001", "rack", std::string(64, 'a'), 0});
     ok(eight_gpu_join(kNode, "a", "eu", "H100-80GB", std::string(64, 'a')));
+    for (const Command& c : free_prices("eu", kT0 - 1)) ok(c, kT0 - 1);
   }
 
   Result<std::vector<Row>> apply(const Command& command, TimeMs at) {

@@ -252,18 +252,63 @@ TEST_F(MoneyTest, OnDemandWorkWithAMaximumIsPlacedWithinItAndNotPreemptedWhenThe
       << instance(later).reason;
 }
 
-TEST_F(MoneyTest, SpotWorkWithAMaximumDoesNotRunWhereOnlyAnOnDemandPriceExists) {
-  // No spot price: running it would charge nothing, which is no proof of staying within 4,000.
+TEST_F(MoneyTest, WorkOfAClassWithNoPriceIsRefusedAndRunsOnlyOnceAPriceIsInForce) {
+  // Only an on-demand price exists: spot work would run at no price at all, with or without a
+  // maximum (which no price can be shown to meet). Refused, and nothing changes.
+  for (int64_t max : {int64_t{0}, 4'000 * kUnit}) {
+    const auto before = core.state().instances;
+    const ErrorCode code =
+        refused(CreateInstance{"ins_00000000000000fe", kTenant, "prj_0000000000000001", "usr_1",
+                               InstanceSpec{.gpus = 1,
+                                            .price_class = PriceClass::kSpot,
+                                            .command = {"true"},
+                                            .max_price_micros = max}});
+    EXPECT_EQ(code, ErrorCode::kNoPrice);
+    EXPECT_EQ(core.state().instances, before);
+  }
+  // A model with no price anywhere, and a region with none, are refused the same way.
+  EXPECT_EQ(
+      refused(CreateInstance{"ins_00000000000000fe", kTenant, "prj_0000000000000001", "usr_1",
+                             InstanceSpec{.gpus = 1, .gpu_models = {"A100"}, .command = {"true"}}}),
+      ErrorCode::kNoPrice);
+  EXPECT_EQ(
+      refused(CreateInstance{"ins_00000000000000fe", kTenant, "prj_0000000000000001", "usr_1",
+                             InstanceSpec{.gpus = 1, .command = {"true"}, .regions = {"us"}}}),
+      ErrorCode::kNoPrice);
+  // A spot price set to begin later: the work is taken and waits for it, saying why.
+  price(PriceClass::kSpot, 2'000 * kUnit, kT0 + 10'000);
   const std::string spot =
       run({.gpus = 1, .price_class = PriceClass::kSpot, .max_price_micros = 4'000 * kUnit});
   EXPECT_EQ(instance(spot).state, InstanceState::kQueued);
-  EXPECT_NE(instance(spot).reason.find("have no spot price to hold to max price 4000.000000"),
+  EXPECT_NE(instance(spot).reason.find("1 of 1 ready nodes have no spot price for their GPUs"),
             std::string::npos)
       << instance(spot).reason;
-  // Once a spot price within the maximum is in force, it starts.
-  price(PriceClass::kSpot, 2'000 * kUnit, kT0 + 10'000);
   advance(kT0 + 10'000, kT0 + 20'000);
   EXPECT_EQ(instance(spot).state, InstanceState::kRunning) << instance(spot).reason;
+}
+
+TEST_F(MoneyTest, SpotFallsBackToTheOnDemandPriceOnlyWhenTheOperatorSaysSo) {
+  core = Core(CoreOptions{
+      .heartbeat_timeout_ms = 30'000, .rating_interval_ms = 10'000, .spot_falls_back = true});
+  SetUp();  // The on-demand price is one unit per GPU-second; no spot price yet.
+  // A maximum below the on-demand price it would be charged: it waits, saying so.
+  const std::string capped =
+      run({.gpus = 1, .price_class = PriceClass::kSpot, .max_price_micros = kUnitPerSecond / 2});
+  EXPECT_EQ(instance(capped).state, InstanceState::kQueued);
+  EXPECT_NE(instance(capped).reason.find("over max price"), std::string::npos)
+      << instance(capped).reason;
+  const std::string spot = run({.gpus = 1, .price_class = PriceClass::kSpot});
+  EXPECT_EQ(instance(spot).state, InstanceState::kRunning) << instance(spot).reason;
+  // From 100 s on a spot price of a quarter unit per second is in force, and charged instead.
+  price(PriceClass::kSpot, kUnitPerSecond / 4, kT0 + 101'000);
+  advance(kT0 + 10'000, kT0 + 200'000);
+  ok(StopInstance{spot}, kT0 + 201'000);
+  beat({{spot, WorkloadReportState::kExited, 0}}, kT0 + 201'000);
+  ok(Tick{}, kT0 + 202'000);
+  EXPECT_TRUE(instance(spot).settled);
+  // Running from 1 s: 100 s at the on-demand price, then 100 s at the spot price.
+  EXPECT_EQ(instance(spot).billed_micros, 100 * kUnit + 100 * kUnit / 4);
+  expect_ledger_sums_to_zero();
 }
 
 TEST_F(MoneyTest, AGangOfSpotWorkStartsOnlyWhereTheSpotPriceIsWithinItsMaximum) {

@@ -25,6 +25,9 @@ class PoolsTest : public ::testing::Test {
     ok(CreateTenant{"ten_00000000000000ff", "operator", true});
     ok(CreateTenant{kTenant, "alpha"});
     ok(CreateProject{kProject, kTenant, "one"});
+    for (const Command& c : free_prices("eu", kT0 - 1)) ok(c, kT0 - 1);
+    for (const Command& c : free_prices("elsewhere", kT0 - 1)) ok(c, kT0 - 1);
+    for (const Command& c : free_prices("us", kT0 - 1)) ok(c, kT0 - 1);
   }
 
   Rows ok(const Command& command, TimeMs at = kT0) {
@@ -189,6 +192,33 @@ TEST_F(PoolsTest, AMinimumIsKeptAndWorkForAnotherRegionDoesNotGrowThePool) {
   ASSERT_EQ(steps.size(), 1U);
   EXPECT_EQ(steps[0].count, 1);
   EXPECT_EQ(steps[0].reason, "below the minimum of 1 nodes");
+}
+
+TEST_F(PoolsTest, APoolGrowsOnlyForWorkItsNodesCouldRunAtAPriceTheWorkAccepts) {
+  Pool pool = burst();
+  pool.region = "north";  // No price there yet: its nodes could run nothing charged.
+  ok(CreatePool{.pool = pool});
+  launch(1);
+  EXPECT_TRUE(plan(kT0).empty());
+  ok(SetPrice{{.key = {.model = "H100-80GB", .region = "north"}, .gpu_hour_micros = 3'000'000}});
+  // Work that will not pay that much, or may not run in north, still does not grow it.
+  const std::string capped = fmt::format("ins_{:016x}", ++next_);
+  ok(CreateInstance{.id = capped,
+                    .tenant_id = kTenant,
+                    .project_id = kProject,
+                    .user_id = "usr_1",
+                    .spec = {.gpus = 2, .command = {"true"}, .max_price_micros = 2'000'000}});
+  const std::string elsewhere = fmt::format("ins_{:016x}", ++next_);
+  ok(CreateInstance{.id = elsewhere,
+                    .tenant_id = kTenant,
+                    .project_id = kProject,
+                    .user_id = "usr_1",
+                    .spec = {.gpus = 2, .command = {"true"}, .regions = {"eu"}}});
+  ok(Tick{}, kT0 + 1);
+  const auto steps = plan(kT0 + 1);
+  ASSERT_EQ(steps.size(), 1U);
+  EXPECT_EQ(steps[0].kind, Kind::kLaunch);
+  EXPECT_EQ(steps[0].count, 1);  // For the 1-GPU work alone.
 }
 
 TEST_F(PoolsTest, TheForecastGrowsAPoolAheadOfDemandAndKeepsThoseNodesWhileIdle) {

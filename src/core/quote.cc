@@ -122,9 +122,9 @@ std::string excluded_why(const QuoteOption& o, const RegionWishes& wishes) {
       std::ranges::find(wishes.regions, o.region) == wishes.regions.end()) {
     return "not in allowed regions";
   }
-  if (wishes.max_price_micros > 0 && !o.price_micros_per_gpu_hour) {
-    return "no price to hold to max price " +
-           Money::from_micros(wishes.max_price_micros).to_string();
+  // Work is never placed where it would go uncharged.
+  if (!o.price_micros_per_gpu_hour) {
+    return fmt::format("no {} price set", price_class_name(wishes.price_class));
   }
   if (wishes.max_price_micros > 0 && *o.price_micros_per_gpu_hour > wishes.max_price_micros) {
     return "over max price " + Money::from_micros(wishes.max_price_micros).to_string();
@@ -151,7 +151,8 @@ RegionWishes wishes_of(const InstanceSpec& spec) {
   return RegionWishes{.prefer = spec.prefer,
                       .from = spec.from,
                       .max_price_micros = spec.max_price_micros,
-                      .regions = spec.regions};
+                      .regions = spec.regions,
+                      .price_class = spec.price_class};
 }
 
 Status check_wishes(const RegionWishes& wishes) {

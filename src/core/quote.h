@@ -57,6 +57,7 @@ struct RegionWishes {
   std::string from;
   int64_t max_price_micros = 0;
   std::vector<std::string> regions;
+  PriceClass price_class = PriceClass::kOnDemand;  // Only where a price of it is charged.
 };
 
 RegionWishes wishes_of(const InstanceSpec& spec);

@@ -1,6 +1,8 @@
 #include "core/regions.h"
 
 #include <algorithm>
+#include <map>
+#include <memory>
 #include <set>
 
 #include <fmt/format.h>
@@ -36,9 +38,11 @@ std::set<std::string> known_regions(const State& state) {
   return regions;
 }
 
+// The price work of `price_class` on `model` in `region` is charged now (spot may fall back to
+// on-demand: meter::PriceCatalog::charged), or none.
 std::optional<int64_t> price_now(const State& state, const std::string& model,
                                  const std::string& region, PriceClass price_class, TimeMs now_ms) {
-  const meter::Price* price = state.prices.at(
+  const meter::Price* price = state.prices.charged(
       meter::PriceKey{.model = model, .region = region, .price_class = price_class}, now_ms);
   if (price == nullptr) return std::nullopt;
   return price->gpu_hour_micros;
@@ -62,6 +66,10 @@ void add_offers(const State& state, RegionInfo& info, TimeMs now_ms) {
     offer.gpu_model = model;
     offer.on_demand_micros = price_now(state, model, info.region, PriceClass::kOnDemand, now_ms);
     offer.spot_micros = price_now(state, model, info.region, PriceClass::kSpot, now_ms);
+    offer.spot_from_on_demand =
+        offer.spot_micros &&
+        state.prices.at({.model = model, .region = info.region, .price_class = PriceClass::kSpot},
+                        now_ms) == nullptr;
     info.models.push_back(offer);
   }
 }
@@ -89,19 +97,40 @@ std::pair<bool, int> room_for(const State& state, const InstanceSpec& spec,
 
 enum class Limit { kNone, kRegion, kPrice, kNoPrice };
 
-// The first hard limit of `spec` that `node` fails.
-Limit failed_limit(const State& state, const InstanceSpec& spec, const Node& node, TimeMs now_ms) {
+// Prices in force now by GPU model and region, looked up once each for one request: a filter
+// sees every node of a large fleet.
+class PriceMemo {
+ public:
+  PriceMemo(const State& state, PriceClass price_class, TimeMs now_ms)
+      : state_(state), price_class_(price_class), now_ms_(now_ms) {}
+
+  std::optional<int64_t> at(const std::string& model, const std::string& region) {
+    auto [it, added] = seen_.try_emplace({model, region});
+    if (added) it->second = price_now(state_, model, region, price_class_, now_ms_);
+    return it->second;
+  }
+
+ private:
+  const State& state_;
+  PriceClass price_class_;
+  TimeMs now_ms_;
+  std::map<std::pair<std::string, std::string>, std::optional<int64_t>> seen_;
+};
+
+// The first hard limit of `spec` that `node` fails. Work is placed only where it has a price:
+// time on a GPU with none would go uncharged, silently.
+Limit failed_limit(const InstanceSpec& spec, const Node& node, PriceMemo& prices) {
   if (!spec.regions.empty() && std::ranges::find(spec.regions, node.region) == spec.regions.end()) {
     return Limit::kRegion;
   }
-  if (spec.max_price_micros <= 0) return Limit::kNone;
+  const std::string* last_model = nullptr;
   for (const Gpu& gpu : node.gpus) {
     if (!gpu.healthy || !model_allowed(spec, gpu.model)) continue;
-    const auto price = price_now(state, gpu.model, node.region, spec.price_class, now_ms);
-    // No price is no proof of staying within the maximum: such time would go uncharged, and
-    // spot work would run at no price at all while only an on-demand price exists.
+    if (last_model != nullptr && *last_model == gpu.model) continue;
+    last_model = &gpu.model;
+    const auto price = prices.at(gpu.model, node.region);
     if (!price) return Limit::kNoPrice;
-    if (*price > spec.max_price_micros) return Limit::kPrice;
+    if (spec.max_price_micros > 0 && *price > spec.max_price_micros) return Limit::kPrice;
   }
   return Limit::kNone;
 }
@@ -109,15 +138,15 @@ Limit failed_limit(const State& state, const InstanceSpec& spec, const Node& nod
 }  // namespace
 
 NodeFilter hard_limits_filter(const State& state, const Instance& instance, TimeMs now_ms) {
-  if (instance.spec.regions.empty() && instance.spec.max_price_micros <= 0) return {};
-  return [&state, spec = instance.spec, now_ms](const Node& node) {
-    return failed_limit(state, spec, node, now_ms) == Limit::kNone;
+  auto prices = std::make_shared<PriceMemo>(state, instance.spec.price_class, now_ms);
+  return [spec = instance.spec, prices](const Node& node) {
+    return failed_limit(spec, node, *prices) == Limit::kNone;
   };
 }
 
 std::string hard_limits_reason(const Draft& draft, const Instance& instance, TimeMs now_ms) {
   const InstanceSpec& spec = instance.spec;
-  if (spec.regions.empty() && spec.max_price_micros <= 0) return "";
+  PriceMemo prices(draft.base(), spec.price_class, now_ms);
   int ready = 0;
   int outside = 0;
   int over = 0;
@@ -125,26 +154,25 @@ std::string hard_limits_reason(const Draft& draft, const Instance& instance, Tim
   draft.for_each_node([&](const Node& node) {
     if (!node_takes_work(node)) return;
     ++ready;
-    const Limit limit = failed_limit(draft.base(), spec, node, now_ms);
+    const Limit limit = failed_limit(spec, node, prices);
     outside += limit == Limit::kRegion ? 1 : 0;
     over += limit == Limit::kPrice ? 1 : 0;
     unpriced += limit == Limit::kNoPrice ? 1 : 0;
   });
-  std::string out;
+  std::vector<std::string> parts;
   if (outside > 0) {
-    out = fmt::format("{} of {} ready nodes are not in the allowed regions ({})", outside, ready,
-                      fmt::join(spec.regions, "|"));
+    parts.push_back(fmt::format("{} of {} ready nodes are not in the allowed regions ({})", outside,
+                                ready, fmt::join(spec.regions, "|")));
   }
   if (over > 0) {
-    out += fmt::format("{}{} of {} ready nodes are over max price {}", out.empty() ? "" : "; ",
-                       over, ready, Money::from_micros(spec.max_price_micros).to_string());
+    parts.push_back(fmt::format("{} of {} ready nodes are over max price {}", over, ready,
+                                Money::from_micros(spec.max_price_micros).to_string()));
   }
   if (unpriced > 0) {
-    out += fmt::format("{}{} of {} ready nodes have no {} price to hold to max price {}",
-                       out.empty() ? "" : "; ", unpriced, ready, price_class_name(spec.price_class),
-                       Money::from_micros(spec.max_price_micros).to_string());
+    parts.push_back(fmt::format("{} of {} ready nodes have no {} price for their GPUs", unpriced,
+                                ready, price_class_name(spec.price_class)));
   }
-  return out;
+  return fmt::format("{}", fmt::join(parts, "; "));
 }
 
 std::optional<int64_t> intensity_at(const Site& site, TimeMs at_ms) {

@@ -22,7 +22,9 @@ struct ModelOffer {
   int gpus = 0;                             // Healthy GPUs on the region's nodes that take work.
   int free_gpus = 0;                        // Of those, wholly free.
   std::optional<int64_t> on_demand_micros;  // Per GPU-hour, in force now; unset: none.
-  std::optional<int64_t> spot_micros;
+  std::optional<int64_t> spot_micros;       // What spot work is charged now; unset: none.
+  bool spot_from_on_demand =
+      false;  // No spot price: the operator lets spot fall back to on-demand.
 };
 
 struct RegionInfo {
@@ -42,8 +44,8 @@ std::vector<RegionInfo> region_catalog(const State& state, TimeMs now_ms);
 std::vector<QuoteOption> quote_options(const State& state, const InstanceSpec& spec, TimeMs now_ms);
 
 // A request's hard limits as a node filter: a node outside the allowed regions, or with a GPU of
-// an allowed model whose price for the request's class is above its maximum or not set (no price
-// cannot be shown to be within it), is never chosen. Empty when the request has no limits.
+// an allowed model that has no price for the request's class (work there would go uncharged), or
+// one above its maximum, is never chosen. Not for use on two threads at once.
 NodeFilter hard_limits_filter(const State& state, const Instance& instance, TimeMs now_ms);
 
 // Why the hard limits leave nodes out, e.g. "2 of 3 ready nodes are not in the allowed regions

@@ -34,6 +34,8 @@ class RulesTest : public ::testing::Test {
     join(kNodeB, "b", "eu", "r2", "H100-80GB");
     join(kNodeC, "c", "eu", "r1", "H100-80GB");
     join(kNodeD, "d", "us", "", "A100-80GB");
+    for (const Command& c : free_prices("eu", kT0 - 1)) ok(c, kT0 - 1);
+    for (const Command& c : free_prices("us", kT0 - 1)) ok(c, kT0 - 1);
   }
 
   void ok(const Command& command, TimeMs at = kT0) {

@@ -46,8 +46,8 @@ void preempt_over_max_price(Draft& draft, const std::vector<std::string>& ids, T
     }
     const Node* node = draft.node(i.node_id);
     if (node == nullptr) continue;
-    for (const meter::Stretch& s :
-         state.prices.stretches(key_on(i, *node), i.started_at_ms / 1000, now_ms / 1000 + 1)) {
+    for (const meter::Stretch& s : state.prices.charged_stretches(
+             key_on(i, *node), i.started_at_ms / 1000, now_ms / 1000 + 1)) {
       if (s.price->gpu_hour_micros <= i.spec.max_price_micros) continue;
       end_instance(draft, id, InstanceState::kPreempted,
                    std::max(s.start_s * 1000, i.started_at_ms),

@@ -2,9 +2,11 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "common/random.h"
 #include "core/command.h"
+#include "core/gpu_models.h"
 
 namespace allot {
 
@@ -23,6 +25,20 @@ inline JoinNode eight_gpu_join(const std::string& id, const std::string& name,
         GpuReport{.index = i, .uuid = name + "-gpu-" + std::to_string(i), .model = model});
   }
   return join;
+}
+
+// Work is placed only where a price covers it. Tests of placement alone price every catalog model
+// of `region` at 0 (an explicit free price) in every class, from `at_ms` on.
+inline std::vector<Command> free_prices(const std::string& region, TimeMs at_ms) {
+  std::vector<Command> out;
+  for (std::string_view model : catalog_gpu_models()) {
+    for (PriceClass c : {PriceClass::kOnDemand, PriceClass::kSpot, PriceClass::kReserved}) {
+      out.emplace_back(
+          SetPrice{{.key = {.model = std::string(model), .region = region, .price_class = c},
+                    .effective_ms = at_ms}});
+    }
+  }
+  return out;
 }
 
 }  // namespace allot

@@ -55,6 +55,11 @@ Status check(const DaemonConfig& config) {
                             "JPY, not '{}'",
                             config.currency));
   }
+  if (config.spot_fallback != "none" && config.spot_fallback != "on-demand") {
+    return fail(
+        ErrorCode::kInvalidArgument,
+        fmt::format("spot_fallback must be none or on-demand, not '{}'", config.spot_fallback));
+  }
   if (config.payment_terms_days > limits::kMaxPaymentTermsDays) {
     return fail(ErrorCode::kInvalidArgument,
                 fmt::format("payment_terms_days must be at most {}", limits::kMaxPaymentTermsDays));
@@ -130,12 +135,14 @@ std::string whole_wanted(int64_t least) {
   return least > 0 ? "a positive whole number" : "a whole number, 0 or more";
 }
 
-// The invoice settings that are free text (and the currency code, checked after), by name.
+// The invoice settings that are free text (and the currency code and spot fallback, checked
+// after), by name.
 std::string* text_setting(DaemonConfig& config, std::string_view name) {
   if (name == "invoice_legal_name") return &config.invoice_legal_name;
   if (name == "invoice_address") return &config.invoice_address;
   if (name == "invoice_tax_id") return &config.invoice_tax_id;
   if (name == "currency") return &config.currency;
+  if (name == "spot_fallback") return &config.spot_fallback;
   return nullptr;
 }
 
@@ -219,6 +226,7 @@ Status apply_env(DaemonConfig& config, const GetEnv& getenv) {
   read("ALLOT_INVOICE_ADDRESS", config.invoice_address);
   read("ALLOT_INVOICE_TAX_ID", config.invoice_tax_id);
   read("ALLOT_CURRENCY", config.currency);
+  read("ALLOT_SPOT_FALLBACK", config.spot_fallback);
   if (const char* value = getenv("ALLOT_FORECAST"); value != nullptr && *value != '\0') {
     const std::string_view text = value;
     if (text != "true" && text != "false") {
@@ -320,6 +328,9 @@ Result<DaemonConfig> load_daemon_config(const std::vector<std::string>& args, co
   cli.add_option("--web-dir", web_dir, "the built dashboard to serve at / (web/dist)");
   std::optional<std::string> currency;
   cli.add_option("--currency", currency, "the deployment's currency, ISO 4217 (default USD)");
+  std::optional<std::string> spot_fallback;
+  cli.add_option("--spot-fallback", spot_fallback,
+                 "spot work where no spot price is set: none (not placed) or on-demand");
   std::optional<bool> forecast;
   cli.add_option("--forecast", forecast, "pre-scale pools from the demand forecast (default true)");
   std::optional<int64_t> lead, history;
@@ -376,6 +387,7 @@ Result<DaemonConfig> load_daemon_config(const std::vector<std::string>& args, co
   if (idle_min_window) config.idle_min_window_s = *idle_min_window;
   if (web_dir) config.web_dir = *web_dir;
   if (currency) config.currency = *currency;
+  if (spot_fallback) config.spot_fallback = *spot_fallback;
   if (forecast) config.forecast = *forecast;
   if (lead) config.forecast_lead_h = *lead;
   if (history) config.forecast_history_h = *history;

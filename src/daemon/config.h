@@ -69,6 +69,10 @@ struct DaemonConfig {
   std::string invoice_tax_id;
   std::string currency = "USD";
   int64_t payment_terms_days = 30;
+  // Spot work where no spot price is set: "none" (it is not placed there, since it would go
+  // uncharged) or "on-demand" (it runs and is charged the on-demand price until a spot price is
+  // in force).
+  std::string spot_fallback = "none";
 };
 
 using GetEnv = std::function<const char*(const char*)>;

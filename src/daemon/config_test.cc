@@ -130,6 +130,21 @@ TEST(DaemonConfig, TheInvoiceIssuerAndCurrencyComeFromEachSource) {
   EXPECT_FALSE(load({}, {{"ALLOT_PAYMENT_TERMS_DAYS", "-1"}}));
 }
 
+TEST(DaemonConfig, SpotFallsBackToOnDemandOnlyWhenTheOperatorSaysSo) {
+  EXPECT_EQ(load({})->spot_fallback, "none");
+  EXPECT_EQ(load({"--spot-fallback", "on-demand"})->spot_fallback, "on-demand");
+  EXPECT_EQ(load({}, {{"ALLOT_SPOT_FALLBACK", "on-demand"}})->spot_fallback, "on-demand");
+  testing::TempDir dir;
+  const auto file = dir.path() / "allot.toml";
+  std::ofstream(file) << "spot_fallback = \"on-demand\"\n";
+  EXPECT_EQ(load({"--config", file.string()})->spot_fallback, "on-demand");
+  for (const char* bad : {"ondemand", "On-Demand", "spot", "free"}) {
+    auto refused = load({"--spot-fallback", bad});
+    ASSERT_FALSE(refused) << bad;
+    EXPECT_NE(refused.error().message.find("none or on-demand"), std::string::npos);
+  }
+}
+
 TEST(DaemonConfig, TheIdleWindowFloorIsAMinuteUnlessLoweredAndAtMostAWeek) {
   EXPECT_EQ(load({})->idle_min_window_s, 60);
   EXPECT_EQ(load({"--idle-min-window-s", "2"})->idle_min_window_s, 2);

@@ -126,7 +126,8 @@ int run(const DaemonConfig& config, const sigset_t& stop_signals) {
                         .rating_interval_ms = config.rating_interval_ms,
                         .runway_s = config.runway_s,
                         .heartbeat_interval_ms = config.heartbeat_interval_ms,
-                        .idle_min_window_s = config.idle_min_window_s},
+                        .idle_min_window_s = config.idle_min_window_s,
+                        .spot_falls_back = config.spot_fallback == "on-demand"},
             &timed);
   core.restore(*rows);
   // The ledger is replayed from its journal and must sum to zero before anything is served.

@@ -1,5 +1,8 @@
 #include "meter/rating.h"
 
+#include <algorithm>
+#include <iterator>
+
 #include <fmt/format.h>
 
 namespace allot::meter {
@@ -75,10 +78,40 @@ std::vector<Stretch> PriceCatalog::stretches(const PriceKey& key, int64_t start_
   return out;
 }
 
+const Price* PriceCatalog::charged(const PriceKey& key, TimeMs at_ms) const {
+  const Price* own = at(key, at_ms);
+  if (own != nullptr || !spot_falls_back_ || key.price_class != PriceClass::kSpot) return own;
+  return at(
+      PriceKey{.model = key.model, .region = key.region, .price_class = PriceClass::kOnDemand},
+      at_ms);
+}
+
+std::vector<Stretch> PriceCatalog::charged_stretches(const PriceKey& key, int64_t start_s,
+                                                     int64_t end_s) const {
+  std::vector<Stretch> own = stretches(key, start_s, end_s);
+  if (!spot_falls_back_ || key.price_class != PriceClass::kSpot) return own;
+  const PriceKey on_demand{
+      .model = key.model, .region = key.region, .price_class = PriceClass::kOnDemand};
+  std::vector<Stretch> out;
+  int64_t covered_to = start_s;  // Seconds before this are in `out` or priced by neither.
+  auto fill_to = [&](int64_t until_s) {
+    if (covered_to < until_s)
+      std::ranges::move(stretches(on_demand, covered_to, until_s), std::back_inserter(out));
+  };
+  for (const Stretch& s : own) {
+    fill_to(s.start_s);
+    out.push_back(s);
+    covered_to = s.end_s;
+  }
+  fill_to(end_s);
+  return out;
+}
+
 Result<int64_t> usage_charge(const PriceCatalog& catalog, const PriceKey& key, int64_t milli,
                              int64_t cpu_milli, int64_t memory_mib, int64_t start_s,
                              int64_t end_s) {
-  return stretches_charge(catalog.stretches(key, start_s, end_s), milli, cpu_milli, memory_mib);
+  return stretches_charge(catalog.charged_stretches(key, start_s, end_s), milli, cpu_milli,
+                          memory_mib);
 }
 
 Result<int64_t> stretches_charge(const std::vector<Stretch>& stretches, int64_t milli,

@@ -70,8 +70,23 @@ class PriceCatalog {
 
   const std::map<PriceKey, std::map<TimeMs, Price>>& prices() const { return prices_; }
 
+  // The operator's choice (allotd's `spot_fallback = "on-demand"`): spot work where no spot price
+  // is in force is charged the on-demand price of its model and region. Off by default: such work
+  // has no price, and unpriced work is not placed.
+  void set_spot_falls_back(bool on) { spot_falls_back_ = on; }
+  bool spot_falls_back() const { return spot_falls_back_; }
+
+  // The price that work under `key` is charged at `at_ms`: at(), or for spot work with no spot
+  // price in force and the fallback on, the on-demand price. Null: the work has no price.
+  const Price* charged(const PriceKey& key, TimeMs at_ms) const;
+
+  // stretches() as charged(): with the fallback on, the seconds of a spot key that no spot price
+  // covers are cut by the on-demand price.
+  std::vector<Stretch> charged_stretches(const PriceKey& key, int64_t start_s, int64_t end_s) const;
+
  private:
   std::map<PriceKey, std::map<TimeMs, Price>> prices_;
+  bool spot_falls_back_ = false;
 };
 
 // What `milli` GPU milli, `cpu_milli` CPU and `memory_mib` memory owe over these stretches: each
@@ -80,7 +95,7 @@ class PriceCatalog {
                                                int64_t cpu_milli, int64_t memory_mib);
 
 // What an instance owes for running from start_s to end_s (whole seconds) with `milli` GPU milli,
-// `cpu_milli` CPU and `memory_mib` memory: each stretch rated from its own start.
+// `cpu_milli` CPU and `memory_mib` memory: each charged stretch rated from its own start.
 [[nodiscard]] Result<int64_t> usage_charge(const PriceCatalog& catalog, const PriceKey& key,
                                            int64_t milli, int64_t cpu_milli, int64_t memory_mib,
                                            int64_t start_s, int64_t end_s);

@@ -86,38 +86,87 @@ TEST(Prices, CpuAndMemoryArePricedPerCpuHourAndGibHour) {
   EXPECT_EQ(usage_charge(catalog, kH100, 0, 8000, 65'536, kT0 / 1000, kT0 / 1000 + 3600), 400'000);
 }
 
-// Stretches agree with pricing every second on its own: a second costs the price in force when it
-// begins, and consecutive seconds at one price form one stretch.
+// The stretches that second-by-second pricing through `price_at` gives: a second costs the price
+// in force when it begins, and consecutive seconds at one price form one stretch.
+template <typename PriceAt>
+std::vector<Stretch> by_second(PriceAt price_at, int64_t start, int64_t end) {
+  std::vector<Stretch> out;
+  for (int64_t second = start; second < end; ++second) {
+    const Price* price = price_at(second * 1000);
+    if (price == nullptr) continue;
+    if (!out.empty() && out.back().price == price && out.back().end_s == second) {
+      ++out.back().end_s;
+    } else {
+      out.push_back({.start_s = second, .end_s = second + 1, .price = price});
+    }
+  }
+  return out;
+}
+
+void add_random_prices(PriceCatalog& catalog, const PriceKey& key, std::mt19937_64& rng) {
+  const int changes = 1 + static_cast<int>(rng() % 20);
+  for (int c = 0; c < changes; ++c) {
+    (void)catalog.add({.key = key,
+                       .effective_ms = kT0 + static_cast<TimeMs>(rng() % 600'000),
+                       .gpu_hour_micros = static_cast<int64_t>(rng() % 9'000'000)},
+                      kT0);
+  }
+}
+
+void expect_same(const std::vector<Stretch>& got, const std::vector<Stretch>& expected, int round) {
+  ASSERT_EQ(got.size(), expected.size()) << round;
+  for (size_t i = 0; i < got.size(); ++i) {
+    EXPECT_EQ(got[i].start_s, expected[i].start_s) << round;
+    EXPECT_EQ(got[i].end_s, expected[i].end_s) << round;
+    EXPECT_EQ(got[i].price, expected[i].price) << round;
+  }
+}
+
 TEST(Prices, PropertyStretchesMatchPricingSecondBySecond) {
   std::mt19937_64 rng(5);
   for (int round = 0; round < 200; ++round) {
     PriceCatalog catalog;
-    const int changes = 1 + static_cast<int>(rng() % 20);
-    for (int c = 0; c < changes; ++c) {
-      (void)catalog.add({.key = kH100,
-                         .effective_ms = kT0 + static_cast<TimeMs>(rng() % 600'000),
-                         .gpu_hour_micros = static_cast<int64_t>(rng() % 9'000'000)},
-                        kT0);
-    }
+    add_random_prices(catalog, kH100, rng);
     const int64_t start = kT0 / 1000 - 10 + static_cast<int64_t>(rng() % 300);
     const int64_t end = start + static_cast<int64_t>(rng() % 700);
-    std::vector<Stretch> expected;
-    for (int64_t second = start; second < end; ++second) {
-      const Price* price = catalog.at(kH100, second * 1000);
-      if (price == nullptr) continue;
-      if (!expected.empty() && expected.back().price == price && expected.back().end_s == second) {
-        ++expected.back().end_s;
-      } else {
-        expected.push_back({.start_s = second, .end_s = second + 1, .price = price});
-      }
-    }
-    const std::vector<Stretch> got = catalog.stretches(kH100, start, end);
-    ASSERT_EQ(got.size(), expected.size()) << round;
-    for (size_t i = 0; i < got.size(); ++i) {
-      EXPECT_EQ(got[i].start_s, expected[i].start_s) << round;
-      EXPECT_EQ(got[i].end_s, expected[i].end_s) << round;
-      EXPECT_EQ(got[i].price, expected[i].price) << round;
-    }
+    expect_same(catalog.stretches(kH100, start, end),
+                by_second([&](TimeMs at) { return catalog.at(kH100, at); }, start, end), round);
+  }
+}
+
+TEST(Prices, SpotIsChargedOnlyItsOwnPriceUnlessTheOperatorLetsItFallBackToOnDemand) {
+  PriceCatalog catalog;
+  const PriceKey spot{
+      .model = kH100.model, .region = kH100.region, .price_class = PriceClass::kSpot};
+  const int64_t t0_s = kT0 / 1000;
+  ASSERT_TRUE(catalog.add({.key = kH100, .effective_ms = kT0, .gpu_hour_micros = 3'000'000}, kT0));
+  ASSERT_TRUE(catalog.add(
+      {.key = spot, .effective_ms = kT0 + 1'800'000, .gpu_hour_micros = 1'000'000}, kT0));
+  // Off: the first half hour has no spot price, so there is nothing to charge it at.
+  EXPECT_EQ(catalog.charged(spot, kT0), nullptr);
+  EXPECT_EQ(usage_charge(catalog, spot, 1000, 0, 0, t0_s, t0_s + 3600), 500'000);
+  // On: the first half hour at the on-demand 3.00, the second at the spot 1.00.
+  catalog.set_spot_falls_back(true);
+  EXPECT_EQ(catalog.charged(spot, kT0)->gpu_hour_micros, 3'000'000);
+  EXPECT_EQ(catalog.charged(spot, kT0 + 1'800'000)->gpu_hour_micros, 1'000'000);
+  EXPECT_EQ(usage_charge(catalog, spot, 1000, 0, 0, t0_s, t0_s + 3600), 2'000'000);
+  // On-demand work never falls to another class.
+  EXPECT_EQ(catalog.charged(kH100, kT0 - 1), nullptr);
+}
+
+TEST(Prices, PropertyFallbackStretchesMatchChargedPricingSecondBySecond) {
+  std::mt19937_64 rng(11);
+  const PriceKey spot{
+      .model = kH100.model, .region = kH100.region, .price_class = PriceClass::kSpot};
+  for (int round = 0; round < 200; ++round) {
+    PriceCatalog catalog;
+    catalog.set_spot_falls_back(true);
+    add_random_prices(catalog, kH100, rng);
+    add_random_prices(catalog, spot, rng);
+    const int64_t start = kT0 / 1000 - 10 + static_cast<int64_t>(rng() % 300);
+    const int64_t end = start + static_cast<int64_t>(rng() % 700);
+    expect_same(catalog.charged_stretches(spot, start, end),
+                by_second([&](TimeMs at) { return catalog.charged(spot, at); }, start, end), round);
   }
 }
 

@@ -11,6 +11,7 @@
 
 #include "common/random.h"
 #include "core/core.h"
+#include "core/test_nodes.h"
 
 namespace allot::sched {
 namespace {
@@ -44,6 +45,7 @@ class CoreWithPolicyTest : public ::testing::TestWithParam<std::string> {
       apply(join);
       apply(NodeHeartbeat{.node_id = join.node_id});
     }
+    for (const Command& c : free_prices("eu", kT0)) apply(c);
   }
 
   void apply(const Command& command) {

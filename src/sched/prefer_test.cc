@@ -52,6 +52,8 @@ class PreferTest : public ::testing::TestWithParam<PreferCase> {
     }
     apply(SetPrice{{.key = {.model = "H100-80GB", .region = "eu"}, .gpu_hour_micros = 3 * kUnit}});
     apply(SetPrice{{.key = {.model = "H100-80GB", .region = "us"}, .gpu_hour_micros = 2 * kUnit}});
+    // Priced, but no node there yet (a pool could grow one): work limited to it waits.
+    apply(SetPrice{{.key = {.model = "H100-80GB", .region = "mars"}, .gpu_hour_micros = kUnit}});
     apply(AddSiteRate{.region = "eu", .rate = SiteRate::kCarbonIntensity, .point = {0, 100}});
     apply(AddSiteRate{.region = "us", .rate = SiteRate::kCarbonIntensity, .point = {0, 500}});
     apply(SetLatency{.from = "eu-users", .region = "eu", .rtt_ms = 10});

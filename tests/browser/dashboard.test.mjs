@@ -122,7 +122,9 @@ before(async () => {
   const bob = await call('POST', '/v1/users', { name: 'Bob', email: 'bob@globex.example', role: 'tenant-admin', tenant_id: globex.id });
   s.annKey = (await call('POST', '/v1/keys', { name: 'laptop', user_id: ann.id })).secret;
   s.bobKey = (await call('POST', '/v1/keys', { name: 'laptop', user_id: bob.id })).secret;
+  // Work is placed only where a price covers it; spot is left unpriced (so it is not offered).
   await call('PUT', '/v1/prices', { gpu_model: 'H100-80GB', region: 'default', gpu_hour: '2.50' });
+  await call('PUT', '/v1/prices', { gpu_model: 'A100-80GB', region: 'default', gpu_hour: '1.60' });
   const token = (await call('POST', '/v1/join-tokens', { name: 'browser-test' })).token;
   for (const name of ['node-a', 'node-b']) {
     start(AGENT, ['--server', url, '--join-token', token, '--state-dir', path.join(dir, name), '--name', name,
@@ -380,6 +382,9 @@ describe('dashboard', () => {
     await go('prices');
     await page.locator('[data-testid=prices-table]').waitFor();
     assert.match(await page.locator('[data-testid=prices-table]').textContent(), /H100-80GB.*2\.50/s);
+    // Spot has no price here: the regions table says so, never a silent 0.
+    await page.locator('[data-testid=regions] table').waitFor();
+    assert.match(await page.locator('[data-testid=regions]').textContent(), /H100-80GB.*2\.50.*no price/s);
     await shot('12-prices');
     await go('finance');
     await page.locator('[data-testid=kpi-revenue]').waitFor();

@@ -29,6 +29,7 @@ void ClusterTest::SetUp() {
           .value("id", "");
   member_key_ = send("/v1/keys", {{"name", "k"}, {"user_id", user}}).value("secret", "");
   ASSERT_FALSE(member_key_.empty());
+  if (free_prices_) daemon_.set_free_prices("default");
   for (size_t i = 0; i < agent_count_; ++i) {
     agents_.push_back(AgentProcess{.name = "node-" + std::to_string(i),
                                    .state_dir = dir_.path() / ("agent-" + std::to_string(i)),

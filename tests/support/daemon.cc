@@ -12,6 +12,9 @@
 #include <thread>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "core/gpu_models.h"
 
 extern char** environ;
 
@@ -140,6 +143,19 @@ void Daemon::kill() {
 
 std::string Daemon::output() const {
   return read_file(dir_.path() / "stdout") + read_file(dir_.path() / "stderr");
+}
+
+void Daemon::set_free_prices(const std::string& region) {
+  for (std::string_view model : catalog_gpu_models()) {
+    for (const char* price_class : {"on-demand", "spot", "reserved"}) {
+      const nlohmann::json body = {{"gpu_model", model},
+                                   {"region", region},
+                                   {"price_class", price_class},
+                                   {"gpu_hour", "0"}};
+      const ClientResponse response = request("PUT", "/v1/prices", body.dump(), admin_key_);
+      EXPECT_EQ(response.status, 200) << response.body;
+    }
+  }
 }
 
 ClientResponse Daemon::request(const std::string& method, const std::string& target,

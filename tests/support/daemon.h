@@ -49,6 +49,11 @@ class Daemon {
   ClientResponse request(const std::string& method, const std::string& target,
                          const std::string& body, const std::string& key);
 
+  // Work is placed only where a price covers it. Prices every catalog GPU model of `region` at 0
+  // (an explicit free price) in every class, for tests that are not about money; fails the test
+  // on any refusal.
+  void set_free_prices(const std::string& region);
+
  private:
   TempDir dir_;
   std::string postgres_url_;

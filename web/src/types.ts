@@ -227,6 +227,7 @@ export interface RegionModel {
   free_gpus: number;
   on_demand_gpu_hour: string | null;
   spot_gpu_hour: string | null;
+  spot_from_on_demand: boolean;
 }
 
 export interface Region {

@@ -1,9 +1,17 @@
 import { api } from '../api';
 import type { Ctx, PageView } from '../context';
-import { badge, card, h, renderIf, table } from '../dom';
+import { badge, card, h, renderIf, table, type Child } from '../dom';
 import { actionForm } from '../forms';
 import { rate, time } from '../format';
 import type { Price, Region, RegionModel } from '../types';
+
+// A region's price for one class: what its work is charged now. Where a model is offered but has
+// no price, work of that class is not placed there, so the cell says so rather than showing 0.
+function offered(m: RegionModel | null | undefined, price: string | null | undefined, fromOnDemand = false): Child {
+  if (!m) return '–';
+  if (price === null || price === undefined) return h('span', { class: 'warn-text', title: 'Work of this class is not placed here until a price is set' }, 'no price');
+  return fromOnDemand ? h('span', { title: 'No spot price: spot work is charged the on-demand price' }, `${rate(price)} (on-demand)`) : rate(price);
+}
 
 export function pricesPage(ctx: Ctx): PageView {
   const prices = h('div', { 'data-testid': 'prices' });
@@ -52,7 +60,7 @@ export function pricesPage(ctx: Ctx): PageView {
           { title: 'From', cell: (x) => time(x.effective_at) },
           { title: '', cell: (x) => (x.in_force ? badge('in force', 'running') : badge('scheduled', 'queued')) },
         ],
-        { empty: 'No price set: usage is not charged.', testid: 'prices-table' },
+        { empty: 'No price set: no work is placed until one is (work is never run uncharged).', testid: 'prices-table' },
       ),
     );
     const regionRows: { reg: Region; m: RegionModel | null }[] = r.items.flatMap((reg) => (reg.models.length ? reg.models.map((m) => ({ reg, m: m as RegionModel | null })) : [{ reg, m: null }]));
@@ -64,8 +72,8 @@ export function pricesPage(ctx: Ctx): PageView {
           { title: 'GPU model', cell: (x) => x.m?.gpu_model ?? '–' },
           { title: 'GPUs', cell: (x) => String(x.m?.gpus ?? 0), class: 'num' },
           { title: 'Free', cell: (x) => String(x.m?.free_gpus ?? 0), class: 'num' },
-          { title: 'On-demand', cell: (x) => rate(x.m?.on_demand_gpu_hour), class: 'num' },
-          { title: 'Spot', cell: (x) => rate(x.m?.spot_gpu_hour), class: 'num' },
+          { title: 'On-demand', cell: (x) => offered(x.m, x.m?.on_demand_gpu_hour), class: 'num' },
+          { title: 'Spot', cell: (x) => offered(x.m, x.m?.spot_gpu_hour, x.m?.spot_from_on_demand), class: 'num' },
           { title: 'Grid gCO2e/kWh', cell: (x) => (x.reg.carbon_g_per_kwh === null ? '–' : String(x.reg.carbon_g_per_kwh)), class: 'num' },
           { title: 'PUE', cell: (x) => x.reg.pue ?? '–', class: 'num' },
           { title: 'Latency', cell: (x) => Object.entries(x.reg.latency_ms).map(([k, v]) => `${k} ${v} ms`).join(', ') || '–' },
