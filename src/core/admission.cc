@@ -188,11 +188,6 @@ Admission admit(const Draft& draft, const Instance& instance, TimeMs now_ms) {
   return out;
 }
 
-bool may_run_in(const InstanceSpec& spec, const std::string& region) {
-  return (spec.region.empty() || spec.region == region) &&
-         (spec.regions.empty() || std::ranges::find(spec.regions, region) != spec.regions.end());
-}
-
 Status check_priced(const State& state, const InstanceSpec& spec) {
   const bool falls_back = spec.price_class == PriceClass::kSpot && state.prices.spot_falls_back();
   for (const auto& [key, by_time] : state.prices.prices()) {
@@ -200,7 +195,7 @@ Status check_priced(const State& state, const InstanceSpec& spec) {
                           (falls_back && key.price_class == PriceClass::kOnDemand);
     // A price that takes effect later counts: the work waits for it.
     if (of_class && !by_time.empty() && model_allowed(spec, key.model) &&
-        may_run_in(spec, key.region)) {
+        (spec.region.empty() || spec.region == key.region) && region_allowed(spec, key.region)) {
       return {};
     }
   }

@@ -72,9 +72,7 @@ bool shape_fits(const Pool& pool, const InstanceSpec& spec) {
 // Whether work of `spec` could run on a node of `pool` once it joins: in a region the work allows,
 // at a price of its class (work is never placed where it would run uncharged) within its maximum.
 bool pool_may_run(const State& state, const Pool& pool, const InstanceSpec& spec, TimeMs now_ms) {
-  if (!spec.regions.empty() && std::ranges::find(spec.regions, pool.region) == spec.regions.end()) {
-    return false;
-  }
+  if (!region_allowed(spec, pool.region)) return false;
   const meter::Price* price = state.prices.charged(
       {.model = pool.gpu_model, .region = pool.region, .price_class = spec.price_class}, now_ms);
   return price != nullptr &&

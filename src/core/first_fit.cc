@@ -12,6 +12,10 @@ bool model_allowed(const InstanceSpec& spec, std::string_view gpu_model) {
                      [&](const std::string& m) { return gpu_model_matches(m, gpu_model); });
 }
 
+bool region_allowed(const InstanceSpec& spec, std::string_view region) {
+  return spec.regions.empty() || std::ranges::find(spec.regions, region) != spec.regions.end();
+}
+
 namespace {
 
 class FirstFit final : public Scheduler {

@@ -120,9 +120,7 @@ class PriceMemo {
 // The first hard limit of `spec` that `node` fails. Work is placed only where it has a price:
 // time on a GPU with none would go uncharged, silently.
 Limit failed_limit(const InstanceSpec& spec, const Node& node, PriceMemo& prices) {
-  if (!spec.regions.empty() && std::ranges::find(spec.regions, node.region) == spec.regions.end()) {
-    return Limit::kRegion;
-  }
+  if (!region_allowed(spec, node.region)) return Limit::kRegion;
   const std::string* last_model = nullptr;
   for (const Gpu& gpu : node.gpus) {
     if (!gpu.healthy || !model_allowed(spec, gpu.model)) continue;

@@ -45,6 +45,8 @@ bool node_takes_work(const Node& node);
 
 // Whether the spec's models (empty: any) allow a GPU of `gpu_model`.
 bool model_allowed(const InstanceSpec& spec, std::string_view gpu_model);
+// Whether the spec's allowed regions (empty: any) include `region`.
+bool region_allowed(const InstanceSpec& spec, std::string_view region);
 
 // The GPUs of `node` that `instance` could use now, in index order (whole GPUs: free ones;
 // fractions: ones with room), or empty when the node cannot hold it (region, models, CPU, memory).
