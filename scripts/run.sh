@@ -10,6 +10,8 @@ scripts/setup.sh
 cmake --preset release >/dev/null
 cmake --build --preset release --target allotd allot allot-agent
 scripts/web.sh
+# Instances run in containers; the demo's image is made here, as no public registry is used.
+scripts/demo-image.sh localhost/allot-demo:1
 
 demo=$root/.allot-demo
 mkdir -p "$demo"
@@ -24,7 +26,8 @@ rm -f "$demo/port"
 # allotd and the agent run in sessions of their own, so that Ctrl-C reaches this script alone and
 # it can stop the demo's work through allotd before stopping allotd itself.
 ALLOT_ADMIN_KEY=$admin_key setsid build/release/src/daemon/allotd --listen "$listen" \
-  --data-dir "$demo/data" --port-file "$demo/port" --autoscale-interval-ms 1000 --web-dir web/dist >"$demo/allotd.out" 2>"$demo/allotd.log" &
+  --data-dir "$demo/data" --port-file "$demo/port" --autoscale-interval-ms 1000 --web-dir web/dist \
+  --default-image localhost/allot-demo:1 >"$demo/allotd.out" 2>"$demo/allotd.log" &
 pid=$!
 agent_pid=""
 url=""
@@ -98,14 +101,15 @@ ALLOT_KEY=$ann_key allot tenants create sneaky || echo "exit code $?"
 step "audit --limit 5"
 ALLOT_KEY=$admin_key allot audit --limit 5
 
-step "join-tokens create demo   (then an agent joins with it, simulating 8 H100s)"
+step "join-tokens create demo   (then an agent joins with it, simulating 8 H100s; work runs in podman containers)"
 token=$(ALLOT_KEY=$admin_key allot -o json join-tokens create demo | field token)
 echo "${token:0:16}..."
 setsid build/release/src/agent/allot-agent --server "$url" --join-token "$token" \
   --state-dir "$demo/agent" --name demo-node --simulate 8xH100-80GB 2>"$demo/agent.log" &
 agent_pid=$!
-for _ in $(seq 1 50); do
+for _ in $(seq 1 150); do
   ALLOT_KEY=$admin_key allot -o json nodes | grep -q '"state": "ready"' && break
+  kill -0 "$agent_pid" 2>/dev/null || { echo "the agent stopped:" >&2; cat "$demo/agent.log" >&2; exit 1; }
   sleep 0.1
 done
 step "nodes"
@@ -117,9 +121,9 @@ ALLOT_KEY=$admin_key allot prices set --model H100-80GB --region default --gpu-h
 ALLOT_KEY=$admin_key allot prices set --model A100-80GB --region default --gpu-hour 1.60 >/dev/null
 step "regions   (what each class is charged where; spot has no price, so spot work is refused)"
 ALLOT_KEY=$admin_key allot regions
-step "run --gpus 2 --gpu-type H100 -- sh -c 'echo hello from \$CUDA_VISIBLE_DEVICES'   (as Ann)"
+step "run --gpus 2 --gpu-type H100 -- sh -c '...'   (as Ann: a container that sees its 2 GPUs only)"
 run_id=$(ALLOT_KEY=$ann_key allot -o json run --gpus 2 --gpu-type H100 -- \
-  sh -c 'echo hello from $CUDA_VISIBLE_DEVICES; sleep 1; echo bye' | field id)
+  sh -c 'echo hello from $CUDA_VISIBLE_DEVICES as uid $(id -u) on $(hostname); ls /dev | grep nvidia; sleep 1; echo bye' | field id)
 echo "$run_id"
 step "logs -f $run_id"
 ALLOT_KEY=$ann_key allot logs -f "$run_id"

@@ -11,6 +11,11 @@ packages=(
   postgresql
   clang-format-19 clang-tidy-19
   curl prometheus chromium poppler-utils
+  # The agents' container runtime: rootful podman with runc (crun fails on cgroup v1 hybrid
+  # hosts), CNI bridge networks walled in by iptables; busybox makes the demo's and tests' image.
+  podman runc containernetworking-plugins iptables busybox-static
+  # A private registry with a password, for the tests of registry credentials.
+  docker-registry apache2-utils skopeo
 )
 
 missing=()

@@ -87,6 +87,15 @@ Status Agent::ensure_credential() {
     std::ifstream in(path);
     const json saved = json::parse(in, nullptr, false);
     if (saved.is_object() && saved.contains("credential")) {
+      // The controller places tenants' work by the runtime a node joined with: a node that
+      // changed it would be trusted for walls it no longer has.
+      const std::string joined_with = saved.value("runtime", "process");
+      if (joined_with != config_.runtime) {
+        return fail(ErrorCode::kConflict,
+                    fmt::format("this node joined with the {} runtime and now runs the {} one: "
+                                "delete the node (allot nodes delete) and {} to join it again",
+                                joined_with, config_.runtime, path.string()));
+      }
       node_id_ = saved.value("node_id", "");
       credential_ = saved.value("credential", "");
       return {};
@@ -101,6 +110,7 @@ Status Agent::ensure_credential() {
                           {"cpu_milli", config_.cpu_milli},
                           {"memory_mib", config_.memory_mib},
                           {"backend", gpus_->kind()},
+                          {"runtime", config_.runtime},
                           {"agent_version", ALLOT_VERSION},
                           {"gpus", gpu_inventory(*gpus_)}};
   auto response = client_->send("POST", "/v1/agent/join", inventory.dump(), config_.join_token);
@@ -115,7 +125,8 @@ Status Agent::ensure_credential() {
   credential_ = answer.value("credential", "");
   // The credential is the node's password: readable by the agent's user alone from the moment the
   // file exists, and on disk before it replaces anything.
-  const json saved = {{"node_id", node_id_}, {"credential", credential_}};
+  const json saved = {
+      {"node_id", node_id_}, {"credential", credential_}, {"runtime", config_.runtime}};
   auto written =
       write_file_atomically(path.string(), path.string() + ".tmp", saved.dump() + "\n", 0600);
   // Joining again would make a second node: an agent that cannot keep its credential stops.
@@ -157,6 +168,7 @@ void Agent::apply_work(const json& work) {
   for (const auto& [id, size] : offsets.items()) shipped_[id] = size.get<int64_t>();
   std::set<std::string> known;
   for (const WorkloadStatus& s : runtime_->poll()) known.insert(s.instance_id);
+  for (const auto& [id, status] : refused_) known.insert(id);
   bool started = false;
   const json run = work.value("run", json::array());
   for (const json& item : run) {
@@ -167,10 +179,20 @@ void Agent::apply_work(const json& work) {
                       .env = item.value("env", std::map<std::string, std::string>{}),
                       .gpu_uuids = item.value("gpu_uuids", std::vector<std::string>{}),
                       .cpu_milli = item.value("cpu_milli", int64_t{0}),
-                      .memory_mib = item.value("memory_mib", int64_t{0})};
+                      .memory_mib = item.value("memory_mib", int64_t{0}),
+                      .image = item.value("image", ""),
+                      .tenant_id = item.value("tenant_id", ""),
+                      .registry_username = item.value("registry_username", ""),
+                      .registry_password = item.value("registry_password", "")};
     auto status = runtime_->start(spec);
-    if (!status)
+    if (!status) {
       spdlog::error("msg=\"cannot start\" instance={} error=\"{}\"", id, status.error().message);
+      refused_[id] = WorkloadStatus{.instance_id = id,
+                                    .state = WorkloadState::kFailedToStart,
+                                    .started_at_ms = clock_.now_ms(),
+                                    .ended_at_ms = clock_.now_ms(),
+                                    .message = status.error().message};
+    }
     started = true;
   }
   const json stop = work.value("stop", json::array());
@@ -181,6 +203,7 @@ void Agent::apply_work(const json& work) {
   const json forget = work.value("forget", json::array());
   for (const json& id : forget) {
     const std::string instance_id = id.get<std::string>();
+    refused_.erase(instance_id);
     for (const WorkloadStatus& s : runtime_->poll()) {
       // Forget only once the controller holds the whole output.
       if (s.instance_id == instance_id && file_size(s.log_path) <= shipped_[instance_id]) {
@@ -195,6 +218,7 @@ void Agent::apply_work(const json& work) {
 
 Result<bool> Agent::heartbeat() {
   std::vector<WorkloadStatus> statuses = runtime_->poll();
+  for (const auto& [id, status] : refused_) statuses.push_back(status);
   json body = {{"node_id", node_id_},
                {"logs", log_chunks(statuses)},
                {"workloads", workload_reports(statuses)}};
@@ -202,7 +226,9 @@ Result<bool> Agent::heartbeat() {
   // reading and its energy is exactly the counters' deltas while it ran.
   std::set<std::string> held;
   for (const WorkloadStatus& s : statuses) {
-    if (s.state == WorkloadState::kRunning) held.insert(s.gpu_uuids.begin(), s.gpu_uuids.end());
+    if (s.state == WorkloadState::kRunning || s.state == WorkloadState::kStarting) {
+      held.insert(s.gpu_uuids.begin(), s.gpu_uuids.end());
+    }
   }
   gpus_->set_held(held);
   body["gpus"] = telemetry(*gpus_, clock_.now_ms());

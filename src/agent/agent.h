@@ -26,6 +26,7 @@ struct AgentConfig {
   std::map<std::string, std::string> labels;
   int64_t cpu_milli = 0;   // Default: the host's CPUs.
   int64_t memory_mib = 0;  // Default: the host's memory.
+  std::string runtime;     // The runtime's kind, told at join; a node keeps the one it joined with.
 };
 
 class Agent {
@@ -59,6 +60,9 @@ class Agent {
   int64_t interval_ms_ = 2'000;
   std::map<std::string, int64_t> shipped_;            // Controller's log size per instance.
   std::map<std::string, std::string> last_reported_;  // Instance id -> last reported state.
+  // Work the runtime refused to start (a bad image, a runtime failure), reported as failed to
+  // start until the controller has recorded it.
+  std::map<std::string, WorkloadStatus> refused_;
 
   std::mutex mutex_;
   std::condition_variable woken_;

@@ -3,14 +3,18 @@
 
 #include <csignal>
 #include <cstdio>
+#include <filesystem>
 #include <functional>
 #include <thread>
 
+#include <fmt/format.h>
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
 #include <CLI/CLI.hpp>
 
 #include "agent/agent.h"
+#include "agent/runtime/cdi.h"
+#include "agent/runtime/container_runtime.h"
 #include "common/signals.h"
 
 namespace {
@@ -19,6 +23,50 @@ std::string host_name() {
   char name[256] = {};
   gethostname(name, sizeof(name) - 1);
   return name;
+}
+
+struct RuntimeFlags {
+  std::string kind;  // "container", "process" or empty: containers where podman works.
+  allot::agent::ContainerOptions container;
+  std::string cdi_dir = "/var/run/cdi";
+  std::string written_spec;  // The simulated GPUs' CDI spec, removed when the agent stops.
+};
+
+// The container runtime with this node's GPUs as CDI devices, or the process runtime when asked.
+allot::Result<std::unique_ptr<allot::agent::Runtime>> open_runtime(
+    RuntimeFlags& flags, const allot::agent::AgentConfig& config,
+    const allot::agent::GpuBackend& gpus, const allot::Clock& clock, int64_t orphan_timeout_ms) {
+  using namespace allot::agent;
+  const std::string dir = config.state_dir + "/workloads";
+  if (flags.kind == "process") return open_process_runtime(dir, clock, orphan_timeout_ms);
+  if (allot::Status podman = probe_podman(flags.container.podman); !podman) {
+    return allot::fail(allot::ErrorCode::kUnavailable,
+                       podman.error().message +
+                           "\n(install podman and runc, or run a trusted single-tenant node with "
+                           "--runtime process)");
+  }
+  // One agent's containers, spec and simulated devices, apart from another agent's on the host.
+  flags.container.owner =
+      fmt::format("{:016x}", std::hash<std::string>{}(std::filesystem::absolute(dir).string()));
+  std::vector<std::string> uuids;
+  for (const GpuInfo& gpu : gpus.gpus()) uuids.push_back(gpu.uuid);
+  if (gpus.kind() == "simulated") {
+    flags.container.cdi_kind = simulated_cdi_kind(flags.container.owner);
+    if (allot::Status written =
+            write_simulated_cdi(gpus.gpus(), config.state_dir + "/gpu-devices", flags.cdi_dir,
+                                flags.container.cdi_kind, flags.container.owner);
+        !written) {
+      return std::unexpected(written.error());
+    }
+    flags.written_spec = simulated_cdi_path(flags.cdi_dir, flags.container.owner);
+  } else {
+    // Never all GPUs for want of a spec: without one the node takes no GPU work.
+    flags.container.cdi_kind = kNvidiaCdiKind;
+    if (allot::Status spec = check_nvidia_cdi(uuids, {"/etc/cdi", "/var/run/cdi"}); !spec) {
+      return std::unexpected(spec.error());
+    }
+  }
+  return open_container_runtime(dir, clock, flags.container, orphan_timeout_ms);
 }
 
 }  // namespace
@@ -47,6 +95,23 @@ int main(int argc, char** argv) {
   app.add_option("--orphan-timeout-s", orphan_timeout_s,
                  "stop workloads after this long without the agent (default 600; 0: never)")
       ->check(CLI::Range(int64_t{0}, int64_t{365} * 24 * 3600));
+  RuntimeFlags runtime_flags;
+  app.add_option("--runtime", runtime_flags.kind,
+                 "container (podman; the default) or process (trusted single-tenant nodes only)")
+      ->envname("ALLOT_RUNTIME")
+      ->check(CLI::IsMember({"container", "process"}));
+  app.add_option("--podman", runtime_flags.container.podman, "the podman program");
+  app.add_option("--cdi-dir", runtime_flags.cdi_dir,
+                 "where the simulated GPUs' CDI spec is written (default /var/run/cdi)");
+  app.add_flag("--deny-egress", runtime_flags.container.deny_egress,
+               "containers get no route out of the node");
+  app.add_option("--scratch-mib", runtime_flags.container.scratch_mib,
+                 "each container's writable /tmp, in MiB (default 1024)")
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 30));
+  app.add_option("--insecure-registry", runtime_flags.container.insecure_registries,
+                 "HOST[:PORT] of a registry reached over plain HTTP, repeatable");
+  app.add_option("--firewall", runtime_flags.container.firewall,
+                 "iptables program for the tenant walls (default iptables)");
   CLI11_PARSE(app, argc, argv);
 
   auto logger = spdlog::stderr_logger_mt("allot-agent");
@@ -77,14 +142,14 @@ int main(int argc, char** argv) {
     return 2;
   }
   allot::SystemClock clock;
-  auto runtime =
-      open_process_runtime(config.state_dir + "/workloads", clock, orphan_timeout_s * 1000);
+  auto runtime = open_runtime(runtime_flags, config, **gpus, clock, orphan_timeout_s * 1000);
   if (!runtime) {
     std::fprintf(stderr, "%s\n", runtime.error().message.c_str());
     return 2;
   }
-  spdlog::info("msg=\"starting\" name={} backend={} gpus={}", config.name, (*gpus)->kind(),
-               (*gpus)->gpus().size());
+  config.runtime = std::string((*runtime)->kind());
+  spdlog::info("msg=\"starting\" name={} backend={} runtime={} gpus={}", config.name,
+               (*gpus)->kind(), config.runtime, (*gpus)->gpus().size());
   Agent agent(config, std::move(*gpus), std::move(*runtime), clock);
   std::thread signals([&agent, set] {
     allot::wait_for_stop_signal(set);
@@ -92,6 +157,7 @@ int main(int argc, char** argv) {
   });
   signals.detach();
   const int code = agent.run();
+  if (!runtime_flags.written_spec.empty()) std::remove(runtime_flags.written_spec.c_str());
   // The long-poll thread may still sit in a request: end the process without running static
   // destructors under its feet. Workloads are not children of this process; they live on.
   spdlog::default_logger()->flush();

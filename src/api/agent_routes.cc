@@ -3,10 +3,12 @@
 #include <set>
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
 #include "api/app.h"
 #include "api/reply.h"
 #include "common/base64.h"
+#include "common/image_ref.h"
 #include "common/limits.h"
 #include "core/validate.h"
 
@@ -48,6 +50,8 @@ Result<JoinNode> parse_join(const json& d) {
                   .cpu_milli = d.value("cpu_milli", int64_t{0}),
                   .memory_mib = d.value("memory_mib", int64_t{0}),
                   .backend = d.value("backend", ""),
+                  // Agents from before containers ran only processes.
+                  .runtime = d.value("runtime", "process"),
                   .agent_version = d.value("agent_version", "")};
     for (const json& g : *gpus) {
       join.gpus.push_back(GpuReport{.index = g.at("index"),
@@ -93,6 +97,8 @@ Result<NodeHeartbeat> parse_heartbeat(const json& d) {
                             .message = w.value("message", "")};
       if (state == "running") {
         report.state = WorkloadReportState::kRunning;
+      } else if (state == "starting") {
+        report.state = WorkloadReportState::kStarting;
       } else if (state == "exited") {
         report.state = WorkloadReportState::kExited;
       } else if (state == "failed_to_start") {
@@ -131,6 +137,27 @@ Status store_logs(Call& call, const json& chunks) {
   return {};
 }
 
+// The tenant's credential for the registry `image` names, opened for the node that pulls it.
+// One that does not open (a changed secrets key) is left out: the pull then fails with the
+// registry's own reason, and allotd's log says why.
+void add_registry_credential(const Call& call, const Instance& instance, const std::string& image,
+                             json& item) {
+  auto ref = parse_image_ref(image);
+  if (!ref || !call.options.sealer) return;
+  const RegistryCredential* credential =
+      call.ctx.state().registry_credential(instance.tenant_id, ref->registry);
+  if (credential == nullptr) return;
+  auto password =
+      call.options.sealer->open(credential->sealed_password, credential->sealing_context());
+  if (!password) {
+    spdlog::error("msg=\"cannot open a registry credential\" tenant={} host={} error=\"{}\"",
+                  credential->tenant_id, credential->host, password.error().message);
+    return;
+  }
+  item["registry_username"] = credential->username;
+  item["registry_password"] = *password;
+}
+
 json work_for(const Call& call, const Node& node, const NodeHeartbeat& beat) {
   json run = json::array();
   json stop = json::array();
@@ -145,18 +172,28 @@ json work_for(const Call& call, const Node& node, const NodeHeartbeat& beat) {
       continue;
     }
     wanted.insert(id);
-    run.push_back({{"instance_id", id},
-                   {"command", instance.spec.command},
-                   {"env", instance.spec.env},
-                   {"gpu_uuids", instance.gpu_uuids},
-                   {"cpu_milli", instance.spec.cpu_milli},
-                   {"memory_mib", instance.spec.memory_mib}});
+    const std::string& image =
+        instance.spec.image.empty() ? call.options.default_image : instance.spec.image;
+    json item = {{"instance_id", id},
+                 {"tenant_id", instance.tenant_id},
+                 {"image", image},
+                 {"command", instance.spec.command},
+                 {"env", instance.spec.env},
+                 {"gpu_uuids", instance.gpu_uuids},
+                 {"cpu_milli", instance.spec.cpu_milli},
+                 {"memory_mib", instance.spec.memory_mib}};
+    // The registry credential goes only with work that has yet to start: it is for the pull.
+    if (instance.state != InstanceState::kRunning)
+      add_registry_credential(call, instance, image, item);
+    run.push_back(std::move(item));
   }
   json forget = json::array();
   json offsets = json::object();
   for (const WorkloadReport& report : beat.workloads) {
     offsets[report.instance_id] = call.logs.size(report.instance_id);
-    if (report.state != WorkloadReportState::kRunning) {
+    const bool active = report.state == WorkloadReportState::kRunning ||
+                        report.state == WorkloadReportState::kStarting;
+    if (!active) {
       forget.push_back(report.instance_id);  // Its end is recorded now.
     } else if (!wanted.contains(report.instance_id)) {
       // Nothing should run here that the controller does not want: no orphans.

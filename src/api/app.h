@@ -2,6 +2,7 @@
 // the Service, and writes an audit entry for every mutating call.
 #pragma once
 
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -15,12 +16,15 @@
 #include "api/service.h"
 #include "billing/invoice_render.h"
 #include "common/address_policy.h"
+#include "common/seal.h"
 
 namespace allot {
 
 // Settings of the API that come from the daemon's config.
 struct ApiOptions {
   int64_t stop_grace_ms = 10'000;         // SIGTERM to SIGKILL for stopped instances.
+  std::string default_image;              // For launches that name no image.
+  std::shared_ptr<const Sealer> sealer;   // Seals registry passwords; null: none can be set.
   int64_t long_poll_ms = 20'000;          // How long an agent's wait is held.
   int64_t heartbeat_interval_ms = 2'000;  // What agents are told to use.
   std::string web_dir;                    // The dashboard's built files; empty: none.
@@ -87,6 +91,8 @@ std::span<const Route> finance_report_routes();
 std::span<const Route> pool_routes();
 std::span<const Route> spot_routes();
 std::span<const Route> region_routes();
+// Tenants' credentials for private image registries.
+std::span<const Route> registry_routes();
 // A project's idle-stop policy.
 std::span<const Route> idle_routes();
 // Prometheus metrics.

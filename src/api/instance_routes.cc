@@ -8,6 +8,7 @@
 #include "api/placement_fields.h"
 #include "api/reply.h"
 #include "api/routes_util.h"
+#include "common/image_ref.h"
 #include "common/limits.h"
 #include "common/money.h"
 #include "core/validate.h"
@@ -55,6 +56,7 @@ Result<HttpResponse> create_instance(Call& call) {
   auto cpu_milli = body.optional_int("cpu_milli", 0, INT64_MAX / 4);
   auto memory_mib = body.optional_int("memory_mib", 0, INT64_MAX / 4);
   auto region = body.optional_string("region");
+  auto image = body.optional_string("image");
   auto command = body.optional_strings("command");
   auto env = body.optional_string_map("env");
   auto labels = body.optional_string_map("labels");
@@ -65,12 +67,16 @@ Result<HttpResponse> create_instance(Call& call) {
   const nlohmann::json idle = body.optional_json("idle");
   ALLOT_TRY(body.finish());
   if (!command) return fail(ErrorCode::kMissingField, "'command' is required");
+  if (image) {
+    ALLOT_TRY(parse_image_ref(*image));
+  }
   ALLOT_TRY(require_launcher(call.caller));
   auto project = project_for(call, project_id);
   if (!project) return std::unexpected(project.error());
   InstanceSpec spec{.cpu_milli = cpu_milli.value_or(0),
                     .memory_mib = memory_mib.value_or(0),
                     .region = region.value_or(""),
+                    .image = image.value_or(""),
                     .command = *command,
                     .env = env.value_or(std::map<std::string, std::string>{}),
                     .labels = labels.value_or(std::map<std::string, std::string>{}),

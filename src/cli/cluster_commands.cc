@@ -19,6 +19,7 @@ const std::vector<Column> kNodeColumns = {{"id", "id"},
                                           {"region", "region"},
                                           {"gpus", "gpu_summary"},
                                           {"backend", "backend"},
+                                          {"runtime", "runtime"},
                                           {"heartbeat", "last_heartbeat_at"}};
 const std::vector<Column> kTokenColumns = {{"id", "id"},
                                            {"name", "name"},
@@ -54,7 +55,7 @@ Action list_of(std::string target, const int& limit, const std::vector<Column>& 
 struct RunOptions {
   PlacementOptions placement;
   std::vector<std::string> env, labels, command;
-  std::string project, region, idle_stop;
+  std::string project, region, image, idle_stop;
   int64_t cpu_milli = 0, memory_mib = 0, max_run_s = 0;
   bool interactive = false;
   bool requeue = false;
@@ -91,6 +92,7 @@ int run_instance(Session& session, const RunOptions& o) {
   put_placement(o.placement, body);
   if (!o.project.empty()) body["project_id"] = o.project;
   if (!o.region.empty()) body["region"] = o.region;
+  if (!o.image.empty()) body["image"] = o.image;
   if (o.cpu_milli > 0) body["cpu_milli"] = o.cpu_milli;
   if (o.memory_mib > 0) body["memory_mib"] = o.memory_mib;
   if (o.max_run_s > 0) body["max_run_s"] = o.max_run_s;
@@ -208,6 +210,8 @@ void add_cluster_commands(CLI::App& app, Action& action) {
   add_placement_options(*run_cmd, run.placement, true);
   run_cmd->add_option("--project", run.project, "project id (default: the only one)");
   run_cmd->add_option("--region", run.region, "region");
+  run_cmd->add_option("--image", run.image,
+                      "the OCI image to run in (default: the operator's default_image)");
   run_cmd->add_option("--cpu-milli", run.cpu_milli, "CPU to reserve, in milli-CPUs");
   run_cmd->add_option("--memory-mib", run.memory_mib, "memory to reserve");
   run_cmd->add_option("--env", run.env, "KEY=VALUE, repeatable")->allow_extra_args(false);

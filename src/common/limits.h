@@ -123,6 +123,8 @@ inline constexpr int64_t kMaxPoolMemoryMib = 16'777'216;
 // under 400 ms); 10,000 entries covers a hundred client locations times a hundred regions.
 inline constexpr int64_t kMaxLatencyMs = 60'000;
 inline constexpr size_t kMaxLatencyEntries = 10'000;
+// Registry credentials one tenant may hold.
+inline constexpr size_t kMaxRegistryCredentials = 64;
 // Regions one request may name as allowed (data residency): more than any operator runs.
 inline constexpr size_t kMaxAllowedRegions = 64;
 

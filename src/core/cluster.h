@@ -88,6 +88,8 @@ struct Node {
   int64_t used_cpu_milli = 0;  // Held by the node's instances.
   int64_t used_memory_mib = 0;
   std::string backend;  // "nvml" or "simulated".
+  // "container" (isolated OCI containers) or "process" (work runs on the host: trusted nodes).
+  std::string runtime = "process";
   std::string agent_version;
   std::string credential_hash;  // SHA-256 of the node's credential.
   NodeAdmin admin = NodeAdmin::kNone;
@@ -134,6 +136,8 @@ struct InstanceSpec {
   int64_t memory_mib = 0;
   std::string region;  // Empty: any.
   PriceClass price_class = PriceClass::kOnDemand;
+  // The OCI image the command runs in on container nodes; empty: the operator's default_image.
+  std::string image;
   std::vector<std::string> command;
   std::map<std::string, std::string> env;
   std::map<std::string, std::string> labels;

@@ -33,6 +33,9 @@ struct CoreOptions {
   // Spot work where no spot price is in force is charged the on-demand price (allotd's
   // `spot_fallback = "on-demand"`); off, it is not placed there (meter::PriceCatalog).
   bool spot_falls_back = false;
+  // Any tenant's work may be placed on nodes of the process runtime (not isolated from the host);
+  // off, only the operator's own tenant's (allotd's `process_runtime_tenants`).
+  bool process_nodes_for_all = false;
 };
 
 // What placement needs besides the state.
@@ -99,10 +102,12 @@ enum class Outcome { kPlaced, kNoRoom, kNotAdmitted };
 // The request shapes that found no room in one scheduling pass, with the reason.
 struct FailedShapes {
   using Key = std::tuple<int, int, std::vector<std::string>, int64_t, int64_t, std::string,
-                         PriceClass, int64_t, std::vector<std::string>, Prefer, std::string>;
-  static Key key_of(const InstanceSpec& s) {
-    return {s.gpus,        s.gpu_milli,        s.gpu_models, s.cpu_milli, s.memory_mib, s.region,
-            s.price_class, s.max_price_micros, s.regions,    s.prefer,    s.from};
+                         PriceClass, int64_t, std::vector<std::string>, Prefer, std::string, bool>;
+  // `process_nodes`: whether the request's tenant may use process-runtime nodes.
+  static Key key_of(const InstanceSpec& s, bool process_nodes) {
+    return {s.gpus,       s.gpu_milli, s.gpu_models,  s.cpu_milli,
+            s.memory_mib, s.region,    s.price_class, s.max_price_micros,
+            s.regions,    s.prefer,    s.from,        process_nodes};
   }
   std::map<Key, std::string> why;
 };

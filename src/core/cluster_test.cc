@@ -75,6 +75,42 @@ TEST_F(ClusterCoreTest, FractionsShareAGpuUpToAWholeOneAndNeverAWholeGpusGpu) {
   EXPECT_EQ(instance(whole).gpu_indices, std::vector<int>{0});
 }
 
+TEST_F(ClusterCoreTest, NodesRunningWorkAsHostProcessesTakeOnlyTheOperatorsTenant) {
+  JoinNode trusted = eight_gpu_join("nod_0000000000000003", "c", "pr", "H100-80GB", kToken);
+  trusted.runtime = "process";
+  ok(trusted);
+  beat("nod_0000000000000003", {});
+  for (const Command& c : free_prices("pr", kT0 - 1)) ok(c, kT0 - 1);
+  EXPECT_EQ(node("nod_0000000000000003").runtime, "process");
+  EXPECT_EQ(node("nod_0000000000000001").runtime, "container");
+
+  const std::string tenants = launch({.gpus = 1, .region = "pr"});
+  EXPECT_EQ(instance(tenants).state, InstanceState::kQueued);
+  EXPECT_NE(instance(tenants).reason.find("1 of 3 ready nodes run work as host processes"),
+            std::string::npos)
+      << instance(tenants).reason;
+
+  ok(CreateTenant{"ten_00000000000000ff", "operator", true});
+  ok(CreateProject{"prj_00000000000000ff", "ten_00000000000000ff", "ops"});
+  ok(CreateInstance{"ins_00000000000000ff", "ten_00000000000000ff", "prj_00000000000000ff", "usr_2",
+                    InstanceSpec{.gpus = 1, .region = "pr", .command = {"true"}}});
+  EXPECT_EQ(instance("ins_00000000000000ff").node_id, "nod_0000000000000003")
+      << instance("ins_00000000000000ff").reason;
+  EXPECT_EQ(instance(tenants).state, InstanceState::kQueued);
+}
+
+TEST_F(ClusterCoreTest, AnOperatorMayOpenProcessNodesToEveryTenant) {
+  Core open{CoreOptions{.heartbeat_timeout_ms = 10'000, .process_nodes_for_all = true}};
+  std::swap(core, open);
+  SetUp();
+  JoinNode trusted = eight_gpu_join("nod_0000000000000003", "c", "pr", "H100-80GB", kToken);
+  trusted.runtime = "process";
+  ok(trusted);
+  beat("nod_0000000000000003", {});
+  for (const Command& c : free_prices("pr", kT0 - 1)) ok(c, kT0 - 1);
+  EXPECT_EQ(instance(launch({.gpus = 1, .region = "pr"})).node_id, "nod_0000000000000003");
+}
+
 TEST_F(ClusterCoreTest, RegionModelCpuAndMemoryLimitWhereWorkGoes) {
   EXPECT_EQ(instance(launch({.gpus = 1, .region = "us"})).node_id, "nod_0000000000000002");
   const std::string a100 = launch({.gpus = 1, .gpu_models = {"A100"}});

@@ -13,6 +13,7 @@
 #include "core/latency.h"
 #include "core/model.h"
 #include "core/pool.h"
+#include "core/registry.h"
 #include "core/spot_rule.h"
 #include "meter/rating.h"
 
@@ -95,11 +96,13 @@ struct JoinNode {
   int64_t cpu_milli = 0;
   int64_t memory_mib = 0;
   std::string backend;
+  std::string runtime = "container";  // The API reads "process" for agents that do not say.
   std::string agent_version;
   std::vector<GpuReport> gpus;
 };
 
-enum class WorkloadReportState { kRunning, kExited, kFailedToStart };
+// kStarting: on its node but not running its command yet (its image is being pulled).
+enum class WorkloadReportState { kRunning, kStarting, kExited, kFailedToStart };
 
 // What the agent's runtime says of one workload.
 struct WorkloadReport {
@@ -406,16 +409,15 @@ struct Tick {
   bool post_all = false;  // Posts every tenant's usage so far now (closing the books).
 };
 
-using Command =
-    std::variant<CreateTenant, CreateProject, DeleteProject, CreateUser, UpdateUser, CreateKey,
-                 RevokeKey, CreateJoinToken, RevokeJoinToken, JoinNode, NodeHeartbeat, SetNodeAdmin,
-                 RevokeNodeCredential, DeleteNode, CreateInstance, StopInstance, SetQuota,
-                 DeleteQuota, CreateReservation, CancelReservation, SetTenantWeight, SetPrice,
-                 Topup, SetBilling, Tick, DraftInvoice, FinalizeInvoice, MarkInvoicePaid,
-                 VoidInvoice, CreateCreditNote, SetBudget, DeleteBudget, CreateAsset,
-                 ChangeAssetEstimate, RetireAsset, SetSite, AddSiteRate, AddFixedCost,
-                 DeleteFixedCost, SetRentalPrice, CreatePool, UpdatePool, DeletePool, ScaleUpPool,
-                 RetirePoolNode, RecordPoolNode, SetSpotRule, DeleteSpotRule, SetLatency,
-                 DeleteLatency, SetProjectIdle, SetBillingDetails>;
+using Command = std::variant<
+    CreateTenant, CreateProject, DeleteProject, CreateUser, UpdateUser, CreateKey, RevokeKey,
+    CreateJoinToken, RevokeJoinToken, JoinNode, NodeHeartbeat, SetNodeAdmin, RevokeNodeCredential,
+    DeleteNode, CreateInstance, StopInstance, SetQuota, DeleteQuota, CreateReservation,
+    CancelReservation, SetTenantWeight, SetPrice, Topup, SetBilling, Tick, DraftInvoice,
+    FinalizeInvoice, MarkInvoicePaid, VoidInvoice, CreateCreditNote, SetBudget, DeleteBudget,
+    CreateAsset, ChangeAssetEstimate, RetireAsset, SetSite, AddSiteRate, AddFixedCost,
+    DeleteFixedCost, SetRentalPrice, CreatePool, UpdatePool, DeletePool, ScaleUpPool,
+    RetirePoolNode, RecordPoolNode, SetSpotRule, DeleteSpotRule, SetLatency, DeleteLatency,
+    SetProjectIdle, SetBillingDetails, SetRegistryCredential, DeleteRegistryCredential>;
 
 }  // namespace allot

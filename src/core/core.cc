@@ -13,6 +13,7 @@
 #include "core/money.h"
 #include "core/pools.h"
 #include "core/regions.h"
+#include "core/registries.h"
 #include "core/spot_rules.h"
 #include "core/validate.h"
 
@@ -309,6 +310,12 @@ Result<std::vector<Row>> Core::apply(const Command& command, TimeMs now_ms) {
         if constexpr (std::is_same_v<T, SetLatency>) return set_latency(state_, c, now_ms);
         if constexpr (std::is_same_v<T, DeleteLatency>) return delete_latency(state_, c, now_ms);
         if constexpr (std::is_same_v<T, SetBillingDetails>) return set_billing_details(state_, c);
+        if constexpr (std::is_same_v<T, SetRegistryCredential>) {
+          return set_registry_credential(state_, c, now_ms);
+        }
+        if constexpr (std::is_same_v<T, DeleteRegistryCredential>) {
+          return delete_registry_credential(state_, c, now_ms);
+        }
         if constexpr (std::is_same_v<T, SetProjectIdle>) {
           return set_project_idle(state_, c, options_);
         }

@@ -19,6 +19,7 @@ class Core {
   explicit Core(CoreOptions options = {}, const Scheduler* scheduler = nullptr)
       : options_(options), scheduler_(scheduler != nullptr ? scheduler : &first_fit_scheduler()) {
     state_.prices.set_spot_falls_back(options_.spot_falls_back);
+    state_.process_nodes_for_all = options_.process_nodes_for_all;
   }
 
   // Applies one command at time `now_ms`. On success returns the objects it changed, in the order
@@ -43,6 +44,7 @@ class Core {
   void clear() {
     state_ = State{};
     state_.prices.set_spot_falls_back(options_.spot_falls_back);
+    state_.process_nodes_for_all = options_.process_nodes_for_all;
   }
 
  private:

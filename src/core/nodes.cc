@@ -76,6 +76,15 @@ void apply_report(Draft& draft, const Node& node, const WorkloadReport& report, 
                    "the workload is running");
       }
       return;
+    case WorkloadReportState::kStarting:
+      // What it is doing ("pulling the image"), once per change: no row per heartbeat.
+      if (instance->state != InstanceState::kRunning && !report.message.empty() &&
+          instance->reason != report.message) {
+        Instance& starting = draft.edit_instance(instance->id);
+        starting.reason = report.message;
+        starting.events.push_back(InstanceEvent{.at_ms = now_ms, .message = report.message});
+      }
+      return;
     case WorkloadReportState::kFailedToStart:
       end_instance(draft, instance->id, InstanceState::kFailed, now_ms,
                    "failed to start: " + report.message);
@@ -177,6 +186,7 @@ Result<Rows> join_node(const State& state, const JoinNode& c, TimeMs now_ms) {
                                      .cpu_milli = c.cpu_milli,
                                      .memory_mib = c.memory_mib,
                                      .backend = c.backend,
+                                     .runtime = c.runtime,
                                      .agent_version = c.agent_version,
                                      .credential_hash = c.credential_hash,
                                      .joined_at_ms = now_ms,

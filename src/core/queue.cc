@@ -163,7 +163,8 @@ Outcome try_place(Draft& draft, const std::string& id, TimeMs now_ms, const Plac
   // The scheduler and the preemption search see the request narrowed to the admitted models.
   Instance probe = *current;
   if (!admission.models.empty()) probe.spec.gpu_models = admission.models;
-  const FailedShapes::Key key = FailedShapes::key_of(probe.spec);
+  const FailedShapes::Key key =
+      FailedShapes::key_of(probe.spec, may_use_process_nodes(draft.base(), probe));
   if (failed != nullptr) {
     if (auto seen = failed->why.find(key); seen != failed->why.end()) {
       set_reason(draft, id, seen->second);  // The same request found no room moments ago.

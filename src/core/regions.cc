@@ -95,7 +95,7 @@ std::pair<bool, int> room_for(const State& state, const InstanceSpec& spec,
   return {fits, most_free};
 }
 
-enum class Limit { kNone, kRegion, kPrice, kNoPrice };
+enum class Limit { kNone, kRegion, kPrice, kNoPrice, kUntrusted };
 
 // Prices in force now by GPU model and region, looked up once each for one request: a filter
 // sees every node of a large fleet.
@@ -119,7 +119,9 @@ class PriceMemo {
 
 // The first hard limit of `spec` that `node` fails. Work is placed only where it has a price:
 // time on a GPU with none would go uncharged, silently.
-Limit failed_limit(const InstanceSpec& spec, const Node& node, PriceMemo& prices) {
+Limit failed_limit(const InstanceSpec& spec, const Node& node, PriceMemo& prices,
+                   bool process_nodes) {
+  if (!process_nodes && node.runtime == "process") return Limit::kUntrusted;
   if (!region_allowed(spec, node.region)) return Limit::kRegion;
   const std::string* last_model = nullptr;
   for (const Gpu& gpu : node.gpus) {
@@ -135,10 +137,15 @@ Limit failed_limit(const InstanceSpec& spec, const Node& node, PriceMemo& prices
 
 }  // namespace
 
+bool may_use_process_nodes(const State& state, const Instance& instance) {
+  return state.process_nodes_for_all || instance.tenant_id == state.operator_tenant_id();
+}
+
 NodeFilter hard_limits_filter(const State& state, const Instance& instance, TimeMs now_ms) {
   auto prices = std::make_shared<PriceMemo>(state, instance.spec.price_class, now_ms);
-  return [spec = instance.spec, prices](const Node& node) {
-    return failed_limit(spec, node, *prices) == Limit::kNone;
+  return [spec = instance.spec, prices,
+          process_nodes = may_use_process_nodes(state, instance)](const Node& node) {
+    return failed_limit(spec, node, *prices, process_nodes) == Limit::kNone;
   };
 }
 
@@ -149,15 +156,24 @@ std::string hard_limits_reason(const Draft& draft, const Instance& instance, Tim
   int outside = 0;
   int over = 0;
   int unpriced = 0;
+  int untrusted = 0;
+  const bool process_nodes = may_use_process_nodes(draft.base(), instance);
   draft.for_each_node([&](const Node& node) {
     if (!node_takes_work(node)) return;
     ++ready;
-    const Limit limit = failed_limit(spec, node, prices);
+    const Limit limit = failed_limit(spec, node, prices, process_nodes);
+    untrusted += limit == Limit::kUntrusted ? 1 : 0;
     outside += limit == Limit::kRegion ? 1 : 0;
     over += limit == Limit::kPrice ? 1 : 0;
     unpriced += limit == Limit::kNoPrice ? 1 : 0;
   });
   std::vector<std::string> parts;
+  if (untrusted > 0) {
+    parts.push_back(fmt::format(
+        "{} of {} ready nodes run work as host processes, which only the operator's tenant may use "
+        "(process_runtime_tenants)",
+        untrusted, ready));
+  }
   if (outside > 0) {
     parts.push_back(fmt::format("{} of {} ready nodes are not in the allowed regions ({})", outside,
                                 ready, fmt::join(spec.regions, "|")));

@@ -43,10 +43,14 @@ std::vector<RegionInfo> region_catalog(const State& state, TimeMs now_ms);
 // applied here; rank_quote applies them.
 std::vector<QuoteOption> quote_options(const State& state, const InstanceSpec& spec, TimeMs now_ms);
 
-// A request's hard limits as a node filter: a node outside the allowed regions, or with a GPU of
-// an allowed model that has no price for the request's class (work there would go uncharged), or
-// one above its maximum, is never chosen. Not for use on two threads at once.
+// A request's hard limits as a node filter: a process-runtime node its tenant may not use, a
+// node outside the allowed regions, or with a GPU of an allowed model that has no price for the
+// request's class (work there would go uncharged), or one above its maximum, is never chosen. Not
+// for use on two threads at once.
 NodeFilter hard_limits_filter(const State& state, const Instance& instance, TimeMs now_ms);
+// Whether `instance` may run on nodes of the process runtime, whose work is not isolated from the
+// host: the operator's own tenant's, or anyone's where the operator allows it.
+bool may_use_process_nodes(const State& state, const Instance& instance);
 
 // Why the hard limits leave nodes out, e.g. "2 of 3 ready nodes are not in the allowed regions
 // (eu|us)", or empty when they leave out none.

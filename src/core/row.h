@@ -10,6 +10,7 @@
 #include "core/latency.h"
 #include "core/model.h"
 #include "core/pool.h"
+#include "core/registry.h"
 #include "core/rules.h"
 #include "core/spot_rule.h"
 #include "ledger/ledger.h"
@@ -25,9 +26,10 @@ struct LedgerEntry {
   bool operator==(const LedgerEntry&) const = default;
 };
 
-using Row = std::variant<Tenant, Project, User, ApiKey, JoinToken, Node, Instance, Quota,
-                         Reservation, meter::Price, ledger::Account, LedgerEntry, Invoice,
-                         CreditNote, Budget, BudgetAlert, Event, finance::Asset, Site, FixedCost,
-                         RentalPrice, NodeEnergy, Pool, PoolNode, SpotRule, Latency>;
+using Row =
+    std::variant<Tenant, Project, User, ApiKey, JoinToken, Node, Instance, Quota, Reservation,
+                 meter::Price, ledger::Account, LedgerEntry, Invoice, CreditNote, Budget,
+                 BudgetAlert, Event, finance::Asset, Site, FixedCost, RentalPrice, NodeEnergy, Pool,
+                 PoolNode, SpotRule, Latency, RegistryCredential>;
 
 }  // namespace allot

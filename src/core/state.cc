@@ -81,6 +81,12 @@ void State::put(const Row& row) {
           } else {
             latencies[object.key()] = object;
           }
+        } else if constexpr (std::is_same_v<T, RegistryCredential>) {
+          if (object.deleted_at_ms != 0) {
+            registry_credentials.erase(object.key());
+          } else {
+            registry_credentials[object.key()] = object;
+          }
         } else {
           auto old = instances.find(object.id);
           const bool was_queued =
@@ -129,6 +135,11 @@ const Budget* State::budget(const std::string& id) const { return find(budgets, 
 const Pool* State::pool(const std::string& id) const { return find(pools, id); }
 
 const PoolNode* State::pool_node(const std::string& id) const { return find(pool_nodes, id); }
+
+const RegistryCredential* State::registry_credential(const std::string& tenant_id,
+                                                     const std::string& host) const {
+  return find(registry_credentials, RegistryCredential{.tenant_id = tenant_id, .host = host}.key());
+}
 
 const Latency* State::latency(const std::string& from, const std::string& region) const {
   return find(latencies, Latency{.from = from, .region = region}.key());

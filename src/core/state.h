@@ -37,6 +37,8 @@ struct State {
   std::map<std::string, SpotRule> spot_rules;  // By SpotRule::key().
   // Live latency entries by Latency::key(): from, then region.
   std::map<std::string, Latency> latencies;
+  // Live registry credentials by RegistryCredential::key(): tenant, then host.
+  std::map<std::string, RegistryCredential> registry_credentials;
 
   // Derived indexes, kept true by put().
   std::unordered_map<std::string, std::string> key_by_hash;         // key hash -> key id
@@ -54,6 +56,8 @@ struct State {
   // When the controller last took up its state from the store (Core::resume): no node's silence
   // before then counts towards its heartbeat timeout. Not stored; 0 for a core built from scratch.
   TimeMs resumed_at_ms = 0;
+  // Any tenant may run on process-runtime nodes (CoreOptions::process_nodes_for_all). Not stored.
+  bool process_nodes_for_all = false;
 
   // Puts one object in place (new or changed), keeping the derived indexes true.
   void put(const Row& row);
@@ -74,6 +78,8 @@ struct State {
   const Pool* pool(const std::string& id) const;
   const PoolNode* pool_node(const std::string& id) const;
   const Latency* latency(const std::string& from, const std::string& region) const;
+  const RegistryCredential* registry_credential(const std::string& tenant_id,
+                                                const std::string& host) const;
   // The operator's tenant id (empty before the bootstrap).
   std::string operator_tenant_id() const;
 

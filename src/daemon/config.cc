@@ -13,6 +13,7 @@
 
 #include "billing/currency.h"
 #include "common/address_policy.h"
+#include "common/image_ref.h"
 #include "common/limits.h"
 
 namespace allot {
@@ -59,6 +60,16 @@ Status check(const DaemonConfig& config) {
     return fail(
         ErrorCode::kInvalidArgument,
         fmt::format("spot_fallback must be none or on-demand, not '{}'", config.spot_fallback));
+  }
+  if (config.process_runtime_tenants != "operator" && config.process_runtime_tenants != "all") {
+    return fail(ErrorCode::kInvalidArgument,
+                fmt::format("process_runtime_tenants must be operator or all, not '{}'",
+                            config.process_runtime_tenants));
+  }
+  if (!config.default_image.empty()) {
+    if (auto image = parse_image_ref(config.default_image); !image) {
+      return fail(ErrorCode::kInvalidArgument, "default_image: " + image.error().message);
+    }
   }
   if (config.payment_terms_days > limits::kMaxPaymentTermsDays) {
     return fail(ErrorCode::kInvalidArgument,
@@ -143,6 +154,8 @@ std::string* text_setting(DaemonConfig& config, std::string_view name) {
   if (name == "invoice_tax_id") return &config.invoice_tax_id;
   if (name == "currency") return &config.currency;
   if (name == "spot_fallback") return &config.spot_fallback;
+  if (name == "default_image") return &config.default_image;
+  if (name == "process_runtime_tenants") return &config.process_runtime_tenants;
   return nullptr;
 }
 
@@ -227,6 +240,8 @@ Status apply_env(DaemonConfig& config, const GetEnv& getenv) {
   read("ALLOT_INVOICE_TAX_ID", config.invoice_tax_id);
   read("ALLOT_CURRENCY", config.currency);
   read("ALLOT_SPOT_FALLBACK", config.spot_fallback);
+  read("ALLOT_DEFAULT_IMAGE", config.default_image);
+  read("ALLOT_PROCESS_RUNTIME_TENANTS", config.process_runtime_tenants);
   if (const char* value = getenv("ALLOT_FORECAST"); value != nullptr && *value != '\0') {
     const std::string_view text = value;
     if (text != "true" && text != "false") {
@@ -331,6 +346,10 @@ Result<DaemonConfig> load_daemon_config(const std::vector<std::string>& args, co
   std::optional<std::string> spot_fallback;
   cli.add_option("--spot-fallback", spot_fallback,
                  "spot work where no spot price is set: none (not placed) or on-demand");
+  std::optional<std::string> default_image, process_tenants;
+  cli.add_option("--default-image", default_image, "the image of launches that name none");
+  cli.add_option("--process-runtime-tenants", process_tenants,
+                 "who may run on process-runtime nodes: operator (default) or all");
   std::optional<bool> forecast;
   cli.add_option("--forecast", forecast, "pre-scale pools from the demand forecast (default true)");
   std::optional<int64_t> lead, history;
@@ -388,6 +407,8 @@ Result<DaemonConfig> load_daemon_config(const std::vector<std::string>& args, co
   if (web_dir) config.web_dir = *web_dir;
   if (currency) config.currency = *currency;
   if (spot_fallback) config.spot_fallback = *spot_fallback;
+  if (default_image) config.default_image = *default_image;
+  if (process_tenants) config.process_runtime_tenants = *process_tenants;
   if (forecast) config.forecast = *forecast;
   if (lead) config.forecast_lead_h = *lead;
   if (history) config.forecast_history_h = *history;

@@ -73,6 +73,11 @@ struct DaemonConfig {
   // uncharged) or "on-demand" (it runs and is charged the on-demand price until a spot price is
   // in force).
   std::string spot_fallback = "none";
+  // The image of launches that name none (instances on container nodes need one).
+  std::string default_image;
+  // Who may run on nodes of the process runtime, where work is not isolated from the host:
+  // "operator" (the operator's own tenant only) or "all".
+  std::string process_runtime_tenants = "operator";
 };
 
 using GetEnv = std::function<const char*(const char*)>;

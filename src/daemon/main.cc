@@ -127,7 +127,8 @@ int run(const DaemonConfig& config, const sigset_t& stop_signals) {
                         .runway_s = config.runway_s,
                         .heartbeat_interval_ms = config.heartbeat_interval_ms,
                         .idle_min_window_s = config.idle_min_window_s,
-                        .spot_falls_back = config.spot_fallback == "on-demand"},
+                        .spot_falls_back = config.spot_fallback == "on-demand",
+                        .process_nodes_for_all = config.process_runtime_tenants == "all"},
             &timed);
   core.restore(*rows);
   // The ledger is replayed from its journal and must sum to zero before anything is served.
@@ -172,8 +173,18 @@ int run(const DaemonConfig& config, const sigset_t& stop_signals) {
   core.resume(clock.now_ms());
   Service service(core, **store, ids, clock, *audit_seq);
   LogStore logs(std::filesystem::path(config.data_dir) / "logs");
+  // Tenants' registry passwords are sealed with this key: a copy of the database without it
+  // opens none of them.
+  auto sealer =
+      Sealer::open_key_file((std::filesystem::path(config.data_dir) / "secrets.key").string());
+  if (!sealer) {
+    spdlog::critical("msg=\"no secrets key\" error=\"{}\"", sealer.error().message);
+    return 1;
+  }
   App app(service, ALLOT_VERSION, logs, metrics,
           ApiOptions{.stop_grace_ms = config.stop_grace_ms,
+                     .default_image = config.default_image,
+                     .sealer = std::make_shared<const Sealer>(*sealer),
                      .long_poll_ms = std::max<int64_t>(1'000, config.heartbeat_timeout_ms / 2),
                      .heartbeat_interval_ms = config.heartbeat_interval_ms,
                      .web_dir = config.web_dir,

@@ -226,7 +226,14 @@ constexpr std::array<std::string_view, 1> kBillingDetails = {
     "ALTER TABLE tenants ADD COLUMN billing_details TEXT NOT NULL DEFAULT ''",
 };
 
-constexpr std::array<Migration, 14> kMigrations = {
+// Tenants' credentials for private image registries, the password sealed by allotd's key; a
+// deleted one stays as a tombstone without it.
+constexpr std::array<std::string_view, 1> kRegistries = {
+    "CREATE TABLE registry_credentials (tenant_id TEXT NOT NULL, host TEXT NOT NULL, "
+    "doc TEXT NOT NULL, PRIMARY KEY (tenant_id, host))",
+};
+
+constexpr std::array<Migration, 15> kMigrations = {
     Migration{1, "identity: tenants, projects, users, API keys, audit log", kIdentity},
     Migration{2, "cluster: join tokens, nodes, instances", kCluster},
     Migration{3, "rules: quotas, reservations, tenant weights", kRules},
@@ -241,6 +248,7 @@ constexpr std::array<Migration, 14> kMigrations = {
     Migration{12, "latency: round trips from client locations to regions", kLatency},
     Migration{13, "idle: projects' idle-stop policies", kIdle},
     Migration{14, "billing details: what invoices say about each tenant", kBillingDetails},
+    Migration{15, "registries: tenants' credentials for private image registries", kRegistries},
 };
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include "store/ledger_journal.h"
 #include "store/migrations.h"
 #include "store/pool_json.h"
+#include "store/registry_json.h"
 #include "store/spot_rule_json.h"
 #include "store/store.h"
 
@@ -69,6 +70,9 @@ constexpr std::string_view kUpsertPool =
 constexpr std::string_view kUpsertLatency =
     "INSERT INTO latencies (from_location, region, doc) VALUES ($1, $2, $3) "
     "ON CONFLICT (from_location, region) DO UPDATE SET doc = excluded.doc";
+constexpr std::string_view kUpsertRegistryCredential =
+    "INSERT INTO registry_credentials (tenant_id, host, doc) VALUES ($1, $2, $3) "
+    "ON CONFLICT (tenant_id, host) DO UPDATE SET doc = excluded.doc";
 constexpr std::string_view kUpsertPoolNode =
     "INSERT INTO pool_nodes (id, pool_id, state, doc) VALUES ($1, $2, $3, $4) "
     "ON CONFLICT (id) DO UPDATE SET state = excluded.state, doc = excluded.doc";
@@ -197,6 +201,9 @@ Status write_row(Db& db, const Row& row) {
         } else if constexpr (std::is_same_v<T, Latency>) {
           const DbValue p[] = {o.from, o.region, latency_document(o).dump()};
           return db.exec(kUpsertLatency, p);
+        } else if constexpr (std::is_same_v<T, RegistryCredential>) {
+          const DbValue p[] = {o.tenant_id, o.host, registry_credential_document(o).dump()};
+          return db.exec(kUpsertRegistryCredential, p);
         } else {
           const DbValue p[] = {o.id,
                                o.tenant_id,
@@ -407,6 +414,11 @@ class SqlStore final : public Store {
     if (auto ok = load_documents("pool_nodes", pool_node_from_document, out); !ok) return ok;
     if (auto ok = load_documents("spot_rules", spot_rule_from_document, out, "key"); !ok) return ok;
     if (auto ok = load_documents("latencies", latency_from_document, out, "from_location, region");
+        !ok) {
+      return ok;
+    }
+    if (auto ok = load_documents("registry_credentials", registry_credential_from_document, out,
+                                 "tenant_id, host");
         !ok) {
       return ok;
     }

@@ -69,12 +69,12 @@ AuditEntry audit(int64_t seq, std::string tenant) {
 }
 
 TEST_P(StoreTest, MigrationsRunOnceAndReachTheLatestVersion) {
-  EXPECT_EQ(store_->schema_version(), 14);
+  EXPECT_EQ(store_->schema_version(), 15);
   EXPECT_EQ(store_->backend(), GetParam());
   store_.reset();
   auto again = open();
   ASSERT_NE(again, nullptr);
-  EXPECT_EQ(again->schema_version(), 14);
+  EXPECT_EQ(again->schema_version(), 15);
 }
 
 TEST_P(StoreTest, WhatIsCommittedLoadsBackAfterReopening) {
@@ -274,6 +274,32 @@ TEST_P(StoreTest, LatenciesLoadBackAndADeletedOneStaysDeleted) {
   for (const Row& row : *rows) state.put(row);
   EXPECT_NE(state.latency("eu-users", "eu"), nullptr);
   EXPECT_EQ(state.latency("eu-users", "us"), nullptr);
+}
+
+TEST_P(StoreTest, RegistryCredentialsLoadBackSealedAndADeletedOneStaysDeleted) {
+  const RegistryCredential kept{.tenant_id = kTenant.id,
+                                .host = "registry.example:5000",
+                                .username = "ci",
+                                .sealed_password = "c2VhbGVk",
+                                .updated_at_ms = 5};
+  RegistryCredential dropped{.tenant_id = kTenant.id,
+                             .host = "ghcr.io",
+                             .username = "bot",
+                             .sealed_password = "b3RoZXI=",
+                             .updated_at_ms = 5};
+  ASSERT_TRUE(store_->commit(Batch{.rows = {kept, dropped}}));
+  dropped.sealed_password.clear();
+  dropped.deleted_at_ms = 9;
+  ASSERT_TRUE(store_->commit(Batch{.rows = {dropped}}));
+  store_.reset();
+  auto rows = open()->load();
+  ASSERT_TRUE(rows) << rows.error().message;
+  const std::vector<Row> expected = {dropped, kept};  // By tenant, then host.
+  EXPECT_EQ(*rows, expected);
+  State state;
+  for (const Row& row : *rows) state.put(row);
+  ASSERT_NE(state.registry_credential(kTenant.id, "registry.example:5000"), nullptr);
+  EXPECT_EQ(state.registry_credential(kTenant.id, "ghcr.io"), nullptr);
 }
 
 TEST(InstanceDocumentTest, AnInstanceKeepsItsRegionsAndPreferenceAndOldRowsLoadWithout) {

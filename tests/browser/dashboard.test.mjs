@@ -107,7 +107,9 @@ before(async () => {
   }
   const portFile = path.join(dir, 'port');
   start(ALLOTD, ['--listen', '127.0.0.1:0', '--port-file', portFile, '--data-dir', path.join(dir, 'data'), '--web-dir', WEB_DIR,
-    '--heartbeat-interval-ms', '300', '--stop-grace-ms', '500', '--log-level', 'warn'], 'allotd', { ALLOT_ADMIN_KEY: adminKey });
+    '--heartbeat-interval-ms', '300', '--stop-grace-ms', '500', '--log-level', 'warn',
+    // The dashboard's flows, not isolation: the agents run work as processes, for any tenant.
+    '--process-runtime-tenants', 'all'], 'allotd', { ALLOT_ADMIN_KEY: adminKey });
   const port = await eventually('allotd to write its port', () => fs.existsSync(portFile) && fs.readFileSync(portFile, 'utf8').trim());
   url = `http://127.0.0.1:${port}`;
   await eventually('allotd to be ready', async () => (await fetch(`${url}/readyz`)).ok);
@@ -128,7 +130,7 @@ before(async () => {
   const token = (await call('POST', '/v1/join-tokens', { name: 'browser-test' })).token;
   for (const name of ['node-a', 'node-b']) {
     start(AGENT, ['--server', url, '--join-token', token, '--state-dir', path.join(dir, name), '--name', name,
-      '--simulate', '8xH100-80GB', '--log-level', 'warn'], name);
+      '--simulate', '8xH100-80GB', '--runtime', 'process', '--log-level', 'warn'], name);
   }
   await eventually('both nodes to be ready', async () => {
     const nodes = (await call('GET', '/v1/nodes')).items;

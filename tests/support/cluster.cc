@@ -76,7 +76,7 @@ void ClusterTest::start_agent(size_t i) {
                                    "--log-level", "warn"};
   args.insert(args.end(), extra_agent_args_.begin(), extra_agent_args_.end());
   agent.pid =
-      spawn_program(bin_dir() + "/src/agent/allot-agent", args, {},
+      spawn_program(bin_dir() + "/src/agent/allot-agent", args, {"ALLOT_RUNTIME=" + runtime_},
                     dir_.path() / (agent.name + ".out"), dir_.path() / (agent.name + ".err"));
 }
 

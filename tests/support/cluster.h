@@ -60,6 +60,7 @@ class ClusterTest : public ::testing::Test {
   size_t agent_count_ = 3;
   std::vector<std::string> extra_daemon_args_;  // Added to allotd's flags.
   std::vector<std::string> extra_agent_args_;   // Added to every agent's flags.
+  std::string runtime_ = "process";             // The agents' --runtime (ALLOT_RUNTIME).
   // Every model of the agents' region "default" priced at 0 in every class (Daemon::
   // set_free_prices); tests about money turn it off and set their own prices.
   bool free_prices_ = true;

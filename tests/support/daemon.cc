@@ -90,11 +90,18 @@ bool Daemon::start(const std::vector<std::string>& extra_env) {
   std::vector<std::string> args = {
       "--listen",    "127.0.0.1:" + listen_port_, "--data-dir",  (dir_.path() / "data").string(),
       "--port-file", port_file.string(),          "--log-level", "warn"};
+  // Most tests run work as processes on the host, for any tenant.
+  if (!process_runtime_tenants_.empty()) {
+    args.insert(args.end(), {"--process-runtime-tenants", process_runtime_tenants_});
+  }
   if (!postgres_url_.empty()) {
     args.insert(args.end(), {"--store", "postgres", "--postgres-url", postgres_url_});
   }
   args.insert(args.end(), extra_args_.begin(), extra_args_.end());
-  pid_ = spawn_program(bin_dir() + "/src/daemon/allotd", args, extra_env, dir_.path() / "stdout",
+  // Agents that allotd starts itself (local pools) run work as processes.
+  std::vector<std::string> env = {"ALLOT_RUNTIME=process"};
+  env.insert(env.end(), extra_env.begin(), extra_env.end());
+  pid_ = spawn_program(bin_dir() + "/src/daemon/allotd", args, env, dir_.path() / "stdout",
                        dir_.path() / "stderr");
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
   while (!std::filesystem::exists(port_file)) {

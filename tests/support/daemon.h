@@ -26,6 +26,8 @@ class Daemon {
 
   // Flags added to every start, e.g. {"--heartbeat-timeout-ms", "2000"}.
   void set_extra_args(std::vector<std::string> args) { extra_args_ = std::move(args); }
+  // allotd's process_runtime_tenants; "all" unless a test says otherwise (empty: the default).
+  void set_process_runtime_tenants(std::string who) { process_runtime_tenants_ = std::move(who); }
 
   // Starts allotd and waits until it listens. Returns false (and fails the test) otherwise.
   bool start(const std::vector<std::string>& extra_env = {});
@@ -58,6 +60,7 @@ class Daemon {
   TempDir dir_;
   std::string postgres_url_;
   std::vector<std::string> extra_args_;
+  std::string process_runtime_tenants_ = "all";
   pid_t pid_ = -1;
   std::string listen_port_ = "0";
   std::string url_;

@@ -62,6 +62,7 @@ export interface NodeInfo {
   agent_version: string;
   cpu_milli: number;
   used_cpu_milli: number;
+  runtime: string;
   memory_mib: number;
   used_memory_mib: number;
   joined_at: string;

@@ -1,5 +1,5 @@
-// Runs workloads on a node. The process runtime is the one built now; a container runtime (podman,
-// docker with CDI GPU devices) can be added behind the same interface.
+// Runs workloads on a node. Two runtimes: containers (podman, the default; container_runtime.h),
+// and processes on the host for single-tenant, trusted nodes.
 #pragma once
 
 #include <sys/types.h>
@@ -24,15 +24,25 @@ struct WorkloadSpec {
   std::vector<std::string> gpu_uuids;      // CUDA_VISIBLE_DEVICES, comma-joined, in this order.
   int64_t cpu_milli = 0;                   // 0: no CPU limit.
   int64_t memory_mib = 0;                  // 0: no memory limit.
+  // For the container runtime; the process runtime runs argv on the host and ignores them.
+  std::string image;      // An OCI image reference (common/image_ref.h).
+  std::string tenant_id;  // Containers of one tenant share a network; tenants never do.
+  // The credential for the image's registry, used for its pull only; empty: anonymous.
+  std::string registry_username;
+  std::string registry_password;
 };
 
 enum class WorkloadState {
   kRunning,
+  // Started but not yet running its command: a container whose image is being pulled or whose
+  // container is being made (message says which). Reported, never stored: the process runtime
+  // keeps it as kRunning.
+  kStarting,
   kExited,         // Ended by itself or by a signal; exit_code or signal says how.
   kFailedToStart,  // The command could not be executed (not found, not executable, bad dir).
 };
 
-// "running", "exited" or "failed_to_start": the names the state file and the agent protocol use.
+// "running", "starting", "exited" or "failed_to_start": the names the agent protocol uses.
 std::string_view workload_state_name(WorkloadState state);
 
 struct WorkloadStatus {

@@ -230,6 +230,8 @@ std::string_view workload_state_name(WorkloadState state) {
       return "exited";
     case WorkloadState::kFailedToStart:
       return "failed_to_start";
+    case WorkloadState::kStarting:
+      return "starting";
   }
   return "running";
 }

@@ -188,7 +188,7 @@ export function fleetPage(ctx: Ctx): PageView {
           h(
             'div',
             { class: 'node-meta' },
-            `${node.region} · ${[...new Set(node.gpus.map((g) => g.model))].join(', ')} · ${num(used, 2)}/${node.gpus.length} GPUs · CPU ${num(node.used_cpu_milli / 1000)}/${num(node.cpu_milli / 1000)} · heartbeat ${ago(node.last_heartbeat_at)}`,
+            `${node.region} · ${[...new Set(node.gpus.map((g) => g.model))].join(', ')} · ${node.runtime === 'process' ? 'host processes' : 'containers'} · ${num(used, 2)}/${node.gpus.length} GPUs · CPU ${num(node.used_cpu_milli / 1000)}/${num(node.cpu_milli / 1000)} · heartbeat ${ago(node.last_heartbeat_at)}`,
           ),
           ctx.isOperator ? nodeActions(node) : null,
         );

@@ -1,0 +1,405 @@
+#include "agent/runtime/container_runtime.h"
+
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <tuple>
+#include <utility>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "agent/runtime/cdi.h"
+#include "agent/runtime/command.h"
+#include "agent/runtime/spawn.h"
+#include "agent/runtime/state_file.h"
+#include "agent/runtime/tenant_network.h"
+#include "common/base64.h"
+#include "common/image_ref.h"
+
+namespace allot::agent {
+namespace {
+
+using namespace std::chrono_literals;
+
+constexpr auto kCommandTimeout = 30s;
+constexpr size_t kMaxHostnameBytes = 63;
+// Pulls the image, then runs the container as the image's user, or as an unprivileged one when
+// the image names none or names root. An image from a registry is pulled at every start, with the
+// tenant's own credential (or none), even when the node has it: the registry, not the node's
+// cache, decides whether this tenant may have it (layers already here are not fetched again).
+// Images named localhost/... are the node's own (made or pre-pulled by the operator) and are never
+// pulled. The credential file is removed once the pull is done. Fixed text: the image and every
+// argument arrive as positional parameters.
+constexpr std::string_view kStartScript = R"(p=$1; img=$2; shift 2
+case "$img" in
+  localhost/*) ;;
+  *) "$p" pull --quiet "$img" >/dev/null || exit 125 ;;
+esac
+rm -f "$REGISTRY_AUTH_FILE"; unset REGISTRY_AUTH_FILE
+: >"$ALLOT_PULLED"
+u=$("$p" image inspect --format '{{.Config.User}}' "$img") || exit 125
+case "$u" in ""|0|0:*|root|root:*) u=65534:65534;; esac
+exec "$p" run --user "$u" "$@"
+)";
+// podman's own exit codes: it failed (125), the command could not be run (126) or found (127).
+constexpr int kPodmanFailed = 125;
+constexpr int kCommandNotFound = 127;
+
+// podman's default RLIMIT_NOFILE and RLIMIT_NPROC can be above what the agent may set, and then
+// no container starts: open files get the agent's own hard limit, processes the pids limit (more
+// could never run), each capped by that hard limit.
+std::vector<std::string> ulimits(int64_t pids_limit) {
+  constexpr rlim_t kMaxOpenFiles = 1 << 20;
+  std::vector<std::string> args;
+  for (const auto& [name, resource, wanted] :
+       {std::tuple{"nofile", RLIMIT_NOFILE, kMaxOpenFiles},
+        std::tuple{"nproc", RLIMIT_NPROC, static_cast<rlim_t>(pids_limit)}}) {
+    rlimit limit{};
+    if (::getrlimit(resource, &limit) != 0) continue;
+    const rlim_t value = std::min(wanted, limit.rlim_max);
+    args.emplace_back("--ulimit");
+    args.push_back(fmt::format("{}={}:{}", name, value, value));
+  }
+  return args;
+}
+
+std::string join(const std::vector<std::string>& parts) {
+  std::string joined;
+  for (const auto& part : parts) joined += (joined.empty() ? "" : ",") + part;
+  return joined;
+}
+
+// What the container's environment holds: the tenant's variables and Allot's own, which the
+// tenant cannot override. Written to a file readable by root alone, never on a command line.
+Result<std::string> env_file_text(const WorkloadSpec& spec) {
+  std::map<std::string, std::string> env = {{"HOME", "/tmp"}};
+  for (const auto& [name, value] : spec.env) env[name] = value;
+  env["ALLOT_INSTANCE_ID"] = spec.instance_id;
+  env["ALLOT_GPU_UUIDS"] = join(spec.gpu_uuids);
+  env["CUDA_VISIBLE_DEVICES"] = join(spec.gpu_uuids);
+  env["NVIDIA_VISIBLE_DEVICES"] = spec.gpu_uuids.empty() ? "void" : join(spec.gpu_uuids);
+  std::string text;
+  for (const auto& [name, value] : env) {
+    if (value.find_first_of("\r\n") != std::string::npos) {
+      return fail(ErrorCode::kInvalidArgument, "environment variable " + name +
+                                                   " holds a line break, which a container's "
+                                                   "environment cannot carry");
+    }
+    text.append(name).append("=").append(value).append("\n");
+  }
+  return text;
+}
+
+// Only the tenant's own credential, or none: never the node's (`podman login` on the node).
+std::string auth_file_text(const ImageRef& ref, const WorkloadSpec& spec) {
+  nlohmann::json auths = nlohmann::json::object();
+  if (!spec.registry_username.empty()) {
+    const std::string pair = spec.registry_username + ":" + spec.registry_password;
+    auths[ref.registry] = {{"auth", base64_encode(pair)}};
+  }
+  return nlohmann::json{{"auths", auths}}.dump();
+}
+
+// What the container runtime keeps beside the process runtime's record: the tenant, in a file of
+// the workload's directory so that a restarted agent knows whose network a container is on.
+struct Extra {
+  std::string tenant_id;
+  bool cleaned = false;  // Its container has been removed since it ended.
+};
+
+std::string tenant_path(const WorkloadPaths& paths) { return paths.dir + "/tenant"; }
+// Made by the start script once the image is on the node, and by podman once the container runs.
+std::string pulled_path(const WorkloadPaths& paths) { return paths.dir + "/pulled"; }
+std::string pid_path(const WorkloadPaths& paths) { return paths.dir + "/container.pid"; }
+std::string env_path(const WorkloadPaths& paths) { return paths.dir + "/container.env"; }
+std::string auth_path(const WorkloadPaths& paths) { return paths.dir + "/registry-auth.json"; }
+
+class ContainerRuntime final : public Runtime {
+ public:
+  ContainerRuntime(std::string state_dir, const Clock& clock, ContainerOptions options,
+                   std::string registries_conf, std::unique_ptr<Runtime> processes)
+      : state_dir_(std::move(state_dir)),
+        clock_(clock),
+        options_(std::move(options)),
+        registries_conf_(std::move(registries_conf)),
+        processes_(std::move(processes)),
+        networks_(options_) {}
+
+  std::string_view kind() const override { return "container"; }
+
+  Result<WorkloadStatus> start(const WorkloadSpec& spec) override {
+    if (const Status valid = validate_spec(spec); !valid) return std::unexpected(valid.error());
+    auto ref = parse_image_ref(spec.image);
+    if (!ref) return std::unexpected(ref.error());
+    for (const WorkloadStatus& known : processes_->poll()) {
+      if (known.instance_id == spec.instance_id) return known;
+    }
+    auto env_text = env_file_text(spec);
+    if (!env_text) return std::unexpected(env_text.error());
+    auto network = networks_.ensure(spec.tenant_id);
+    if (!network) return std::unexpected(network.error());
+
+    const WorkloadPaths paths = workload_paths(state_dir_, spec.instance_id);
+    std::error_code ec;
+    std::filesystem::create_directories(paths.dir, ec);
+    if (ec)
+      return fail(ErrorCode::kUnavailable, "cannot create " + paths.dir + ": " + ec.message());
+    for (const auto& [path, text, mode] : {std::tuple{tenant_path(paths), spec.tenant_id, 0644},
+                                           std::tuple{env_path(paths), *env_text, 0600}}) {
+      if (Status written = write_file_atomically(path, path + ".tmp", text, mode); !written) {
+        return std::unexpected(written.error());
+      }
+    }
+    WorkloadSpec shim{.instance_id = spec.instance_id,
+                      .argv = {"/bin/sh", "-c", std::string(kStartScript), "allot-start",
+                               options_.podman, ref->full()},
+                      .gpu_uuids = spec.gpu_uuids};
+    const std::string auth = auth_path(paths);
+    if (Status written =
+            write_file_atomically(auth, auth + ".tmp", auth_file_text(*ref, spec), 0600);
+        !written) {
+      return std::unexpected(written.error());
+    }
+    shim.env["REGISTRY_AUTH_FILE"] = auth;
+    shim.env["ALLOT_PULLED"] = pulled_path(paths);
+    for (const std::string& stale : {pulled_path(paths), pid_path(paths)}) {
+      std::filesystem::remove(stale, ec);
+    }
+    if (!registries_conf_.empty()) shim.env["CONTAINERS_REGISTRIES_CONF"] = registries_conf_;
+    WorkloadSpec named = spec;
+    named.image = ref->full();
+    shim.argv.emplace_back("--pidfile");
+    shim.argv.push_back(pid_path(paths));
+    for (std::string& arg : container_run_args(named, options_, *network, env_path(paths))) {
+      shim.argv.push_back(std::move(arg));
+    }
+    auto status = processes_->start(shim);
+    if (!status) return status;
+    extras_[spec.instance_id] = Extra{.tenant_id = spec.tenant_id};
+    return status;
+  }
+
+  void stop(std::string_view instance_id, std::chrono::milliseconds grace) override {
+    // SIGTERM reaches `podman run`, which passes it to the container; after the grace the shim's
+    // SIGKILL ends podman, and poll() then removes the container, killing what still runs.
+    processes_->stop(instance_id, grace);
+  }
+
+  std::vector<WorkloadStatus> poll() override {
+    std::vector<WorkloadStatus> statuses = processes_->poll();
+    for (WorkloadStatus& status : statuses) {
+      if (status.state == WorkloadState::kRunning) {
+        show_progress(status);
+        continue;
+      }
+      Extra& extra = extras_[status.instance_id];
+      if (!extra.cleaned) {
+        remove_container(status.instance_id);
+        extra.cleaned = true;
+      }
+      explain_failure(status);
+    }
+    networks_.keep_only_busy(tenants_running(statuses), clock_.now_ms());
+    return statuses;
+  }
+
+  void forget(std::string_view instance_id) override {
+    processes_->forget(instance_id);
+    for (const WorkloadStatus& s : processes_->poll()) {
+      if (s.instance_id == instance_id) return;  // Still running: the process runtime kept it.
+    }
+    const auto found = extras_.find(instance_id);
+    if (found == extras_.end()) return;
+    std::error_code ec;
+    const WorkloadPaths paths = workload_paths(state_dir_, instance_id);
+    for (const std::string& path : {tenant_path(paths), env_path(paths), auth_path(paths),
+                                    pulled_path(paths), pid_path(paths)}) {
+      std::filesystem::remove(path, ec);
+    }
+    extras_.erase(found);
+  }
+
+  // Takes up the tenants of workloads an earlier agent started, then removes what no workload
+  // accounts for: containers left by a crash between podman starting them and the shim recording
+  // them, or that outlived a podman client killed at a stop, and networks of tenants with no work.
+  void adopt_existing() {
+    const std::vector<WorkloadStatus> statuses = processes_->poll();
+    for (const WorkloadStatus& s : statuses) {
+      std::ifstream in(tenant_path(workload_paths(state_dir_, s.instance_id)));
+      std::string tenant;
+      std::getline(in, tenant);
+      extras_[s.instance_id] = Extra{.tenant_id = tenant};
+    }
+    remove_strays(statuses);
+    networks_.release_all_but(tenants_running(statuses));
+  }
+
+  void remove_strays(const std::vector<WorkloadStatus>& statuses) {
+    std::set<std::string, std::less<>> running;
+    for (const WorkloadStatus& s : statuses) {
+      if (s.state == WorkloadState::kRunning) running.insert(container_name(s.instance_id));
+    }
+    auto listed = run_command({options_.podman, "ps", "-a", "--filter",
+                               "label=allot.owner=" + options_.owner, "--format", "{{.Names}}"},
+                              kCommandTimeout);
+    if (!listed || listed->exit_code != 0) return;
+    size_t begin = 0;
+    const std::string& names = listed->output;
+    while (begin < names.size()) {
+      size_t end = names.find('\n', begin);
+      if (end == std::string::npos) end = names.size();
+      const std::string name = names.substr(begin, end - begin);
+      begin = end + 1;
+      if (!name.empty() && !running.contains(name)) {
+        (void)run_command({options_.podman, "rm", "-f", "--time", "0", name}, kCommandTimeout);
+      }
+    }
+  }
+
+ private:
+  // A workload runs once its container does: until then it is pulling or making the container.
+  void show_progress(WorkloadStatus& status) const {
+    const WorkloadPaths paths = workload_paths(state_dir_, status.instance_id);
+    std::error_code ec;
+    if (std::filesystem::exists(pid_path(paths), ec)) return;
+    status.state = WorkloadState::kStarting;
+    status.message = std::filesystem::exists(pulled_path(paths), ec) ? "starting the container"
+                                                                     : "pulling the image";
+  }
+
+  std::set<std::string> tenants_running(const std::vector<WorkloadStatus>& statuses) const {
+    std::set<std::string> tenants;
+    for (const WorkloadStatus& s : statuses) {
+      const auto extra = extras_.find(s.instance_id);
+      const bool active = s.state == WorkloadState::kRunning || s.state == WorkloadState::kStarting;
+      if (active && extra != extras_.end()) {
+        tenants.insert(extra->second.tenant_id);
+      }
+    }
+    return tenants;
+  }
+
+  void remove_container(std::string_view instance_id) {
+    (void)run_command(
+        {options_.podman, "rm", "-f", "--ignore", "--time", "0", container_name(instance_id)},
+        kCommandTimeout);
+  }
+
+  // podman's failures end the shim's workload with its own exit codes and an "Error: " line:
+  // those are failures to start (an image that cannot be pulled, a command not in the image),
+  // told with podman's reason. A workload's own exit code 125 without that line stays an exit.
+  void explain_failure(WorkloadStatus& status) const {
+    if (status.state != WorkloadState::kExited || status.exit_code < kPodmanFailed ||
+        status.exit_code > kCommandNotFound) {
+      return;
+    }
+    std::ifstream in(status.log_path, std::ios::binary | std::ios::ate);
+    const std::streamoff size = in.tellg();
+    constexpr std::streamoff kTail = 4096;
+    in.seekg(size > kTail ? size - kTail : 0);
+    std::string tail(static_cast<size_t>(size > kTail ? kTail : std::max<std::streamoff>(size, 0)),
+                     '\0');
+    in.read(tail.data(), static_cast<std::streamsize>(tail.size()));
+    const std::string line = last_line(tail);
+    if (!line.starts_with("Error: ")) return;
+    status.state = WorkloadState::kFailedToStart;
+    status.message = line.substr(7, 500);
+  }
+
+  std::string state_dir_;
+  const Clock& clock_;
+  ContainerOptions options_;
+  std::string registries_conf_;  // Empty: the node's own registries.conf.
+  std::unique_ptr<Runtime> processes_;
+  TenantNetworks networks_;
+  std::map<std::string, Extra, std::less<>> extras_;
+};
+
+}  // namespace
+
+std::string container_name(std::string_view instance_id) {
+  return "allot-" + std::string(instance_id);
+}
+
+std::vector<std::string> container_run_args(const WorkloadSpec& spec,
+                                            const ContainerOptions& options,
+                                            const std::string& network,
+                                            const std::string& env_file) {
+  std::vector<std::string> args = {
+      "--rm", "--pull", "never", "--name", container_name(spec.instance_id), "--label",
+      "allot.instance=" + spec.instance_id, "--label", "allot.owner=" + options.owner, "--hostname",
+      spec.instance_id.substr(0, kMaxHostnameBytes), "--network", network,
+      // No capabilities, no way to gain privileges, the runtime's default seccomp profile.
+      "--cap-drop", "all", "--security-opt", "no-new-privileges",
+      // Read-only image layers; the only writable place is a bounded /tmp in memory, owned by
+      // the container's user (podman would otherwise give it the mode of the image's /tmp).
+      "--read-only", "--read-only-tmpfs=false", "--mount",
+      fmt::format("type=tmpfs,destination=/tmp,tmpfs-size={}m,tmpfs-mode=1777,U=true",
+                  options.scratch_mib),
+      "--workdir", "/tmp", "--pids-limit", std::to_string(options.pids_limit), "--env-file",
+      env_file};
+  for (std::string& limit : ulimits(options.pids_limit)) args.push_back(std::move(limit));
+  if (spec.cpu_milli > 0) {
+    args.emplace_back("--cpus");
+    args.push_back(fmt::format("{}.{:03}", spec.cpu_milli / 1000, spec.cpu_milli % 1000));
+  }
+  if (spec.memory_mib > 0) {
+    args.emplace_back("--memory");
+    args.push_back(std::to_string(spec.memory_mib) + "m");
+  }
+  for (const std::string& uuid : spec.gpu_uuids) {
+    args.emplace_back("--device");
+    args.push_back(cdi_device(options.cdi_kind, uuid));
+  }
+  args.push_back(spec.image);
+  args.insert(args.end(), spec.argv.begin(), spec.argv.end());
+  return args;
+}
+
+Status probe_podman(const std::string& podman) {
+  auto out = run_command({podman, "info", "--format", "{{.Host.OCIRuntime.Name}}"}, 60s);
+  if (!out) return std::unexpected(out.error());
+  if (out->exit_code != 0) {
+    return fail(ErrorCode::kUnavailable,
+                "podman cannot run containers here: " + last_line(out->output));
+  }
+  return {};
+}
+
+Result<std::unique_ptr<Runtime>> open_container_runtime(const std::string& state_dir,
+                                                        const Clock& clock,
+                                                        ContainerOptions options,
+                                                        int64_t orphan_timeout_ms) {
+  auto processes = open_process_runtime(state_dir, clock, orphan_timeout_ms);
+  if (!processes) return std::unexpected(processes.error());
+  // Registries reached over plain HTTP (a private registry on the operator's own network).
+  std::string registries_conf;
+  if (!options.insecure_registries.empty()) {
+    std::string text;
+    for (const std::string& host : options.insecure_registries) {
+      if (auto ref = parse_image_ref(host + "/x"); !ref || ref->registry != host) {
+        return fail(ErrorCode::kInvalidArgument,
+                    "--insecure-registry must be HOST[:PORT], not '" + host + "'");
+      }
+      text += fmt::format("[[registry]]\nlocation = \"{}\"\ninsecure = true\n\n", host);
+    }
+    registries_conf = state_dir + "/registries.conf";
+    if (Status written =
+            write_file_atomically(registries_conf, registries_conf + ".tmp", text, 0644);
+        !written) {
+      return std::unexpected(written.error());
+    }
+  }
+  auto runtime = std::make_unique<ContainerRuntime>(
+      state_dir, clock, std::move(options), std::move(registries_conf), std::move(*processes));
+  runtime->adopt_existing();
+  return std::unique_ptr<Runtime>(std::move(runtime));
+}
+
+}  // namespace allot::agent

@@ -1,0 +1,47 @@
+// The container runtime: each workload is an OCI container that podman (rootful) runs, with its
+// own filesystem, processes, user, network and exactly its GPUs as CDI devices. It is built on the
+// process runtime: the shim's workload is `podman run` in the foreground (through a small start
+// script that pulls the image first), so logs, exit codes, stop signals and re-adoption after an
+// agent restart work as for processes. podman is driven by its CLI rather than its REST socket:
+// the CLI needs no service running on the node, and a foreground `podman run` is a process the
+// shim can wait for and signal, which the socket API would have to imitate.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "agent/runtime/runtime.h"
+
+namespace allot::agent {
+
+struct ContainerOptions {
+  std::string podman = "podman";
+  std::string cdi_kind;      // The CDI kind of this node's GPUs (cdi.h).
+  std::string owner;         // Labels this agent's containers, apart from other agents' on a host.
+  bool deny_egress = false;  // Tenant networks are internal: no route out of the node.
+  int64_t scratch_mib = 1024;  // The writable /tmp, in memory, counted in the memory limit.
+  int64_t pids_limit = 4096;
+  std::string firewall = "iptables";  // Empty: leave the host's firewall alone (tests only).
+  // Registries pulled from over plain HTTP, HOST[:PORT] (a registry on the operator's network).
+  std::vector<std::string> insecure_registries;
+};
+
+// Fails with kUnavailable, saying why, when podman cannot run containers here.
+[[nodiscard]] Status probe_podman(const std::string& podman);
+
+// The arguments after `podman run --user USER` for a spec: confinement, limits, GPUs, labels,
+// network, the environment file, then the image and the command. Exposed for tests.
+std::vector<std::string> container_run_args(const WorkloadSpec& spec,
+                                            const ContainerOptions& options,
+                                            const std::string& network,
+                                            const std::string& env_file);
+
+// The container name of an instance: "allot-" + its id.
+std::string container_name(std::string_view instance_id);
+
+[[nodiscard]] Result<std::unique_ptr<Runtime>> open_container_runtime(
+    const std::string& state_dir, const Clock& clock, ContainerOptions options,
+    int64_t orphan_timeout_ms = kDefaultOrphanTimeoutMs);
+
+}  // namespace allot::agent

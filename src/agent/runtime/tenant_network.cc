@@ -1,0 +1,158 @@
+#include "agent/runtime/tenant_network.h"
+
+#include <chrono>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "agent/runtime/command.h"
+
+namespace allot::agent {
+namespace {
+
+using namespace std::chrono_literals;
+
+constexpr auto kCommandTimeout = 30s;
+constexpr std::string_view kForwardChain = "ALLOT-ISOLATION";
+constexpr std::string_view kInputChain = "ALLOT-HOST";
+// podman's CNI bridges are named cni-podmanN; a tenant's may only talk to itself among them.
+constexpr std::string_view kBridges = "cni-podman+";
+
+constexpr std::string_view kTenantLabel = "allot.tenant=";  // Read back by release_all_but.
+
+// Each agent's own networks, even where several agents share a host (tests, demos).
+std::string network_name(const std::string& owner, const std::string& tenant_id) {
+  std::string name = "allot-" + owner.substr(0, 8) + "-";
+  for (const char c : tenant_id) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                    c == '_' || c == '-';
+    name += ok ? c : '-';
+  }
+  return tenant_id.empty() ? name + "shared" : name;
+}
+
+Result<CommandOutput> checked(const std::vector<std::string>& argv) {
+  auto out = run_command(argv, kCommandTimeout);
+  if (!out) return out;
+  if (out->exit_code != 0) {
+    return fail(ErrorCode::kUnavailable,
+                argv.front() + " " + argv[1] + ": " + last_line(out->output));
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<std::string> TenantNetworks::ensure(const std::string& tenant_id) {
+  std::string name = network_name(options_.owner, tenant_id);
+  idle_since_.erase(tenant_id);
+  if (ready_.contains(tenant_id)) return name;
+  const auto exists = run_command({options_.podman, "network", "exists", name}, kCommandTimeout);
+  if (!exists) return std::unexpected(exists.error());
+  if (exists->exit_code != 0) {
+    std::vector<std::string> create = {options_.podman,
+                                       "network",
+                                       "create",
+                                       "--label",
+                                       "allot.owner=" + options_.owner,
+                                       "--label",
+                                       std::string(kTenantLabel) + tenant_id};
+    if (options_.deny_egress) create.emplace_back("--internal");
+    create.push_back(name);
+    auto created = checked(create);
+    // Another agent on the host may have made it meanwhile.
+    if (!created) {
+      const auto again = run_command({options_.podman, "network", "exists", name}, kCommandTimeout);
+      if (!again || again->exit_code != 0) return std::unexpected(created.error());
+    }
+  }
+  auto inspected =
+      checked({options_.podman, "network", "inspect", "--format", "{{.NetworkInterface}}", name});
+  if (!inspected) return std::unexpected(inspected.error());
+  const std::string interface = last_line(inspected->output);
+  if (interface.empty()) return fail(ErrorCode::kUnavailable, "network " + name + " has no bridge");
+  if (!options_.firewall.empty()) {
+    if (Status walled = wall_in(interface); !walled) return std::unexpected(walled.error());
+  }
+  ready_.insert(tenant_id);
+  return name;
+}
+
+void TenantNetworks::release(const std::string& tenant_id) {
+  const std::string name = network_name(options_.owner, tenant_id);
+  ready_.erase(tenant_id);
+  idle_since_.erase(tenant_id);
+  (void)run_command({options_.podman, "network", "rm", name}, kCommandTimeout);
+}
+
+void TenantNetworks::keep_only_busy(const std::set<std::string>& busy, TimeMs now_ms) {
+  std::vector<std::string> idle;
+  for (const std::string& tenant : ready_) {
+    if (busy.contains(tenant)) {
+      idle_since_.erase(tenant);
+      continue;
+    }
+    const TimeMs since = idle_since_.try_emplace(tenant, now_ms).first->second;
+    if (now_ms - since >= kIdleMs) idle.push_back(tenant);
+  }
+  for (const std::string& tenant : idle) release(tenant);
+}
+
+void TenantNetworks::release_all_but(const std::set<std::string>& in_use) {
+  auto listed = run_command({options_.podman, "network", "ls", "--filter",
+                             "label=allot.owner=" + options_.owner, "--format", "json"},
+                            kCommandTimeout);
+  if (!listed || listed->exit_code != 0) return;
+  const auto networks = nlohmann::json::parse(listed->output, nullptr, false);
+  if (!networks.is_array()) return;
+  for (const auto& network : networks) {
+    const auto labels = network.value("labels", nlohmann::json::object());
+    const std::string tenant = labels.value("allot.tenant", "");
+    if (labels.contains("allot.tenant") && !in_use.contains(tenant)) release(tenant);
+  }
+}
+
+// Rules are added only when `iptables -C` does not find them, so agents and restarts share them.
+Status TenantNetworks::wall_in(const std::string& interface) {
+  const std::string& ipt = options_.firewall;
+  const std::string forward(kForwardChain);
+  const std::string input(kInputChain);
+  auto ensure_rule = [&ipt](const std::string& chain, const std::vector<std::string>& rule,
+                            bool first) -> Status {
+    std::vector<std::string> check = {ipt, "-w", "-C", chain};
+    check.insert(check.end(), rule.begin(), rule.end());
+    auto found = run_command(check, kCommandTimeout);
+    if (!found) return std::unexpected(found.error());
+    if (found->exit_code == 0) return {};
+    std::vector<std::string> add = {ipt, "-w", first ? "-I" : "-A", chain};
+    if (first) add.emplace_back("1");
+    add.insert(add.end(), rule.begin(), rule.end());
+    auto added = checked(add);
+    if (!added) return std::unexpected(added.error());
+    return {};
+  };
+  for (const std::string& chain : {forward, input}) {
+    (void)run_command({ipt, "-w", "-N", chain}, kCommandTimeout);  // Exists already: fine.
+  }
+  const std::string bridges(kBridges);
+  // Hooks from the built-in chains, first so that no broader ACCEPT comes before them.
+  if (Status hooked = ensure_rule("FORWARD", {"-j", forward}, true); !hooked) return hooked;
+  if (Status hooked = ensure_rule("INPUT", {"-j", input}, true); !hooked) return hooked;
+  // Same bridge: one tenant's containers. Any other bridge: refused, both ways.
+  for (const auto& rule :
+       std::vector<std::vector<std::string>>{{"-i", interface, "-o", interface, "-j", "RETURN"},
+                                             {"-i", interface, "-o", bridges, "-j", "REJECT"},
+                                             {"-i", bridges, "-o", interface, "-j", "REJECT"}}) {
+    if (Status added = ensure_rule(forward, rule, false); !added) return added;
+  }
+  // The node itself: DNS only.
+  for (const auto& rule : std::vector<std::vector<std::string>>{
+           {"-i", interface, "-p", "udp", "--dport", "53", "-j", "RETURN"},
+           {"-i", interface, "-p", "tcp", "--dport", "53", "-j", "RETURN"},
+           {"-i", interface, "-j", "REJECT"}}) {
+    if (Status added = ensure_rule(input, rule, false); !added) return added;
+  }
+  return {};
+}
+
+}  // namespace allot::agent

@@ -1,0 +1,475 @@
+// allotd and two agents on the container runtime (podman), each simulating 8 GPUs as real device
+// nodes given by CDI, and two tenants: what one tenant's container can reach of the node, of the
+// controller and of the other tenant; re-adoption after an agent restart; bad images and commands.
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <functional>
+#include <iterator>
+#include <map>
+#include <sstream>
+#include <tuple>
+
+#include <fmt/format.h>
+
+#include "support/cluster.h"
+
+namespace allot::testing {
+namespace {
+
+using nlohmann::json;
+
+constexpr std::string_view kImage = "localhost/allot-test-busybox:1";
+constexpr std::string_view kUserImage = "localhost/allot-test-busybox-user:1";
+
+RunResult podman(const std::vector<std::string>& args) {
+  return run_program("/usr/bin/podman", args);
+}
+
+// key=value lines, as the probe scripts print them.
+std::map<std::string, std::string> fields(const std::string& text) {
+  std::map<std::string, std::string> out;
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    const size_t eq = line.find('=');
+    if (eq != std::string::npos) out[line.substr(0, eq)] = line.substr(eq + 1);
+  }
+  return out;
+}
+
+class ContainerTest : public ClusterTest {
+ protected:
+  void SetUp() override {
+    ASSERT_EQ(::geteuid(), 0u) << "the container runtime needs root (mknod, rootful podman)";
+    build_images();
+    agent_count_ = 2;
+    runtime_ = "container";
+    ClusterTest::SetUp();
+  }
+
+  void TearDown() override {
+    ClusterTest::TearDown();
+    // The agents' tenant networks outlive them (a restarted agent takes them up again).
+    for (const AgentProcess& agent : agents_) {
+      const std::string listed =
+          podman({"network", "ls", "--filter", "label=allot.owner=" + owner_of(agent), "--format",
+                  "{{.Name}}"})
+              .out;
+      std::istringstream names(listed);
+      for (std::string name; std::getline(names, name);) {
+        if (!name.empty()) (void)podman({"network", "rm", "-f", name});
+      }
+    }
+    // Each agent wrote a CDI spec naming devices in this test's directory.
+    std::error_code ec;
+    for (const auto& entry : std::filesystem::directory_iterator("/var/run/cdi", ec)) {
+      std::ifstream in(entry.path());
+      std::stringstream text;
+      text << in.rdbuf();
+      if (text.str().find(dir_.path().string()) != std::string::npos) {
+        std::filesystem::remove(entry.path(), ec);
+      }
+    }
+  }
+
+  // The label an agent gives its containers and networks (a hash of its workloads directory).
+  static std::string owner_of(const AgentProcess& agent) {
+    return fmt::format("{:016x}",
+                       std::hash<std::string>{}(
+                           std::filesystem::absolute(agent.state_dir / "workloads").string()));
+  }
+
+  // A busybox image made here (no registry is reachable): every applet linked in /bin, and the
+  // same with a USER of its own.
+  void build_images() {
+    const auto root = dir_.path() / "rootfs";
+    std::filesystem::create_directories(root / "bin");
+    std::filesystem::create_directories(root / "etc");
+    std::filesystem::create_directories(root / "tmp");
+    std::filesystem::copy_file("/bin/busybox", root / "bin/busybox");
+    std::istringstream applets(run_program("/bin/busybox", {"--list"}).out);
+    for (std::string applet; std::getline(applets, applet);) {
+      if (applet != "busybox") std::filesystem::create_symlink("busybox", root / "bin" / applet);
+    }
+    std::ofstream(root / "etc/passwd") << "root:x:0:0:root:/root:/bin/sh\n";
+    const std::string tar = (dir_.path() / "rootfs.tar").string();
+    ASSERT_EQ(run_program("/bin/tar", {"-C", root.string(), "-cf", tar, "."}).exit_code, 0);
+    for (const auto& [image, user] :
+         {std::pair{kImage, std::string()}, std::pair{kUserImage, std::string("4321:4321")}}) {
+      std::vector<std::string> args = {"import", "--change", "CMD [\"/bin/sh\"]"};
+      if (!user.empty()) args.insert(args.end(), {"--change", "USER " + user});
+      args.insert(args.end(), {tar, std::string(image)});
+      const RunResult imported = podman(args);
+      ASSERT_EQ(imported.exit_code, 0) << imported.err;
+    }
+  }
+
+  struct Tenant {
+    std::string project_id;
+    std::string key;
+  };
+
+  Tenant make_tenant(const std::string& name) {
+    const std::string op = daemon_.admin_key();
+    auto send = [&](const std::string& path, const json& body) {
+      return json::parse(daemon_.request("POST", path, body.dump(), op).body, nullptr, false);
+    };
+    const std::string tenant = send("/v1/tenants", {{"name", name}}).value("id", "");
+    Tenant out;
+    out.project_id = send("/v1/projects", {{"name", "p"}, {"tenant_id", tenant}}).value("id", "");
+    const std::string user =
+        send("/v1/users", {{"name", name}, {"email", name + "@x"}, {"tenant_id", tenant}})
+            .value("id", "");
+    out.key = send("/v1/keys", {{"name", "k"}, {"user_id", user}}).value("secret", "");
+    return out;
+  }
+
+  std::string launch_as(const Tenant& tenant, json body) {
+    body["project_id"] = tenant.project_id;
+    const ClientResponse response =
+        daemon_.request("POST", "/v1/instances", body.dump(), tenant.key);
+    EXPECT_EQ(response.status, 201) << response.body;
+    return json::parse(response.body, nullptr, false).value("id", "");
+  }
+
+  // The names of the containers carrying an instance's label, ended ones included.
+  static std::string containers_of(const std::string& id) {
+    return podman({"ps", "-a", "--filter", "label=allot.instance=" + id, "--format", "{{.Names}}"})
+        .out;
+  }
+
+  static std::string address_of(const std::string& id) {
+    std::string ip = podman({"inspect", "allot-" + id, "--format",
+                             "{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}"})
+                         .out;
+    while (!ip.empty() && ip.back() == '\n') ip.pop_back();
+    return ip;
+  }
+
+  size_t agent_of(const std::string& instance_id) {
+    const std::string node_id = instance(instance_id).value("node_id", "");
+    for (const json& node : nodes()) {
+      if (node["id"] == node_id) return std::stoul(node["name"].get<std::string>().substr(5));
+    }
+    ADD_FAILURE() << "no node for " << instance_id;
+    return 0;
+  }
+};
+
+// A TCP listener on every address of the host: what a container must not reach through its
+// network's gateway.
+struct HostListener {
+  HostListener() {
+    fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_ANY);
+    socklen_t size = sizeof(address);
+    if (::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0 ||
+        ::listen(fd, 16) != 0 ||
+        ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &size) != 0) {
+      ADD_FAILURE() << "cannot listen on the host";
+    }
+    port = ntohs(address.sin_port);
+  }
+  ~HostListener() { ::close(fd); }
+  int fd = -1;
+  int port = 0;
+};
+
+TEST_F(ContainerTest, AContainerHasItsGpusAndNothingOfTheNodeTheControllerOrAnotherTenant) {
+  const Tenant b = make_tenant("bravo");
+  // B's container keeps a file and a listener; a second container of B's shows that its own
+  // tenant can reach the listener, so that A's failure to is the wall and not a broken network.
+  const std::string b_id = launch_as(
+      b, {{"gpus", 1},
+          {"image", kImage},
+          {"interactive", true},
+          {"command",
+           {"sh", "-c",
+            "echo b-secret > /tmp/b-file; (while true; do echo hi | nc -l -p 8080; done) & "
+            "exec sleep 3001"}}});
+  auto state_of = [&](const std::string& id) {
+    const ClientResponse got = daemon_.request("GET", "/v1/instances/" + id, "", b.key);
+    return json::parse(got.body, nullptr, false);
+  };
+  auto b_reaches = [&](const std::string& id, const std::string& state) {
+    return eventually([&] { return state_of(id)["state"] == state; });
+  };
+  ASSERT_TRUE(b_reaches(b_id, "running")) << state_of(b_id).dump();
+  std::string b_ip;
+  ASSERT_TRUE(eventually([&] { return !(b_ip = address_of(b_id)).empty(); }));
+  const std::string b_peer = launch_as(
+      b, {{"gpus", 1},
+          {"image", kImage},
+          {"command", {"sh", "-c", "nc -w 3 " + b_ip + " 8080 </dev/null && echo peer=reached"}}});
+  ASSERT_TRUE(b_reaches(b_peer, "succeeded")) << state_of(b_peer).dump();
+
+  HostListener host;
+  const std::string api_port = daemon_.url().substr(daemon_.url().rfind(':') + 1);
+  const std::string state_dir = agents_[0].state_dir.string();
+  const std::string probe =
+      "echo gpus=$(ls /dev | grep -c '^nvidia[0-9]')\n"
+      "echo uid=$(id -u)\n"
+      "cat " +
+      state_dir +
+      "/node.json >/dev/null 2>&1 && echo state=read || echo state=hidden\n"
+      "echo bfile=$(cat /tmp/b-file 2>/dev/null || echo none)\n"
+      "echo bprocs=$(ps | grep -c 'sleep 300[1]')\n"
+      "nc -w 2 127.0.0.1 $API_PORT </dev/null && echo api=reached || echo api=refused\n"
+      "gw=$(ip route | awk '/default/ {print $3}')\n"
+      "nc -w 2 $gw $HOST_PORT </dev/null && echo host=reached || echo host=refused\n"
+      "nc -w 2 $B_IP 8080 </dev/null && echo peer=reached || echo peer=refused\n"
+      "echo caps=$(awk '/CapEff/ {print $2}' /proc/self/status)\n"
+      "touch /bin/x 2>/dev/null && echo rootfs=writable || echo rootfs=readonly\n"
+      "echo scratch > /tmp/s && echo tmp=writable\n"
+      "echo cuda=$CUDA_VISIBLE_DEVICES\n"
+      "echo envkeys=$(env | grep -c -i -e allot_node_ -e join_token -e allot_key)\n"
+      "echo hostname=$(hostname)\n";
+  const std::string a_id = launch(
+      {{"gpus", 2},
+       {"image", kImage},
+       {"env", {{"API_PORT", api_port}, {"HOST_PORT", std::to_string(host.port)}, {"B_IP", b_ip}}},
+       {"command", {"sh", "-c", probe}}});
+  ASSERT_TRUE(instance_reaches(a_id, "succeeded")) << instance(a_id).dump() << logs(a_id);
+  const json a = instance(a_id);
+  auto seen = fields(logs(a_id));  // A missing line reads as "".
+  EXPECT_EQ(seen["gpus"], "2") << logs(a_id);
+  EXPECT_NE(seen["uid"], "0");
+  EXPECT_EQ(seen["state"], "hidden");
+  EXPECT_EQ(seen["bfile"], "none");
+  EXPECT_EQ(seen["bprocs"], "0");
+  EXPECT_EQ(seen["api"], "refused");
+  EXPECT_EQ(seen["host"], "refused");
+  EXPECT_EQ(seen["peer"], "refused");
+  EXPECT_EQ(seen["caps"], "0000000000000000");
+  EXPECT_EQ(seen["rootfs"], "readonly");
+  EXPECT_EQ(seen["tmp"], "writable");
+  EXPECT_EQ(seen["envkeys"], "0");
+  EXPECT_EQ(seen["hostname"], a_id);
+  std::string uuids;
+  for (const json& uuid : a["gpu_uuids"])
+    uuids += (uuids.empty() ? "" : ",") + uuid.get<std::string>();
+  EXPECT_EQ(seen["cuda"], uuids);
+  const ClientResponse peer_logs =
+      daemon_.request("GET", "/v1/instances/" + b_peer + "/logs", "", b.key);
+  EXPECT_EQ(json::parse(peer_logs.body, nullptr, false).value("data", ""), "hi\npeer=reached\n");
+
+  // B's key does not open A's logs, nor A's instance.
+  EXPECT_EQ(daemon_.request("GET", "/v1/instances/" + a_id + "/logs", "", b.key).status, 404);
+  EXPECT_EQ(daemon_.request("GET", "/v1/instances/" + a_id, "", b.key).status, 404);
+  // A's ended container is gone from the node.
+  EXPECT_TRUE(eventually([&] { return containers_of(a_id).empty(); })) << containers_of(a_id);
+}
+
+TEST_F(ContainerTest, TheImagesUserIsKeptAndARootImageRunsUnprivileged) {
+  const std::string own = launch({{"gpus", 1}, {"image", kUserImage}, {"command", {"id", "-u"}}});
+  const std::string root = launch({{"gpus", 1}, {"image", kImage}, {"command", {"id", "-u"}}});
+  ASSERT_TRUE(instance_reaches(own, "succeeded")) << instance(own).dump();
+  ASSERT_TRUE(instance_reaches(root, "succeeded")) << instance(root).dump();
+  EXPECT_EQ(logs(own), "4321\n");
+  EXPECT_EQ(logs(root), "65534\n");
+}
+
+TEST_F(ContainerTest, AnAgentRestartReadoptsItsContainersRemovesStraysAndAStopLeavesNone) {
+  const std::string id = launch(
+      {{"gpus", 1}, {"image", kImage}, {"interactive", true}, {"command", {"sleep", "3000"}}});
+  ASSERT_TRUE(instance_reaches(id, "running"));
+  ASSERT_TRUE(eventually([&] { return !containers_of(id).empty(); }));
+  const size_t i = agent_of(id);
+  kill_agent(i);
+  // A container under the agent's label that no workload of its accounts for.
+  const std::string owner = owner_of(agents_[i]);
+  const RunResult stray = podman(
+      {"run", "-d", "--name", "allot-stray-" + owner, "--label", "allot.owner=" + owner, "--ulimit",
+       "nofile=1024:1024", "--ulimit", "nproc=1024:1024", std::string(kImage), "sleep", "3000"});
+  ASSERT_EQ(stray.exit_code, 0) << stray.err;
+  start_agent(i);
+  EXPECT_TRUE(eventually([&] {
+    return podman({"ps", "-a", "--filter", "name=allot-stray-" + owner, "--format", "{{.Names}}"})
+        .out.empty();
+  }));
+  // The instance ran on throughout: the same container, still running.
+  EXPECT_EQ(instance(id)["state"], "running");
+  EXPECT_EQ(containers_of(id), "allot-" + id + "\n");
+
+  call("POST", "/v1/instances/" + id + "/stop", nullptr, 200);
+  ASSERT_TRUE(instance_reaches(id, "stopped"));
+  EXPECT_TRUE(eventually([&] { return containers_of(id).empty(); })) << containers_of(id);
+}
+
+TEST_F(ContainerTest, BadImagesAndCommandsFailTheInstanceWithTheReasonAndLeaveNothing) {
+  const ClientResponse malformed = daemon_.request("POST", "/v1/instances",
+                                                   json{{"project_id", project_id_},
+                                                        {"gpus", 1},
+                                                        {"image", "Not An/Image"},
+                                                        {"command", {"true"}}}
+                                                       .dump(),
+                                                   member_key_);
+  EXPECT_EQ(malformed.status, 400);
+  EXPECT_NE(malformed.body.find("invalid_argument"), std::string::npos) << malformed.body;
+  // Nothing in a launch can ask for more of the node: no capability, privilege or host path.
+  for (const char* field : {"privileged", "cap_add", "volumes", "devices", "network"}) {
+    const ClientResponse refused = daemon_.request(
+        "POST", "/v1/instances",
+        json{{"project_id", project_id_},
+             {"gpus", 1},
+             {"image", kImage},
+             {"command", {"true"}},
+             {field, field == std::string("privileged") ? json(true) : json::array({"/:/host"})}}
+            .dump(),
+        member_key_);
+    EXPECT_EQ(refused.status, 400) << field;
+    EXPECT_NE(refused.body.find("unknown_field"), std::string::npos) << refused.body;
+  }
+
+  const std::string missing_image =
+      launch({{"gpus", 1}, {"image", "localhost/allot-no-such-image:1"}, {"command", {"true"}}});
+  const std::string missing_command =
+      launch({{"gpus", 1}, {"image", kImage}, {"command", {"/no/such/program"}}});
+  const std::string no_image = launch({{"gpus", 1}, {"command", {"true"}}});
+  for (const std::string& id : {missing_image, missing_command, no_image}) {
+    ASSERT_TRUE(instance_reaches(id, "failed")) << instance(id).dump();
+  }
+  EXPECT_NE(instance(missing_image).dump().find("allot-no-such-image"), std::string::npos)
+      << instance(missing_image).dump();
+  EXPECT_NE(instance(missing_command).dump().find("/no/such/program"), std::string::npos)
+      << instance(missing_command).dump();
+  EXPECT_NE(instance(no_image).dump().find("image"), std::string::npos)
+      << instance(no_image).dump();
+  for (const std::string& id : {missing_image, missing_command, no_image}) {
+    EXPECT_TRUE(eventually([&] { return containers_of(id).empty(); })) << id;
+  }
+}
+
+// A private registry on loopback (Debian's docker-registry, with a password), holding the test
+// image; the agents pull from it over plain HTTP.
+class RegistryTest : public ContainerTest {
+ protected:
+  void SetUp() override {
+    HostListener probe;  // A free port, given back for the registry.
+    port_ = probe.port;
+    ::close(probe.fd);
+    probe.fd = -1;
+    host_ = "127.0.0.1:" + std::to_string(port_);
+    const auto dir = dir_.path() / "registry";
+    std::filesystem::create_directories(dir / "data");
+    const RunResult hash = run_program("/usr/bin/htpasswd", {"-Bbn", "alice", "s3cret-pw"});
+    ASSERT_EQ(hash.exit_code, 0) << hash.err;
+    std::ofstream(dir / "htpasswd") << hash.out;
+    std::ofstream(dir / "config.yml")
+        << "version: 0.1\nstorage:\n  filesystem:\n    rootdirectory: " << (dir / "data").string()
+        << "\nhttp:\n  addr: " << host_
+        << "\nauth:\n  htpasswd:\n    realm: allot\n    path: " << (dir / "htpasswd").string()
+        << "\n";
+    registry_pid_ =
+        spawn_program("/usr/bin/docker-registry", {"serve", (dir / "config.yml").string()}, {},
+                      dir / "out", dir / "err");
+    extra_agent_args_ = {"--insecure-registry", host_};
+    ContainerTest::SetUp();
+    image_ = host_ + "/team/busybox:1";
+    RunResult pushed;
+    ASSERT_TRUE(eventually([&] {
+      pushed = run_program("/usr/bin/skopeo",
+                           {"copy", "--dest-tls-verify=false", "--dest-creds", "alice:s3cret-pw",
+                            "containers-storage:" + std::string(kImage), "docker://" + image_});
+      return pushed.exit_code == 0;
+    })) << pushed.err;
+    // The node must not have it from the push: every pull below goes to the registry.
+    (void)podman({"rmi", "-f", image_});
+  }
+
+  void TearDown() override {
+    ContainerTest::TearDown();
+    if (registry_pid_ > 0) {
+      ::kill(registry_pid_, SIGTERM);
+      wait_for_exit(registry_pid_, std::chrono::seconds(10));
+    }
+    (void)podman({"rmi", "-f", image_});
+  }
+
+  std::string tenant_of_member() {
+    return operator_call("GET", "/v1/projects/" + project_id_, 200).value("tenant_id", "");
+  }
+
+  int port_ = 0;
+  std::string host_;
+  std::string image_;
+  pid_t registry_pid_ = -1;
+};
+
+TEST_F(RegistryTest, ATenantsStoredCredentialPullsItsPrivateImageAndNoOtherTenantGetsIt) {
+  const std::string tenant = tenant_of_member();
+  const std::string op = daemon_.admin_key();
+  // Bad input changes nothing: a malformed host, an empty password, another tenant's key.
+  const Tenant b = make_tenant("bravo");
+  for (const auto& [body, key, status] :
+       {std::tuple{json{{"host", "not a host"}, {"username", "alice"}, {"password", "x"}}, op, 400},
+        std::tuple{json{{"host", host_}, {"username", "alice"}, {"password", ""}}, op, 400},
+        std::tuple{
+            json{{"host", host_}, {"username", "alice"}, {"password", "x"}, {"tenant_id", tenant}},
+            b.key, 404},
+        std::tuple{json{{"host", host_}, {"username", "alice"}, {"password", "x"}}, member_key_,
+                   403}}) {
+    json sent = body;
+    if (!sent.contains("tenant_id") && key == op) sent["tenant_id"] = tenant;
+    const ClientResponse refused = daemon_.request("PUT", "/v1/registries", sent.dump(), key);
+    EXPECT_EQ(refused.status, status) << sent.dump() << " " << refused.body;
+  }
+  EXPECT_EQ(json::parse(daemon_.request("GET", "/v1/registries", "", op).body)["items"].size(), 0u);
+
+  // Without a credential the registry refuses the pull, and the instance fails with its reason.
+  const std::string refused = launch({{"gpus", 1}, {"image", image_}, {"command", {"true"}}});
+  ASSERT_TRUE(instance_reaches(refused, "failed")) << instance(refused).dump();
+  EXPECT_NE(instance(refused).value("reason", "").find("authentication required"),
+            std::string::npos)
+      << instance(refused).dump();
+
+  const ClientResponse set = daemon_.request(
+      "PUT", "/v1/registries",
+      json{{"host", host_}, {"username", "alice"}, {"password", "s3cret-pw"}, {"tenant_id", tenant}}
+          .dump(),
+      op);
+  ASSERT_EQ(set.status, 200) << set.body;
+  EXPECT_EQ(set.body.find("s3cret"), std::string::npos);
+  const RunResult listed = cli({"registries", "list"}, member_key_);
+  EXPECT_EQ(listed.exit_code, 0);
+  EXPECT_NE(listed.out.find(host_), std::string::npos) << listed.out;
+  EXPECT_EQ(listed.out.find("s3cret"), std::string::npos);
+  // Sealed at rest: the password is nowhere in allotd's database.
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(daemon_.data_dir())) {
+    if (!entry.is_regular_file()) continue;
+    std::ifstream in(entry.path(), std::ios::binary);
+    const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    EXPECT_EQ(bytes.find("s3cret-pw"), std::string::npos) << entry.path();
+  }
+
+  const std::string pulled = launch({{"gpus", 1}, {"image", image_}, {"command", {"id", "-u"}}});
+  ASSERT_TRUE(instance_reaches(pulled, "succeeded")) << instance(pulled).dump();
+  EXPECT_EQ(logs(pulled), "65534\n");
+
+  // The image is on the node now; tenant B, without a credential, still does not get it.
+  const ClientResponse b_launch = daemon_.request(
+      "POST", "/v1/instances",
+      json{{"project_id", b.project_id}, {"gpus", 1}, {"image", image_}, {"command", {"true"}}}
+          .dump(),
+      b.key);
+  ASSERT_EQ(b_launch.status, 201) << b_launch.body;
+  const std::string b_id = json::parse(b_launch.body).value("id", "");
+  auto b_state = [&] {
+    return json::parse(daemon_.request("GET", "/v1/instances/" + b_id, "", b.key).body);
+  };
+  ASSERT_TRUE(eventually([&] { return b_state()["state"] == "failed"; })) << b_state().dump();
+  EXPECT_NE(b_state().value("reason", "").find("authentication required"), std::string::npos);
+
+  const ClientResponse removed =
+      daemon_.request("DELETE", "/v1/registries/" + host_ + "?tenant_id=" + tenant, "", op);
+  EXPECT_EQ(removed.status, 200) << removed.body;
+  EXPECT_EQ(json::parse(daemon_.request("GET", "/v1/registries", "", op).body)["items"].size(), 0u);
+}
+
+}  // namespace
+}  // namespace allot::testing
