@@ -175,6 +175,9 @@ int run(const DaemonConfig& config, const sigset_t& stop_signals) {
   LogStore logs(std::filesystem::path(config.data_dir) / "logs");
   // Tenants' registry passwords are sealed with this key: a copy of the database without it
   // opens none of them.
+  // The data dir holds it whatever the store (PostgreSQL keeps nothing else there).
+  std::error_code made;
+  std::filesystem::create_directories(config.data_dir, made);
   auto sealer =
       Sealer::open_key_file((std::filesystem::path(config.data_dir) / "secrets.key").string());
   if (!sealer) {
