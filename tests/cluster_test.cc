@@ -240,6 +240,20 @@ TEST_F(ClusterTest, AgentsWithBadCredentialsOrOtherNodesReportsAreRefused) {
                  first.value("credential", ""))
           .status,
       400);
+  // Malformed image listings and pull reports change nothing; a node cannot mark a pull pending.
+  const std::string own = first.value("node_id", "");
+  for (const json& bad :
+       {json{{"node_id", own}, {"images", "all of them"}},
+        json{{"node_id", own}, {"images", {{"list", json::array({{{"names", {"x"}}}})}}}},
+        json{{"node_id", own}, {"images", {{"list", json::array()}, {"store_free_bytes", "x"}}}},
+        json{{"node_id", own},
+             {"pulls", json::array({{{"pull_id", "ipl_0000000000000001"}, {"state", "pending"}}})}},
+        json{{"node_id", own}, {"pulls", json::array({{{"state", "done"}}})}}}) {
+    const ClientResponse refused =
+        agent_call("/v1/agent/heartbeat", bad, first.value("credential", ""));
+    EXPECT_EQ(refused.status, 400) << bad.dump() << " " << refused.body;
+  }
+  EXPECT_EQ(operator_call("GET", "/v1/images", 200)["items"].size(), 0u);  // Process nodes.
   const json inventory = {{"name", "intruder"}, {"gpus", json::array()}};
   EXPECT_EQ(agent_call("/v1/agent/join", inventory, "allot_join_" + std::string(40, '1')).status,
             401);

@@ -1,6 +1,9 @@
 // allotd and two agents on the container runtime (podman), each simulating 8 GPUs as real device
 // nodes given by CDI, and two tenants: what one tenant's container can reach of the node, of the
 // controller and of the other tenant; re-adoption after an agent restart; bad images and commands.
+#include <arpa/inet.h>
+#include <ifaddrs.h>
+#include <net/if.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <sys/socket.h>
@@ -47,6 +50,14 @@ class ContainerTest : public ClusterTest {
     build_images();
     agent_count_ = 2;
     runtime_ = "container";
+    // A container agent's start asks podman several things before its first report; on a loaded
+    // machine that can pass the usual 2 s, and a node must not be lost across a restart.
+    heartbeat_timeout_ms_ = 10'000;
+    // Where gang peers reach each node: an address of the host that is not its loopback (which,
+    // inside a container, would be the container's own).
+    address_ = host_address();
+    ASSERT_FALSE(address_.empty()) << "the host has no IPv4 address but loopback";
+    extra_agent_args_.insert(extra_agent_args_.end(), {"--address", address_});
     ClusterTest::SetUp();
   }
 
@@ -75,6 +86,26 @@ class ContainerTest : public ClusterTest {
     }
   }
 
+  static std::string host_address() {
+    ifaddrs* list = nullptr;
+    if (::getifaddrs(&list) != 0) return "";
+    std::string found;
+    for (ifaddrs* it = list; it != nullptr && found.empty(); it = it->ifa_next) {
+      if (it->ifa_addr == nullptr || it->ifa_addr->sa_family != AF_INET ||
+          (it->ifa_flags & IFF_LOOPBACK) != 0) {
+        continue;
+      }
+      char text[INET_ADDRSTRLEN] = {};
+      ::inet_ntop(AF_INET, &reinterpret_cast<sockaddr_in*>(it->ifa_addr)->sin_addr, text,
+                  sizeof(text));
+      found = text;
+    }
+    ::freeifaddrs(list);
+    return found;
+  }
+
+  std::string address_;
+
   // The label an agent gives its containers and networks (a hash of its workloads directory).
   static std::string owner_of(const AgentProcess& agent) {
     return fmt::format("{:016x}",
@@ -85,6 +116,11 @@ class ContainerTest : public ClusterTest {
   // A busybox image made here (no registry is reachable): every applet linked in /bin, and the
   // same with a USER of its own.
   void build_images() {
+    // Made once per machine: a new import each time would leave the last one behind untagged.
+    if (podman({"image", "exists", std::string(kImage)}).exit_code == 0 &&
+        podman({"image", "exists", std::string(kUserImage)}).exit_code == 0) {
+      return;
+    }
     const auto root = dir_.path() / "rootfs";
     std::filesystem::create_directories(root / "bin");
     std::filesystem::create_directories(root / "etc");
@@ -280,13 +316,14 @@ TEST_F(ContainerTest, AnAgentRestartReadoptsItsContainersRemovesStraysAndAStopLe
   ASSERT_TRUE(instance_reaches(id, "running"));
   ASSERT_TRUE(eventually([&] { return !containers_of(id).empty(); }));
   const size_t i = agent_of(id);
-  kill_agent(i);
-  // A container under the agent's label that no workload of its accounts for.
+  // A container under the agent's label that no workload of its accounts for (a running agent
+  // looks for such only when it opens).
   const std::string owner = owner_of(agents_[i]);
   const RunResult stray = podman(
       {"run", "-d", "--name", "allot-stray-" + owner, "--label", "allot.owner=" + owner, "--ulimit",
        "nofile=1024:1024", "--ulimit", "nproc=1024:1024", std::string(kImage), "sleep", "3000"});
   ASSERT_EQ(stray.exit_code, 0) << stray.err;
+  kill_agent(i);
   start_agent(i);
   EXPECT_TRUE(eventually([&] {
     return podman({"ps", "-a", "--filter", "name=allot-stray-" + owner, "--format", "{{.Names}}"})
@@ -343,6 +380,87 @@ TEST_F(ContainerTest, BadImagesAndCommandsFailTheInstanceWithTheReasonAndLeaveNo
   for (const std::string& id : {missing_image, missing_command, no_image}) {
     EXPECT_TRUE(eventually([&] { return containers_of(id).empty(); })) << id;
   }
+}
+
+TEST_F(ContainerTest, AGangsMembersReachEachOtherAcrossNodesAndNoOtherTenantReachesThem) {
+  // Rank 0 answers on its first gang port; rank 1 calls it at MASTER_ADDR:MASTER_PORT.
+  const std::string script =
+      "if [ \"$ALLOT_GANG_RANK\" = 0 ]; then\n"
+      "  while true; do nc -l -p \"$ALLOT_GANG_PORT\" -e sh -c 'read l; echo \"got $l\" >&2; "
+      "echo pong'; done\n"
+      "else\n"
+      "  for i in $(seq 60); do\n"
+      "    out=$(echo ping | nc \"$MASTER_ADDR\" \"$MASTER_PORT\") && [ -n \"$out\" ] && "
+      "echo \"$out\" && exit 0\n"
+      "    sleep 1\n"
+      "  done; exit 1\n"
+      "fi\n";
+  const ClientResponse launched = daemon_.request("POST", "/v1/instances",
+                                                  json{{"project_id", project_id_},
+                                                       {"gpus", 1},
+                                                       {"nodes", 2},
+                                                       {"image", kImage},
+                                                       {"command", {"sh", "-c", script}}}
+                                                      .dump(),
+                                                  member_key_);
+  ASSERT_EQ(launched.status, 201) << launched.body;
+  const json gang = json::parse(launched.body);
+  ASSERT_EQ(gang["members"].size(), 2u) << gang.dump();
+  const std::string leader = gang["members"][0];
+  const std::string follower = gang["members"][1];
+  ASSERT_TRUE(instance_reaches(leader, "running")) << instance(leader).dump();
+  EXPECT_NE(instance(leader)["node_id"], instance(follower)["node_id"]);
+
+  ASSERT_TRUE(instance_reaches(follower, "succeeded"))
+      << instance(follower).dump() << logs(follower) << logs(leader);
+  EXPECT_EQ(logs(follower), "pong\n");
+  EXPECT_TRUE(eventually([&] { return logs(leader).find("got ping") != std::string::npos; }))
+      << logs(leader);
+  // The leader's ports are published on its node, and the address is the node's.
+  const std::string published = podman({"port", "allot-" + leader}).out;
+  EXPECT_NE(published.find("40000/tcp"), std::string::npos) << published;
+
+  // Another tenant's container, on either node, cannot reach them.
+  const Tenant b = make_tenant("bravo-gang");
+  for (int i = 0; i < 2; ++i) {
+    const std::string probe = launch_as(
+        b, {{"gpus", 1},
+            {"image", kImage},
+            {"command",
+             {"sh", "-c",
+              fmt::format("echo intruder | nc -w 3 {} 40000 && echo reached || echo refused",
+                          address_)}}});
+    auto state = [&] {
+      return json::parse(daemon_.request("GET", "/v1/instances/" + probe, "", b.key).body);
+    };
+    ASSERT_TRUE(eventually([&] { return state()["state"] == "succeeded"; })) << state().dump();
+    const std::string said =
+        json::parse(daemon_.request("GET", "/v1/instances/" + probe + "/logs", "", b.key).body)
+            .value("data", "");
+    EXPECT_EQ(said.find("reached"), std::string::npos) << said;
+  }
+  EXPECT_EQ(logs(leader).find("intruder"), std::string::npos) << logs(leader);
+
+  // The gang's way through the walls goes with it.
+  operator_call("POST", "/v1/instances/" + leader + "/stop", 200);
+  ASSERT_TRUE(instance_reaches(leader, "stopped"));
+  EXPECT_TRUE(eventually([&] {
+    return run_program("/usr/sbin/iptables", {"-w", "-S", "ALLOT-ISOLATION"}).out.find(leader) ==
+           std::string::npos;
+  }));
+}
+
+TEST(AgentRuntimeTest, AnAgentWithoutAWorkingPodmanRefusesToStartAndSaysWhatToDo) {
+  TempDir dir;
+  const RunResult refused = run_program(
+      bin_dir() + "/src/agent/allot-agent",
+      {"--server", "http://127.0.0.1:9", "--state-dir", (dir.path() / "state").string(),
+       "--join-token", "t", "--simulate", "1xH100-80GB", "--podman", "/nonexistent/podman"});
+  EXPECT_EQ(refused.exit_code, 2) << refused.out << refused.err;
+  EXPECT_NE(refused.err.find("install podman"), std::string::npos) << refused.err;
+  EXPECT_NE(refused.err.find("--runtime process"), std::string::npos) << refused.err;
+  // Nothing joined, nothing written that a later start would mistake for a node.
+  EXPECT_FALSE(std::filesystem::exists(dir.path() / "state" / "node.json"));
 }
 
 // A private registry on loopback (Debian's docker-registry, with a password), holding the test
@@ -469,6 +587,60 @@ TEST_F(RegistryTest, ATenantsStoredCredentialPullsItsPrivateImageAndNoOtherTenan
       daemon_.request("DELETE", "/v1/registries/" + host_ + "?tenant_id=" + tenant, "", op);
   EXPECT_EQ(removed.status, 200) << removed.body;
   EXPECT_EQ(json::parse(daemon_.request("GET", "/v1/registries", "", op).body)["items"].size(), 0u);
+}
+
+TEST_F(RegistryTest, AnOperatorPrePullsAPrivateImageOntoEveryNodeWithItsOwnCredential) {
+  const std::string op = daemon_.admin_key();
+  // Operator admins only; a pool no node is in, a malformed or node-local image: refused.
+  EXPECT_EQ(daemon_.request("GET", "/v1/images", "", member_key_).status, 403);
+  for (const auto& [body, code] :
+       {std::pair{json{{"image", image_}, {"pool", "nowhere"}}, "conflict"},
+        std::pair{json{{"image", "Not An/Image"}}, "invalid_argument"},
+        std::pair{json{{"image", std::string(kImage)}}, "invalid_argument"},
+        std::pair{json{{"image", image_}, {"force", true}}, "unknown_field"}}) {
+    const ClientResponse refused = daemon_.request("POST", "/v1/images/pulls", body.dump(), op);
+    EXPECT_NE(refused.body.find(code), std::string::npos) << body.dump() << " " << refused.body;
+  }
+  EXPECT_EQ(operator_call("GET", "/v1/images/pulls", 200)["items"].size(), 0u);
+
+  // The operator's tenant has no credential yet: each node fails with the registry's reason.
+  const RunResult unauthorized = cli({"images", "pull", image_, "--wait"}, op);
+  EXPECT_EQ(unauthorized.exit_code, 1) << unauthorized.out << unauthorized.err;
+  EXPECT_NE(unauthorized.out.find("authentication required"), std::string::npos)
+      << unauthorized.out;
+
+  ASSERT_EQ(
+      daemon_
+          .request("PUT", "/v1/registries",
+                   json{{"host", host_}, {"username", "alice"}, {"password", "s3cret-pw"}}.dump(),
+                   op)
+          .status,
+      200);
+  const RunResult pulled = cli({"images", "pull", image_, "--wait"}, op);
+  ASSERT_EQ(pulled.exit_code, 0) << pulled.out << pulled.err;
+  EXPECT_EQ(pulled.out.find("failed"), std::string::npos) << pulled.out;
+  EXPECT_EQ(podman({"image", "exists", image_}).exit_code, 0);
+
+  // Each node's listing shows it, with its image store's size, once its agent has looked again.
+  ASSERT_TRUE(eventually([&] {
+    const json nodes = operator_call("GET", "/v1/images", 200)["items"];
+    int holding = 0;
+    for (const json& node : nodes) {
+      for (const json& image : node["images"]) {
+        holding += image["names"].dump().find(image_) != std::string::npos ? 1 : 0;
+      }
+    }
+    return holding == 2;
+  }));
+  const json node = operator_call("GET", "/v1/images", 200)["items"][0];
+  EXPECT_GT(node["store_total_bytes"].get<int64_t>(), node["store_free_bytes"].get<int64_t>());
+  EXPECT_GT(node["images_bytes"].get<int64_t>(), 0);
+  const RunResult listed = cli({"images", "list"}, op);
+  EXPECT_EQ(listed.exit_code, 0) << listed.err;
+  EXPECT_NE(listed.out.find(image_), std::string::npos) << listed.out;
+  EXPECT_NE(listed.out.find("FREE"), std::string::npos) << listed.out;
+  const RunResult history = cli({"images", "pulls"}, op);
+  EXPECT_NE(history.out.find(image_), std::string::npos) << history.out;
 }
 
 }  // namespace

@@ -75,10 +75,11 @@ json telemetry(GpuBackend& backend, TimeMs now_ms) {
 }  // namespace
 
 Agent::Agent(AgentConfig config, std::unique_ptr<GpuBackend> gpus, std::unique_ptr<Runtime> runtime,
-             const Clock& clock)
+             std::unique_ptr<ImageStore> images, const Clock& clock)
     : config_(std::move(config)),
       gpus_(std::move(gpus)),
       runtime_(std::move(runtime)),
+      images_(std::move(images)),
       clock_(clock) {}
 
 Status Agent::ensure_credential() {
@@ -104,15 +105,16 @@ Status Agent::ensure_credential() {
   if (config_.join_token.empty()) {
     return fail(ErrorCode::kUnauthenticated, "no saved credential and no --join-token to join");
   }
-  const json inventory = {{"name", config_.name},
-                          {"region", config_.region},
-                          {"labels", config_.labels},
-                          {"cpu_milli", config_.cpu_milli},
-                          {"memory_mib", config_.memory_mib},
-                          {"backend", gpus_->kind()},
-                          {"runtime", config_.runtime},
-                          {"agent_version", ALLOT_VERSION},
-                          {"gpus", gpu_inventory(*gpus_)}};
+  json inventory = {{"name", config_.name},
+                    {"region", config_.region},
+                    {"labels", config_.labels},
+                    {"cpu_milli", config_.cpu_milli},
+                    {"memory_mib", config_.memory_mib},
+                    {"backend", gpus_->kind()},
+                    {"runtime", config_.runtime},
+                    {"agent_version", ALLOT_VERSION},
+                    {"gpus", gpu_inventory(*gpus_)}};
+  if (!config_.address.empty()) inventory["address"] = config_.address;
   auto response = client_->send("POST", "/v1/agent/join", inventory.dump(), config_.join_token);
   if (!response) return std::unexpected(response.error());
   const json answer = json::parse(response->body, nullptr, false);
@@ -183,7 +185,9 @@ void Agent::apply_work(const json& work) {
                       .image = item.value("image", ""),
                       .tenant_id = item.value("tenant_id", ""),
                       .registry_username = item.value("registry_username", ""),
-                      .registry_password = item.value("registry_password", "")};
+                      .registry_password = item.value("registry_password", ""),
+                      .gang_port = item.value("gang_port", 0),
+                      .gang_peers = item.value("gang_peers", std::vector<std::string>{})};
     auto status = runtime_->start(spec);
     if (!status) {
       spdlog::error("msg=\"cannot start\" instance={} error=\"{}\"", id, status.error().message);
@@ -213,6 +217,14 @@ void Agent::apply_work(const json& work) {
       }
     }
   }
+  if (images_) {
+    std::set<std::string> listed;
+    for (const json& item : work.value("pull", json::array())) {
+      images_->want(item);
+      listed.insert(item.value("pull_id", ""));
+    }
+    images_->keep_only(listed);
+  }
   if (started) wake();  // Report the new workloads as running at once.
 }
 
@@ -232,8 +244,15 @@ Result<bool> Agent::heartbeat() {
   }
   gpus_->set_held(held);
   body["gpus"] = telemetry(*gpus_, clock_.now_ms());
+  if (!config_.gpu_problem.empty()) body["gpu_problem"] = config_.gpu_problem;
+  if (images_) {
+    body["pulls"] = images_->reports();
+    if (auto listing = images_->take_listing()) unsent_listing_ = std::move(listing);
+    if (unsent_listing_) body["images"] = *unsent_listing_;
+  }
   auto response = client_->send("POST", "/v1/agent/heartbeat", body.dump(), credential_);
   if (!response) return std::unexpected(response.error());
+  if (response->status == 200) unsent_listing_.reset();
   if (response->status == 401) return false;
   if (response->status != 200) {
     return fail(ErrorCode::kUnavailable,

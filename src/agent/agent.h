@@ -7,11 +7,13 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
 #include "agent/gpu/gpu.h"
+#include "agent/images.h"
 #include "agent/runtime/runtime.h"
 #include "client/http_client.h"
 
@@ -22,17 +24,22 @@ struct AgentConfig {
   std::string join_token;  // Needed only until the node has its own credential.
   std::string state_dir;   // Credential and workload state; survives restarts.
   std::string name;        // The node's name; default: the host name.
+  std::string address;     // Where other nodes reach it; default: what allotd sees it join from.
   std::string region = "default";
   std::map<std::string, std::string> labels;
   int64_t cpu_milli = 0;   // Default: the host's CPUs.
   int64_t memory_mib = 0;  // Default: the host's memory.
   std::string runtime;     // The runtime's kind, told at join; a node keeps the one it joined with.
+  // Why this node's GPUs cannot be given to isolated work (no NVIDIA CDI spec), told in every
+  // report: the controller keeps them out of service while it is said.
+  std::string gpu_problem;
 };
 
 class Agent {
  public:
+  // `images` is the node's image store, for container nodes; null on process nodes.
   Agent(AgentConfig config, std::unique_ptr<GpuBackend> gpus, std::unique_ptr<Runtime> runtime,
-        const Clock& clock);
+        std::unique_ptr<ImageStore> images, const Clock& clock);
 
   // Joins (or reuses the saved credential) and serves until stop(). Returns the exit code: 0 after
   // stop(), 1 when the controller refuses the node's credential or it cannot be saved.
@@ -53,6 +60,8 @@ class Agent {
   AgentConfig config_;
   std::unique_ptr<GpuBackend> gpus_;
   std::unique_ptr<Runtime> runtime_;
+  std::unique_ptr<ImageStore> images_;
+  std::optional<nlohmann::json> unsent_listing_;  // An image listing no report has carried yet.
   const Clock& clock_;
   std::unique_ptr<HttpClient> client_;
   std::string node_id_;

@@ -34,8 +34,8 @@ struct RuntimeFlags {
 
 // The container runtime with this node's GPUs as CDI devices, or the process runtime when asked.
 allot::Result<std::unique_ptr<allot::agent::Runtime>> open_runtime(
-    RuntimeFlags& flags, const allot::agent::AgentConfig& config,
-    const allot::agent::GpuBackend& gpus, const allot::Clock& clock, int64_t orphan_timeout_ms) {
+    RuntimeFlags& flags, allot::agent::AgentConfig& config, const allot::agent::GpuBackend& gpus,
+    const allot::Clock& clock, int64_t orphan_timeout_ms) {
   using namespace allot::agent;
   const std::string dir = config.state_dir + "/workloads";
   if (flags.kind == "process") return open_process_runtime(dir, clock, orphan_timeout_ms);
@@ -60,12 +60,17 @@ allot::Result<std::unique_ptr<allot::agent::Runtime>> open_runtime(
     }
     flags.written_spec = simulated_cdi_path(flags.cdi_dir, flags.container.owner);
   } else {
-    // Never all GPUs for want of a spec: without one the node takes no GPU work.
+    // Never all GPUs for want of a spec: without one the node joins, but its GPUs are out of
+    // service (the controller shows why) until the spec is made and the agent restarted.
     flags.container.cdi_kind = kNvidiaCdiKind;
     if (allot::Status spec = check_nvidia_cdi(uuids, {"/etc/cdi", "/var/run/cdi"}); !spec) {
-      return std::unexpected(spec.error());
+      config.gpu_problem = spec.error().message;
+      spdlog::warn("msg=\"GPUs out of service\" why=\"{}\"", config.gpu_problem);
     }
   }
+  auto conf = write_registries_conf(dir, flags.container.insecure_registries);
+  if (!conf) return std::unexpected(conf.error());
+  flags.container.registries_conf = *conf;
   return open_container_runtime(dir, clock, flags.container, orphan_timeout_ms);
 }
 
@@ -84,6 +89,9 @@ int main(int argc, char** argv) {
       ->envname("ALLOT_JOIN_TOKEN");
   app.add_option("--state-dir", config.state_dir, "credential and workload state")->required();
   app.add_option("--name", config.name, "node name (default: the host name)");
+  app.add_option("--address", config.address,
+                 "address other nodes reach this one at, for gangs (default: the address allotd "
+                 "sees it join from)");
   app.add_option("--region", config.region, "region (default: default)");
   app.add_option("--label", labels, "KEY=VALUE, repeatable");
   app.add_option("--cpus", config.cpu_milli, "CPUs to offer (default: all)");
@@ -150,7 +158,14 @@ int main(int argc, char** argv) {
   config.runtime = std::string((*runtime)->kind());
   spdlog::info("msg=\"starting\" name={} backend={} runtime={} gpus={}", config.name,
                (*gpus)->kind(), config.runtime, (*gpus)->gpus().size());
-  Agent agent(config, std::move(*gpus), std::move(*runtime), clock);
+  std::unique_ptr<ImageStore> images;
+  if (config.runtime == "container") {
+    images = std::make_unique<ImageStore>(
+        ImageStoreOptions{.podman = runtime_flags.container.podman,
+                          .registries_conf = runtime_flags.container.registries_conf,
+                          .work_dir = config.state_dir + "/workloads"});
+  }
+  Agent agent(config, std::move(*gpus), std::move(*runtime), std::move(images), clock);
   std::thread signals([&agent, set] {
     allot::wait_for_stop_signal(set);
     agent.stop();

@@ -10,6 +10,7 @@
 #include "common/base64.h"
 #include "common/image_ref.h"
 #include "common/limits.h"
+#include "core/image_pulls.h"
 #include "core/validate.h"
 
 namespace allot {
@@ -45,6 +46,7 @@ Result<JoinNode> parse_join(const json& d) {
   if (!gpus) return std::unexpected(gpus.error());
   try {
     JoinNode join{.name = d.at("name"),
+                  .address = d.value("address", ""),
                   .region = d.value("region", "default"),
                   .labels = d.value("labels", std::map<std::string, std::string>{}),
                   .cpu_milli = d.value("cpu_milli", int64_t{0}),
@@ -66,6 +68,42 @@ Result<JoinNode> parse_join(const json& d) {
   } catch (const json::exception& e) {
     return std::unexpected(bad_report(e.what()));
   }
+}
+
+// {"list": [{"id", "names", "size_bytes", "created_at_ms"}], "store_total_bytes",
+// "store_free_bytes"}: the node's image store. False when it is not of that form.
+bool parse_images(const json& images, NodeHeartbeat& beat) {
+  if (!images.is_object() || !images.contains("list") || !images["list"].is_array() ||
+      images["list"].size() > limits::kMaxNodeImages) {
+    return false;
+  }
+  for (const json& image : images["list"]) {
+    beat.images.push_back(NodeImage{.id = image.at("id"),
+                                    .names = image.value("names", std::vector<std::string>{}),
+                                    .size_bytes = image.value("size_bytes", int64_t{0}),
+                                    .created_at_ms = image.value("created_at_ms", TimeMs{0})});
+  }
+  beat.image_store = {.total_bytes = images.value("store_total_bytes", int64_t{0}),
+                      .free_bytes = images.value("store_free_bytes", int64_t{0})};
+  beat.images_reported = true;
+  return true;
+}
+
+// The peer's address as the server logs it, less the IPv4-mapped IPv6 prefix.
+std::string peer_address(std::string remote) {
+  constexpr std::string_view kMapped = "::ffff:";
+  if (remote.starts_with(kMapped) && remote.find('.') != std::string::npos) {
+    remote.erase(0, kMapped.size());
+  }
+  return remote;
+}
+
+// An IP address or a DNS name: what goes into a gang's ALLOT_GANG_ADDRS.
+bool valid_address(std::string_view address) {
+  return !address.empty() && address.size() <= 253 &&
+         address.find_first_not_of(
+             "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-:") ==
+             std::string_view::npos;
 }
 
 Result<NodeHeartbeat> parse_heartbeat(const json& d) {
@@ -108,6 +146,20 @@ Result<NodeHeartbeat> parse_heartbeat(const json& d) {
       }
       beat.workloads.push_back(std::move(report));
     }
+    beat.gpu_problem = d.value("gpu_problem", "");
+    if (auto images = d.find("images"); images != d.end()) {
+      if (!parse_images(*images, beat)) return std::unexpected(bad_report("malformed images"));
+    }
+    for (const json& p : d.value("pulls", json::array())) {
+      const std::string state = p.at("state");
+      // An agent says how a pull went; only the controller makes one pending.
+      auto parsed = parse_pull_state(state);
+      if (!parsed || *parsed == PullState::kPending) {
+        return std::unexpected(bad_report("unknown pull state " + state));
+      }
+      beat.pulls.push_back(PullReport{
+          .pull_id = p.at("pull_id"), .state = *parsed, .message = p.value("message", "")});
+    }
     return beat;
   } catch (const json::exception& e) {
     return std::unexpected(bad_report(e.what()));
@@ -140,12 +192,12 @@ Status store_logs(Call& call, const json& chunks) {
 // The tenant's credential for the registry `image` names, opened for the node that pulls it.
 // One that does not open (a changed secrets key) is left out: the pull then fails with the
 // registry's own reason, and allotd's log says why.
-void add_registry_credential(const Call& call, const Instance& instance, const std::string& image,
-                             json& item) {
+void add_registry_credential(const Call& call, const std::string& tenant_id,
+                             const std::string& image, json& item) {
   auto ref = parse_image_ref(image);
   if (!ref || !call.options.sealer) return;
   const RegistryCredential* credential =
-      call.ctx.state().registry_credential(instance.tenant_id, ref->registry);
+      call.ctx.state().registry_credential(tenant_id, ref->registry);
   if (credential == nullptr) return;
   auto password =
       call.options.sealer->open(credential->sealed_password, credential->sealing_context());
@@ -156,6 +208,18 @@ void add_registry_credential(const Call& call, const Instance& instance, const s
   }
   item["registry_username"] = credential->username;
   item["registry_password"] = *password;
+}
+
+// The other members of a gang, ADDRESS:PORT: where its container may connect to them.
+std::vector<std::string> gang_peers(const State& state, const Instance& member) {
+  std::vector<std::string> peers;
+  for (const auto& [id, other] : state.instances) {
+    if (other.gang_id != member.gang_id || id == member.id || other.gang_port == 0) continue;
+    const Node* node = state.node(other.node_id);
+    if (node == nullptr || node->address.empty()) continue;
+    peers.push_back(fmt::format("{}:{}", node->address, other.gang_port));
+  }
+  return peers;
 }
 
 json work_for(const Call& call, const Node& node, const NodeHeartbeat& beat) {
@@ -176,16 +240,26 @@ json work_for(const Call& call, const Node& node, const NodeHeartbeat& beat) {
         instance.spec.image.empty() ? call.options.default_image : instance.spec.image;
     json item = {{"instance_id", id},
                  {"tenant_id", instance.tenant_id},
+                 {"gang_port", instance.gang_port},
                  {"image", image},
                  {"command", instance.spec.command},
                  {"env", instance.spec.env},
                  {"gpu_uuids", instance.gpu_uuids},
                  {"cpu_milli", instance.spec.cpu_milli},
                  {"memory_mib", instance.spec.memory_mib}};
-    // The registry credential goes only with work that has yet to start: it is for the pull.
-    if (instance.state != InstanceState::kRunning)
-      add_registry_credential(call, instance, image, item);
+    // Peers and the registry credential go only with work that has yet to start: they are for
+    // its start (the way to its peers, the pull).
+    if (instance.state != InstanceState::kRunning) {
+      if (instance.gang_port != 0) item["gang_peers"] = gang_peers(call.ctx.state(), instance);
+      add_registry_credential(call, instance.tenant_id, image, item);
+    }
     run.push_back(std::move(item));
+  }
+  json pull = json::array();
+  for (const ImagePull* wanted_pull : pulls_for_node(call.ctx.state(), node.id)) {
+    json item = {{"pull_id", wanted_pull->id}, {"image", wanted_pull->image}};
+    add_registry_credential(call, wanted_pull->tenant_id, wanted_pull->image, item);
+    pull.push_back(std::move(item));
   }
   json forget = json::array();
   json offsets = json::object();
@@ -206,6 +280,7 @@ json work_for(const Call& call, const Node& node, const NodeHeartbeat& beat) {
           {"run", run},
           {"stop", stop},
           {"forget", forget},
+          {"pull", pull},
           {"log_offsets", offsets}};
 }
 
@@ -217,6 +292,12 @@ Result<HttpResponse> join(Call& call) {
   auto join = parse_join(*doc);
   if (!join) return std::unexpected(join.error());
   const std::string credential = "allot_node_" + call.ctx.ids().new_secret().substr(6);
+  // Where its gang peers reach it: what the agent says, else where its join came from.
+  if (join->address.empty()) join->address = peer_address(call.request.remote);
+  if (!join->address.empty() && !valid_address(join->address)) {
+    return fail(ErrorCode::kInvalidArgument,
+                "address must be an IP address or a host name, not '" + join->address + "'");
+  }
   join->node_id = call.ctx.ids().new_id("nod");
   join->join_token_hash = sha256_hex(*token);
   join->credential_hash = sha256_hex(credential);

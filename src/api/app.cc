@@ -85,10 +85,11 @@ HttpResponse method_not_allowed(const std::string& method) {
 std::vector<Route> all_routes() {
   std::vector<Route> all;
   for (auto routes :
-       {identity_routes(), node_routes(), agent_routes(), instance_routes(), rules_routes(),
-        price_routes(), invoice_routes(), usage_routes(), budget_routes(), money_routes(),
-        finance_asset_routes(), finance_book_routes(), finance_report_routes(), pool_routes(),
-        spot_routes(), region_routes(), registry_routes(), idle_routes(), metrics_routes()}) {
+       {identity_routes(),       node_routes(),  agent_routes(),         instance_routes(),
+        rules_routes(),          price_routes(), invoice_routes(),       usage_routes(),
+        budget_routes(),         money_routes(), finance_asset_routes(), finance_book_routes(),
+        finance_report_routes(), pool_routes(),  spot_routes(),          region_routes(),
+        registry_routes(),       image_routes(), idle_routes(),          metrics_routes()}) {
     all.insert(all.end(), routes.begin(), routes.end());
   }
   return all;

@@ -93,6 +93,7 @@ std::span<const Route> spot_routes();
 std::span<const Route> region_routes();
 // Tenants' credentials for private image registries.
 std::span<const Route> registry_routes();
+std::span<const Route> image_routes();
 // A project's idle-stop policy.
 std::span<const Route> idle_routes();
 // Prometheus metrics.

@@ -7,13 +7,10 @@
 #include "store/cluster_json.h"
 
 namespace allot {
-namespace {
 
 nlohmann::json time_or_null(TimeMs at_ms) {
   return at_ms == 0 ? nlohmann::json(nullptr) : nlohmann::json(format_time(at_ms));
 }
-
-}  // namespace
 
 nlohmann::json to_json(const BillingDetails& d) {
   return {{"legal_name", d.legal_name},
@@ -87,6 +84,10 @@ nlohmann::json to_json(const JoinToken& t) {
 nlohmann::json to_json(const Node& n) {
   nlohmann::json out = node_document(n);
   out.erase("credential_hash");
+  // A node's images are listed by GET /v1/images, not with every node.
+  out.erase("images");
+  out.erase("image_store");
+  out.erase("images_at_ms");
   out["state"] = node_state_name(n.state());
   out["joined_at"] = format_time(n.joined_at_ms);
   out["last_heartbeat_at"] = time_or_null(n.last_heartbeat_ms);

@@ -11,6 +11,9 @@
 
 namespace allot {
 
+// A time as the API writes it, or null for 0 (not yet, never).
+nlohmann::json time_or_null(TimeMs at_ms);
+
 nlohmann::json to_json(const BillingDetails& details);
 nlohmann::json to_json(const Tenant& tenant);
 nlohmann::json to_json(const Project& project);

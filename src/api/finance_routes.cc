@@ -25,8 +25,6 @@ namespace {
 
 using nlohmann::json;
 
-json time_or_null(TimeMs at_ms) { return at_ms == 0 ? json(nullptr) : json(format_time(at_ms)); }
-
 json financing_json(const finance::Financing& f, TimeMs in_service_ms) {
   // A loan's payment follows from its terms; show it, since that is what the operator pays.
   const int64_t payment =

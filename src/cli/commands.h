@@ -52,6 +52,9 @@ void add_pool_commands(CLI::App& app, Action& action);
 // registries: credentials for private image registries.
 void add_registry_commands(CLI::App& app, Action& action);
 
+// images: container nodes' images and pre-pulls.
+void add_image_commands(CLI::App& app, Action& action);
+
 // spot: spot price rules and the prices they set.
 void add_spot_commands(CLI::App& app, Action& action);
 // What a request asks for and where it may and would rather run: `allot run` and `allot quote`.

@@ -28,6 +28,7 @@ int main(int argc, char** argv) {
   add_spot_commands(app, action);
   add_region_commands(app, action);
   add_registry_commands(app, action);
+  add_image_commands(app, action);
   add_sim_commands(app, action);
   try {
     app.parse(argc, argv);

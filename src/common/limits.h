@@ -125,6 +125,15 @@ inline constexpr int64_t kMaxLatencyMs = 60'000;
 inline constexpr size_t kMaxLatencyEntries = 10'000;
 // Registry credentials one tenant may hold.
 inline constexpr size_t kMaxRegistryCredentials = 64;
+// The ports a gang member's container publishes on its node, for its peers on other nodes: each
+// member gets kGangPortsPerMember of them from kGangPortFirst on, kGangPortSlots members a node.
+inline constexpr int kGangPortFirst = 40'000;
+inline constexpr int kGangPortsPerMember = 16;
+inline constexpr int kGangPortSlots = 64;
+// Pre-pulls not yet finished on every node they were asked of.
+inline constexpr size_t kMaxOpenImagePulls = 100;
+// Images a node's report may list; a node holding more reports its newest.
+inline constexpr size_t kMaxNodeImages = 500;
 // Regions one request may name as allowed (data residency): more than any operator runs.
 inline constexpr size_t kMaxAllowedRegions = 64;
 

@@ -13,6 +13,7 @@
 #include "common/clock.h"
 #include "common/price_class.h"
 #include "core/idle_policy.h"
+#include "core/image.h"
 
 namespace allot {
 
@@ -81,6 +82,9 @@ std::optional<NodeAdmin> parse_node_admin(std::string_view name);
 struct Node {
   std::string id;    // "nod_" + 16 hex
   std::string name;  // The host's name; unique.
+  // Where other nodes reach it (a gang's peers): the agent's --address, else the address its join
+  // came from.
+  std::string address;
   std::string region;
   std::map<std::string, std::string> labels;
   int64_t cpu_milli = 0;
@@ -99,6 +103,13 @@ struct Node {
   TimeMs deleted_at_ms = 0;      // 0 while in the fleet; its service ends here.
   std::vector<Gpu> gpus;
   int64_t generation = 0;  // Bumped whenever the work the node should run changes.
+  // Why the node's GPUs cannot be given to isolated work (a container node without the NVIDIA
+  // CDI spec), as its agent says; while set, its GPUs are out of service with this reason.
+  std::string gpu_problem;
+  // Its image store, as its agent last reported it (container nodes only).
+  std::vector<NodeImage> images;
+  ImageStoreUse image_store;
+  TimeMs images_at_ms = 0;  // When it was reported; 0: never.
 
   bool operator==(const Node&) const = default;
   NodeState state() const;
@@ -190,6 +201,9 @@ struct Instance {
   // A member of a gang (spec.nodes > 1): the gang is named by its rank-0 member's id.
   std::string gang_id;
   int gang_rank = 0;
+  // The first of the limits::kGangPortsPerMember ports a gang member publishes on its node for its
+  // peers (the same numbers inside its container); 0: none.
+  int gang_port = 0;
   // Money (see core/money.h): what has been posted to the ledger for its usage so far, up to
   // when, how many postings that took, and the hold it has on its tenant's balance.
   int64_t billed_micros = 0;

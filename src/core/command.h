@@ -9,6 +9,7 @@
 #include "core/budget.h"
 #include "core/cluster.h"
 #include "core/finance.h"
+#include "core/image.h"
 #include "core/invoice.h"
 #include "core/latency.h"
 #include "core/model.h"
@@ -91,6 +92,7 @@ struct JoinNode {
   std::string join_token_hash;
   std::string credential_hash;
   std::string name;
+  std::string address;  // Node::address.
   std::string region;
   std::map<std::string, std::string> labels;
   int64_t cpu_milli = 0;
@@ -127,6 +129,12 @@ struct NodeHeartbeat {
   std::string node_id;
   std::vector<GpuHeartbeat> gpus;
   std::vector<WorkloadReport> workloads;
+  std::string gpu_problem;  // Node::gpu_problem; empty: none.
+  // The node's image store, sent when it changed: images_reported says whether it was.
+  bool images_reported = false;
+  std::vector<NodeImage> images;
+  ImageStoreUse image_store;
+  std::vector<PullReport> pulls;
 };
 
 struct SetNodeAdmin {
@@ -409,15 +417,17 @@ struct Tick {
   bool post_all = false;  // Posts every tenant's usage so far now (closing the books).
 };
 
-using Command = std::variant<
-    CreateTenant, CreateProject, DeleteProject, CreateUser, UpdateUser, CreateKey, RevokeKey,
-    CreateJoinToken, RevokeJoinToken, JoinNode, NodeHeartbeat, SetNodeAdmin, RevokeNodeCredential,
-    DeleteNode, CreateInstance, StopInstance, SetQuota, DeleteQuota, CreateReservation,
-    CancelReservation, SetTenantWeight, SetPrice, Topup, SetBilling, Tick, DraftInvoice,
-    FinalizeInvoice, MarkInvoicePaid, VoidInvoice, CreateCreditNote, SetBudget, DeleteBudget,
-    CreateAsset, ChangeAssetEstimate, RetireAsset, SetSite, AddSiteRate, AddFixedCost,
-    DeleteFixedCost, SetRentalPrice, CreatePool, UpdatePool, DeletePool, ScaleUpPool,
-    RetirePoolNode, RecordPoolNode, SetSpotRule, DeleteSpotRule, SetLatency, DeleteLatency,
-    SetProjectIdle, SetBillingDetails, SetRegistryCredential, DeleteRegistryCredential>;
+using Command =
+    std::variant<CreateTenant, CreateProject, DeleteProject, CreateUser, UpdateUser, CreateKey,
+                 RevokeKey, CreateJoinToken, RevokeJoinToken, JoinNode, NodeHeartbeat, SetNodeAdmin,
+                 RevokeNodeCredential, DeleteNode, CreateInstance, StopInstance, SetQuota,
+                 DeleteQuota, CreateReservation, CancelReservation, SetTenantWeight, SetPrice,
+                 Topup, SetBilling, Tick, DraftInvoice, FinalizeInvoice, MarkInvoicePaid,
+                 VoidInvoice, CreateCreditNote, SetBudget, DeleteBudget, CreateAsset,
+                 ChangeAssetEstimate, RetireAsset, SetSite, AddSiteRate, AddFixedCost,
+                 DeleteFixedCost, SetRentalPrice, CreatePool, UpdatePool, DeletePool, ScaleUpPool,
+                 RetirePoolNode, RecordPoolNode, SetSpotRule, DeleteSpotRule, SetLatency,
+                 DeleteLatency, SetProjectIdle, SetBillingDetails, SetRegistryCredential,
+                 DeleteRegistryCredential, RequestImagePull>;
 
 }  // namespace allot

@@ -9,6 +9,7 @@
 #include "core/books.h"
 #include "core/budgets.h"
 #include "core/idle.h"
+#include "core/image_pulls.h"
 #include "core/invoice_ops.h"
 #include "core/money.h"
 #include "core/pools.h"
@@ -315,6 +316,9 @@ Result<std::vector<Row>> Core::apply(const Command& command, TimeMs now_ms) {
         }
         if constexpr (std::is_same_v<T, DeleteRegistryCredential>) {
           return delete_registry_credential(state_, c, now_ms);
+        }
+        if constexpr (std::is_same_v<T, RequestImagePull>) {
+          return request_image_pull(state_, c, now_ms);
         }
         if constexpr (std::is_same_v<T, SetProjectIdle>) {
           return set_project_idle(state_, c, options_);

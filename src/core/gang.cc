@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "common/limits.h"
 #include "core/admission.h"
 #include "core/cluster_ops.h"
 #include "core/money.h"
@@ -39,12 +40,49 @@ std::vector<std::set<std::string>> scopes(const Draft& draft, size_t members) {
   return out;
 }
 
-// Tells each member where the others run: ranks, and the nodes in rank order.
+// The first port of a free block of gang ports on `node`'s host: one no other live member holds
+// there, on this node or on another with the same address (agents sharing a host share its
+// ports). 0 when all are taken.
+int free_gang_port(const Draft& draft, const Node& node, const std::string& member_id) {
+  std::set<int> held;
+  auto hold = [&](const std::string& node_id) {
+    for (const std::string& id : draft.instances_on(node_id)) {
+      const Instance& other = *draft.instance(id);
+      if (id != member_id && !is_final(other.state) && other.gang_port != 0) {
+        held.insert(other.gang_port);
+      }
+    }
+  };
+  hold(node.id);
+  if (!node.address.empty()) {
+    draft.for_each_node([&](const Node& other) {
+      if (other.id != node.id && other.address == node.address) hold(other.id);
+    });
+  }
+  for (int slot = 0; slot < limits::kGangPortSlots; ++slot) {
+    const int port = limits::kGangPortFirst + slot * limits::kGangPortsPerMember;
+    if (!held.contains(port)) return port;
+  }
+  return 0;
+}
+
+// Tells each member where the others run: ranks, the nodes in rank order, and each member's
+// address and ports, which its container publishes on its node so the others reach it there.
 void introduce(Draft& draft, const std::vector<std::string>& members) {
   std::vector<std::string> hosts;
-  hosts.reserve(members.size());
-  for (const std::string& id : members)
-    hosts.push_back(draft.node(draft.instance(id)->node_id)->name);
+  std::vector<std::string> addresses;  // Each member's node, as its peers reach it.
+  std::vector<std::string> endpoints;  // ADDRESS:PORT ([ADDRESS]:PORT for IPv6), rank order.
+  for (const std::string& id : members) {
+    const Node& node = *draft.node(draft.instance(id)->node_id);
+    hosts.push_back(node.name);
+    addresses.push_back(node.address.empty() ? node.name : node.address);
+    const int port = free_gang_port(draft, node, id);
+    draft.edit_instance(id).gang_port = port;
+    const bool v6 = addresses.back().find(':') != std::string::npos;
+    const std::string host = v6 ? "[" + addresses.back() + "]" : addresses.back();
+    endpoints.push_back(port == 0 ? host : fmt::format("{}:{}", host, port));
+  }
+  const int leader_port = draft.instance(members.front())->gang_port;
   for (const std::string& id : members) {
     Instance& member = draft.edit_instance(id);
     auto& env = member.spec.env;
@@ -53,6 +91,15 @@ void introduce(Draft& draft, const std::vector<std::string>& members) {
     env["ALLOT_GANG_SIZE"] = std::to_string(members.size());
     env["ALLOT_GANG_HOSTS"] = fmt::format("{}", fmt::join(hosts, ","));
     env["ALLOT_GANG_LEADER"] = hosts.front();
+    env["ALLOT_GANG_ADDRS"] = fmt::format("{}", fmt::join(endpoints, ","));
+    if (member.gang_port != 0) {
+      env["ALLOT_GANG_PORT"] = std::to_string(member.gang_port);
+      env["ALLOT_GANG_PORTS"] = fmt::format("{}-{}", member.gang_port,
+                                            member.gang_port + limits::kGangPortsPerMember - 1);
+    }
+    // What torch.distributed reads for its rendezvous: the leader and its first port.
+    env["MASTER_ADDR"] = addresses.front();
+    if (leader_port != 0) env["MASTER_PORT"] = std::to_string(leader_port);
   }
 }
 

@@ -10,6 +10,7 @@
 #include "core/budgets.h"
 #include "core/cluster_ops.h"
 #include "core/idle.h"
+#include "core/image_pulls.h"
 #include "core/money.h"
 #include "core/pools.h"
 #include "core/spot_rules.h"
@@ -63,6 +64,24 @@ void take_gpu_out(Draft& draft, Node& node, Gpu& gpu, const std::string& why, Ti
       end_instance(draft, id, InstanceState::kFailed, now_ms,
                    fmt::format("GPU {} failed: {}", index, why));
     }
+  }
+}
+
+// A problem the agent reports takes every GPU out of service with it as the reason; once the
+// agent no longer reports it, the GPUs it took out (and only those) return to service.
+void set_gpu_problem(Draft& draft, const std::string& node_id, const std::string& problem,
+                     TimeMs now_ms) {
+  const Node& was = *draft.node(node_id);
+  if (was.gpu_problem == problem) return;
+  Node& node = draft.edit_node(node_id);
+  const std::string before = node.gpu_problem;
+  node.gpu_problem = problem;
+  for (Gpu& gpu : node.gpus) {
+    if (!before.empty() && !gpu.healthy && gpu.health_reason == before) {
+      gpu.healthy = true;
+      gpu.health_reason.clear();
+    }
+    if (!problem.empty()) take_gpu_out(draft, node, gpu, problem, now_ms);
   }
 }
 
@@ -176,11 +195,13 @@ Result<Rows> join_node(const State& state, const JoinNode& c, TimeMs now_ms) {
     node.credential_hash = c.credential_hash;
     node.agent_version = c.agent_version;
     node.labels = c.labels;
+    node.address = c.address;
     return draft.rows();
   }
   if (auto ok = check_id("node id", c.node_id, "nod"); !ok) return std::unexpected(ok.error());
   Node& joined = draft.add_node(Node{.id = c.node_id,
                                      .name = c.name,
+                                     .address = c.address,
                                      .region = c.region,
                                      .labels = c.labels,
                                      .cpu_milli = c.cpu_milli,
@@ -222,6 +243,14 @@ Result<Rows> node_heartbeat(const State& state, const NodeHeartbeat& c, TimeMs n
                    fmt::format("critical XID {}", beat.xids.front()), now_ms);
     }
   }
+  set_gpu_problem(draft, c.node_id, c.gpu_problem, now_ms);
+  if (c.images_reported) {
+    Node& reporting = draft.edit_node(c.node_id);
+    reporting.images = c.images;
+    reporting.image_store = c.image_store;
+    reporting.images_at_ms = now_ms;
+  }
+  record_pull_reports(draft, c.node_id, c.pulls, now_ms);
   std::set<std::string> reported;
   for (const WorkloadReport& report : c.workloads) {
     reported.insert(report.instance_id);

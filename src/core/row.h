@@ -6,6 +6,7 @@
 #include "core/budget.h"
 #include "core/cluster.h"
 #include "core/finance.h"
+#include "core/image.h"
 #include "core/invoice.h"
 #include "core/latency.h"
 #include "core/model.h"
@@ -30,6 +31,6 @@ using Row =
     std::variant<Tenant, Project, User, ApiKey, JoinToken, Node, Instance, Quota, Reservation,
                  meter::Price, ledger::Account, LedgerEntry, Invoice, CreditNote, Budget,
                  BudgetAlert, Event, finance::Asset, Site, FixedCost, RentalPrice, NodeEnergy, Pool,
-                 PoolNode, SpotRule, Latency, RegistryCredential>;
+                 PoolNode, SpotRule, Latency, RegistryCredential, ImagePull>;
 
 }  // namespace allot

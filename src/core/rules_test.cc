@@ -1,4 +1,8 @@
 // Quotas, reservations, fair-share weights and gangs, on the core with the built-in first-fit.
+#include <algorithm>
+#include <map>
+#include <set>
+
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -254,6 +258,36 @@ TEST_F(RulesTest, AGangStartsOnAllItsNodesAtOnceOrNotAtAll) {
   }
   EXPECT_EQ(nodes, (std::set<std::string>{kNodeA, kNodeB, kNodeC}));
   EXPECT_EQ(leader.spec.env.at("ALLOT_GANG_LEADER"), core.state().node(leader.node_id)->name);
+  // Each member publishes its first block of ports on its node; the others are told where.
+  EXPECT_EQ(leader.gang_port, 40'000);
+  EXPECT_EQ(leader.spec.env.at("MASTER_PORT"), "40000");
+  EXPECT_EQ(leader.spec.env.at("MASTER_ADDR"), core.state().node(leader.node_id)->name);
+  EXPECT_EQ(leader.spec.env.at("ALLOT_GANG_PORTS"), "40000-40015");
+  const std::string& addrs = leader.spec.env.at("ALLOT_GANG_ADDRS");
+  EXPECT_EQ(std::count(addrs.begin(), addrs.end(), ','), 2) << addrs;
+  EXPECT_TRUE(addrs.starts_with(core.state().node(leader.node_id)->name + ":40000")) << addrs;
+}
+
+TEST_F(RulesTest, GangMembersSharingANodePublishApartPorts) {
+  for (int i = 0; i < 3; ++i) launch(kA, {.gpus = 4, .nodes = 2});
+  std::map<std::string, std::set<int>> ports;
+  int members = 0;
+  for (const auto& [id, member] : core.state().instances) {
+    if (member.gang_id.empty() || member.state != InstanceState::kScheduled) continue;
+    ++members;
+    EXPECT_TRUE(ports[member.node_id].insert(member.gang_port).second)
+        << "port " << member.gang_port << " twice on " << member.node_id;
+    EXPECT_EQ(member.spec.env.at("ALLOT_GANG_PORT"), std::to_string(member.gang_port));
+  }
+  EXPECT_EQ(members, 6);
+  // Six members of 4 GPUs on four 8-GPU nodes: a node holding two gives them the first two blocks.
+  int shared = 0;
+  for (const auto& [node, held] : ports) {
+    if (held.size() < 2) continue;
+    ++shared;
+    EXPECT_EQ(held, (std::set<int>{40'000, 40'016})) << node;
+  }
+  EXPECT_GE(shared, 1);
 }
 
 TEST_F(RulesTest, AGangPrefersOneRackThenOneRegion) {

@@ -87,6 +87,8 @@ void State::put(const Row& row) {
           } else {
             registry_credentials[object.key()] = object;
           }
+        } else if constexpr (std::is_same_v<T, ImagePull>) {
+          image_pulls[object.id] = object;
         } else {
           auto old = instances.find(object.id);
           const bool was_queued =
@@ -140,6 +142,8 @@ const RegistryCredential* State::registry_credential(const std::string& tenant_i
                                                      const std::string& host) const {
   return find(registry_credentials, RegistryCredential{.tenant_id = tenant_id, .host = host}.key());
 }
+
+const ImagePull* State::image_pull(const std::string& id) const { return find(image_pulls, id); }
 
 const Latency* State::latency(const std::string& from, const std::string& region) const {
   return find(latencies, Latency{.from = from, .region = region}.key());

@@ -39,6 +39,7 @@ struct State {
   std::map<std::string, Latency> latencies;
   // Live registry credentials by RegistryCredential::key(): tenant, then host.
   std::map<std::string, RegistryCredential> registry_credentials;
+  std::map<std::string, ImagePull> image_pulls;
 
   // Derived indexes, kept true by put().
   std::unordered_map<std::string, std::string> key_by_hash;         // key hash -> key id
@@ -80,6 +81,7 @@ struct State {
   const Latency* latency(const std::string& from, const std::string& region) const;
   const RegistryCredential* registry_credential(const std::string& tenant_id,
                                                 const std::string& host) const;
+  const ImagePull* image_pull(const std::string& id) const;
   // The operator's tenant id (empty before the bootstrap).
   std::string operator_tenant_id() const;
 

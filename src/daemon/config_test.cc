@@ -195,5 +195,29 @@ TEST(DaemonConfig, CarbonWeightMustBeAWholeNumberZeroOrMore) {
   EXPECT_FALSE(load({}, {{"ALLOT_RUNWAY_S", "0"}}));
 }
 
+TEST(DaemonConfig, TheDefaultImageAndWhoMayUseProcessNodesComeFromEachSourceAndMustParse) {
+  testing::TempDir dir;
+  const auto file = dir.path() / "allot.toml";
+  std::ofstream(file) << "default_image = \"ghcr.io/acme/base:1\"\n"
+                         "process_runtime_tenants = \"all\"\n";
+  auto from_file = load({"--config", file.string()});
+  ASSERT_TRUE(from_file) << from_file.error().message;
+  EXPECT_EQ(from_file->default_image, "ghcr.io/acme/base:1");
+  EXPECT_EQ(from_file->process_runtime_tenants, "all");
+  auto defaults = load({});
+  ASSERT_TRUE(defaults);
+  EXPECT_EQ(defaults->process_runtime_tenants, "operator");  // Walls first: tenants stay off.
+  auto from_env = load({}, {{"ALLOT_DEFAULT_IMAGE", "busybox"}});
+  ASSERT_TRUE(from_env);
+  EXPECT_EQ(from_env->default_image, "busybox");
+
+  auto malformed = load({"--default-image", "Not An/Image"});
+  ASSERT_FALSE(malformed);
+  EXPECT_NE(malformed.error().message.find("default_image"), std::string::npos);
+  auto unknown = load({}, {{"ALLOT_PROCESS_RUNTIME_TENANTS", "everyone"}});
+  ASSERT_FALSE(unknown);
+  EXPECT_NE(unknown.error().message.find("process_runtime_tenants"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace allot

@@ -124,8 +124,16 @@ Result<IdlePolicy> idle_policy_from_document(const json& d) {
 json node_document(const Node& n) {
   json gpus = json::array();
   for (const Gpu& gpu : n.gpus) gpus.push_back(gpu_document(gpu));
+  json images = json::array();
+  for (const NodeImage& image : n.images) {
+    images.push_back({{"id", image.id},
+                      {"names", image.names},
+                      {"size_bytes", image.size_bytes},
+                      {"created_at_ms", image.created_at_ms}});
+  }
   return {{"id", n.id},
           {"name", n.name},
+          {"address", n.address},
           {"region", n.region},
           {"labels", n.labels},
           {"cpu_milli", n.cpu_milli},
@@ -142,7 +150,12 @@ json node_document(const Node& n) {
           {"last_heartbeat_ms", n.last_heartbeat_ms},
           {"deleted_at_ms", n.deleted_at_ms},
           {"generation", n.generation},
-          {"gpus", gpus}};
+          {"gpus", gpus},
+          {"gpu_problem", n.gpu_problem},
+          {"images", images},
+          {"image_store",
+           {{"total_bytes", n.image_store.total_bytes}, {"free_bytes", n.image_store.free_bytes}}},
+          {"images_at_ms", n.images_at_ms}};
 }
 
 json instance_document(const Instance& i) {
@@ -174,6 +187,7 @@ json instance_document(const Instance& i) {
           {"events", events},
           {"gang_id", i.gang_id},
           {"gang_rank", i.gang_rank},
+          {"gang_port", i.gang_port},
           {"billed_micros", i.billed_micros},
           {"billed_to_ms", i.billed_to_ms},
           {"postings", i.postings},
@@ -190,6 +204,7 @@ Result<Node> node_from_document(const json& d) {
   try {
     Node n{.id = d.at("id"),
            .name = d.at("name"),
+           .address = d.value("address", ""),
            .region = d.at("region"),
            .labels = d.at("labels").get<std::map<std::string, std::string>>(),
            .cpu_milli = d.at("cpu_milli"),
@@ -208,6 +223,18 @@ Result<Node> node_from_document(const json& d) {
            .deleted_at_ms = d.value("deleted_at_ms", TimeMs{0}),
            .generation = d.at("generation")};
     for (const json& gpu : d.at("gpus")) n.gpus.push_back(gpu_from(gpu));
+    // Absent from nodes stored before container nodes reported their images.
+    n.gpu_problem = d.value("gpu_problem", "");
+    for (const json& image : d.value("images", json::array())) {
+      n.images.push_back(NodeImage{.id = image.at("id"),
+                                   .names = image.at("names"),
+                                   .size_bytes = image.at("size_bytes"),
+                                   .created_at_ms = image.at("created_at_ms")});
+    }
+    const json store = d.value("image_store", json::object());
+    n.image_store = {.total_bytes = store.value("total_bytes", int64_t{0}),
+                     .free_bytes = store.value("free_bytes", int64_t{0})};
+    n.images_at_ms = d.value("images_at_ms", TimeMs{0});
     return n;
   } catch (const json::exception& e) {
     return fail(ErrorCode::kInternal, std::string("a stored node is malformed: ") + e.what());
@@ -234,6 +261,7 @@ Result<Instance> instance_from_document(const json& d) {
                .ended_at_ms = d.at("ended_at_ms"),
                .gang_id = d.value("gang_id", std::string()),
                .gang_rank = d.value("gang_rank", 0),
+               .gang_port = d.value("gang_port", 0),
                .billed_micros = d.value("billed_micros", int64_t{0}),
                .billed_to_ms = d.value("billed_to_ms", int64_t{0}),
                .postings = d.value("postings", int64_t{0}),

@@ -233,7 +233,13 @@ constexpr std::array<std::string_view, 1> kRegistries = {
     "doc TEXT NOT NULL, PRIMARY KEY (tenant_id, host))",
 };
 
-constexpr std::array<Migration, 15> kMigrations = {
+// The operator's pre-pulls of images onto nodes, each node's part in its document.
+constexpr std::array<std::string_view, 1> kImagePulls = {
+    "CREATE TABLE image_pulls (id TEXT PRIMARY KEY, created_at_ms BIGINT NOT NULL, "
+    "doc TEXT NOT NULL)",
+};
+
+constexpr std::array<Migration, 16> kMigrations = {
     Migration{1, "identity: tenants, projects, users, API keys, audit log", kIdentity},
     Migration{2, "cluster: join tokens, nodes, instances", kCluster},
     Migration{3, "rules: quotas, reservations, tenant weights", kRules},
@@ -249,6 +255,7 @@ constexpr std::array<Migration, 15> kMigrations = {
     Migration{13, "idle: projects' idle-stop policies", kIdle},
     Migration{14, "billing details: what invoices say about each tenant", kBillingDetails},
     Migration{15, "registries: tenants' credentials for private image registries", kRegistries},
+    Migration{16, "image pulls: the operator's pre-pulls of images onto nodes", kImagePulls},
 };
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include "store/cluster_json.h"
 #include "store/db.h"
 #include "store/finance_json.h"
+#include "store/image_json.h"
 #include "store/invoice_json.h"
 #include "store/latency_json.h"
 #include "store/ledger_journal.h"
@@ -73,6 +74,9 @@ constexpr std::string_view kUpsertLatency =
 constexpr std::string_view kUpsertRegistryCredential =
     "INSERT INTO registry_credentials (tenant_id, host, doc) VALUES ($1, $2, $3) "
     "ON CONFLICT (tenant_id, host) DO UPDATE SET doc = excluded.doc";
+constexpr std::string_view kUpsertImagePull =
+    "INSERT INTO image_pulls (id, created_at_ms, doc) VALUES ($1, $2, $3) "
+    "ON CONFLICT (id) DO UPDATE SET doc = excluded.doc";
 constexpr std::string_view kUpsertPoolNode =
     "INSERT INTO pool_nodes (id, pool_id, state, doc) VALUES ($1, $2, $3, $4) "
     "ON CONFLICT (id) DO UPDATE SET state = excluded.state, doc = excluded.doc";
@@ -204,6 +208,9 @@ Status write_row(Db& db, const Row& row) {
         } else if constexpr (std::is_same_v<T, RegistryCredential>) {
           const DbValue p[] = {o.tenant_id, o.host, registry_credential_document(o).dump()};
           return db.exec(kUpsertRegistryCredential, p);
+        } else if constexpr (std::is_same_v<T, ImagePull>) {
+          const DbValue p[] = {o.id, o.created_at_ms, image_pull_document(o).dump()};
+          return db.exec(kUpsertImagePull, p);
         } else {
           const DbValue p[] = {o.id,
                                o.tenant_id,
@@ -419,6 +426,10 @@ class SqlStore final : public Store {
     }
     if (auto ok = load_documents("registry_credentials", registry_credential_from_document, out,
                                  "tenant_id, host");
+        !ok) {
+      return ok;
+    }
+    if (auto ok = load_documents("image_pulls", image_pull_from_document, out, "created_at_ms, id");
         !ok) {
       return ok;
     }

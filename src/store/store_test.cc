@@ -69,12 +69,12 @@ AuditEntry audit(int64_t seq, std::string tenant) {
 }
 
 TEST_P(StoreTest, MigrationsRunOnceAndReachTheLatestVersion) {
-  EXPECT_EQ(store_->schema_version(), 15);
+  EXPECT_EQ(store_->schema_version(), 16);
   EXPECT_EQ(store_->backend(), GetParam());
   store_.reset();
   auto again = open();
   ASSERT_NE(again, nullptr);
-  EXPECT_EQ(again->schema_version(), 15);
+  EXPECT_EQ(again->schema_version(), 16);
 }
 
 TEST_P(StoreTest, WhatIsCommittedLoadsBackAfterReopening) {
@@ -300,6 +300,37 @@ TEST_P(StoreTest, RegistryCredentialsLoadBackSealedAndADeletedOneStaysDeleted) {
   for (const Row& row : *rows) state.put(row);
   ASSERT_NE(state.registry_credential(kTenant.id, "registry.example:5000"), nullptr);
   EXPECT_EQ(state.registry_credential(kTenant.id, "ghcr.io"), nullptr);
+}
+
+TEST_P(StoreTest, APullAndANodesImagesLoadBackAsTheyWere) {
+  const ImagePull pull{.id = "ipl_0000000000000001",
+                       .image = "registry.example:5000/team/train:1",
+                       .pool = "train",
+                       .tenant_id = kTenant.id,
+                       .created_at_ms = 7,
+                       .targets = {PullTarget{.node_id = "nod_0000000000000001"},
+                                   PullTarget{.node_id = "nod_0000000000000002",
+                                              .state = PullState::kFailed,
+                                              .message = "unauthorized",
+                                              .ended_at_ms = 9}}};
+  ASSERT_TRUE(store_->commit(Batch{.rows = {pull}}));
+  store_.reset();
+  auto rows = open()->load();
+  ASSERT_TRUE(rows) << rows.error().message;
+  EXPECT_EQ(*rows, std::vector<Row>{pull});
+
+  const Node node{.id = "nod_0000000000000001",
+                  .name = "a",
+                  .gpu_problem = "no CDI spec",
+                  .images = {NodeImage{.id = "abc",
+                                       .names = {"docker.io/library/busybox:latest"},
+                                       .size_bytes = 4'000'000,
+                                       .created_at_ms = 1'000}},
+                  .image_store = {.total_bytes = 100, .free_bytes = 40},
+                  .images_at_ms = 11};
+  auto back = node_from_document(node_document(node));
+  ASSERT_TRUE(back) << back.error().message;
+  EXPECT_EQ(*back, node);
 }
 
 TEST(InstanceDocumentTest, AnInstanceKeepsItsRegionsAndPreferenceAndOldRowsLoadWithout) {

@@ -11,7 +11,7 @@ namespace allot::testing {
 using nlohmann::json;
 
 void ClusterTest::SetUp() {
-  std::vector<std::string> args = {"--heartbeat-timeout-ms",  std::to_string(kHeartbeatTimeoutMs),
+  std::vector<std::string> args = {"--heartbeat-timeout-ms",  std::to_string(heartbeat_timeout_ms_),
                                    "--heartbeat-interval-ms", "300",
                                    "--stop-grace-ms",         "500"};
   args.insert(args.end(), extra_daemon_args_.begin(), extra_daemon_args_.end());

@@ -25,6 +25,8 @@ struct AgentProcess {
 class ClusterTest : public ::testing::Test {
  protected:
   static constexpr int kHeartbeatTimeoutMs = 2'000;
+  // allotd's heartbeat timeout for this test: short, so that lost nodes are seen quickly.
+  int heartbeat_timeout_ms_ = kHeartbeatTimeoutMs;
 
   void SetUp() override;
   void TearDown() override;

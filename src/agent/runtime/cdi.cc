@@ -6,6 +6,8 @@
 #include <cerrno>
 #include <filesystem>
 #include <fstream>
+#include <regex>
+#include <set>
 #include <sstream>
 #include <system_error>
 
@@ -76,25 +78,57 @@ Status write_simulated_cdi(const std::vector<GpuInfo>& gpus, const std::string& 
   return write_file_atomically(path, path + ".tmp", spec.dump(2) + "\n", 0644);
 }
 
+CdiSpec read_cdi_spec(const std::string& text) {
+  CdiSpec spec;
+  const json doc = json::parse(text, nullptr, false);
+  if (doc.is_object()) {
+    spec.kind = doc.value("kind", "");
+    for (const json& device : doc.value("devices", json::array())) {
+      if (device.is_object()) spec.devices.push_back(device.value("name", ""));
+    }
+    return spec;
+  }
+  // YAML, as nvidia-ctk writes it: the top-level kind, and each device's name (a key of the
+  // device's list item: "- name: X" or "  name: X" below its "- containerEdits:").
+  static const std::regex kKind(R"(^kind:\s*["']?([^"'\s]+)["']?\s*$)");
+  static const std::regex kName(R"(^(?:-\s+|  )name:\s*["']?([^"'\s]+)["']?\s*$)");
+  std::istringstream lines(text);
+  bool in_devices = false;
+  for (std::string line; std::getline(lines, line);) {
+    std::smatch match;
+    if (std::regex_match(line, match, kKind)) spec.kind = match[1];
+    if (!line.empty() && line.front() != ' ' && line.front() != '-') {
+      in_devices = line.starts_with("devices:");
+    } else if (in_devices && std::regex_match(line, match, kName)) {
+      spec.devices.push_back(match[1]);
+    }
+  }
+  return spec;
+}
+
 Status check_nvidia_cdi(const std::vector<std::string>& uuids,
                         const std::vector<std::string>& spec_dirs) {
-  std::string seen;
+  std::set<std::string> named;
+  bool found = false;
   for (const std::string& dir : spec_dirs) {
     std::error_code ec;
     for (std::filesystem::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
       std::ifstream in(it->path());
       std::stringstream text;
       text << in.rdbuf();
-      if (text.str().find(kNvidiaCdiKind) != std::string::npos) seen += text.str();
+      const CdiSpec spec = read_cdi_spec(text.str());
+      if (spec.kind != kNvidiaCdiKind) continue;
+      found = true;
+      named.insert(spec.devices.begin(), spec.devices.end());
     }
   }
-  if (seen.empty()) {
+  if (!found) {
     return fail(ErrorCode::kUnavailable,
                 "no CDI spec of kind nvidia.com/gpu in /etc/cdi or /var/run/cdi: run `nvidia-ctk "
                 "cdi generate --output=/etc/cdi/nvidia.yaml` (NVIDIA Container Toolkit)");
   }
   for (const std::string& uuid : uuids) {
-    if (seen.find(uuid) == std::string::npos) {
+    if (!named.contains(uuid)) {
       return fail(ErrorCode::kUnavailable, "the nvidia.com/gpu CDI spec does not name GPU " + uuid +
                                                ": generate it again after driver or GPU changes");
     }

@@ -30,6 +30,14 @@ inline constexpr unsigned kNvidiaDeviceMajor = 195;
 // writes it again; running containers no longer need it).
 std::string simulated_cdi_path(const std::string& spec_dir, const std::string& owner);
 
+// What a CDI spec file says: its kind and its devices' names.
+struct CdiSpec {
+  std::string kind;
+  std::vector<std::string> devices;
+};
+// Reads a spec in JSON or in the YAML that nvidia-ctk writes; empty when it is neither.
+CdiSpec read_cdi_spec(const std::string& text);
+
 // Whether a spec under one of `spec_dirs` declares kind nvidia.com/gpu and names every one of
 // `uuids` as a device; kUnavailable says what is missing, for the operator.
 [[nodiscard]] Status check_nvidia_cdi(const std::vector<std::string>& uuids,

@@ -21,6 +21,7 @@
 #include "agent/runtime/tenant_network.h"
 #include "common/base64.h"
 #include "common/image_ref.h"
+#include "common/limits.h"
 
 namespace allot::agent {
 namespace {
@@ -33,13 +34,15 @@ constexpr size_t kMaxHostnameBytes = 63;
 // the image names none or names root. An image from a registry is pulled at every start, with the
 // tenant's own credential (or none), even when the node has it: the registry, not the node's
 // cache, decides whether this tenant may have it (layers already here are not fetched again).
-// Images named localhost/... are the node's own (made or pre-pulled by the operator) and are never
-// pulled. The credential file is removed once the pull is done. Fixed text: the image and every
+// Images named localhost/... are the node's own (made by the operator) and are never pulled.
+// podman's account of the pull goes to a file the agent reads for the instance's progress; on a
+// failure its last lines, ending with podman's "Error: " line, go to the instance's log. The
+// credential file is removed once the pull is done. Fixed text: the image and every
 // argument arrive as positional parameters.
 constexpr std::string_view kStartScript = R"(p=$1; img=$2; shift 2
 case "$img" in
   localhost/*) ;;
-  *) "$p" pull --quiet "$img" >/dev/null || exit 125 ;;
+  *) "$p" pull "$img" >"$ALLOT_PULL_LOG" 2>&1 || { tail -n 3 "$ALLOT_PULL_LOG" >&2; exit 125; } ;;
 esac
 rm -f "$REGISTRY_AUTH_FILE"; unset REGISTRY_AUTH_FILE
 : >"$ALLOT_PULLED"
@@ -110,6 +113,7 @@ std::string auth_file_text(const ImageRef& ref, const WorkloadSpec& spec) {
 // the workload's directory so that a restarted agent knows whose network a container is on.
 struct Extra {
   std::string tenant_id;
+  bool running = false;  // Its container has run: nothing more to show of its start.
   bool cleaned = false;  // Its container has been removed since it ended.
 };
 
@@ -119,15 +123,33 @@ std::string pulled_path(const WorkloadPaths& paths) { return paths.dir + "/pulle
 std::string pid_path(const WorkloadPaths& paths) { return paths.dir + "/container.pid"; }
 std::string env_path(const WorkloadPaths& paths) { return paths.dir + "/container.env"; }
 std::string auth_path(const WorkloadPaths& paths) { return paths.dir + "/registry-auth.json"; }
+std::string pull_log_path(const WorkloadPaths& paths) { return paths.dir + "/pull.log"; }
+
+}  // namespace
+
+std::string pull_progress(const std::string& pull_log) {
+  std::ifstream in(pull_log);
+  std::string line;
+  int layers = 0;
+  bool config = false;
+  while (std::getline(in, line)) {
+    layers += line.starts_with("Copying blob") ? 1 : 0;
+    config |= line.starts_with("Copying config") || line.starts_with("Writing manifest");
+  }
+  if (config) return "pulling the image: storing it on the node";
+  if (layers > 0) return fmt::format("pulling the image: copying layer {}", layers);
+  return "pulling the image";
+}
+
+namespace {
 
 class ContainerRuntime final : public Runtime {
  public:
   ContainerRuntime(std::string state_dir, const Clock& clock, ContainerOptions options,
-                   std::string registries_conf, std::unique_ptr<Runtime> processes)
+                   std::unique_ptr<Runtime> processes)
       : state_dir_(std::move(state_dir)),
         clock_(clock),
         options_(std::move(options)),
-        registries_conf_(std::move(registries_conf)),
         processes_(std::move(processes)),
         networks_(options_) {}
 
@@ -144,6 +166,11 @@ class ContainerRuntime final : public Runtime {
     if (!env_text) return std::unexpected(env_text.error());
     auto network = networks_.ensure(spec.tenant_id);
     if (!network) return std::unexpected(network.error());
+    if (Status opened = networks_.open_peers(spec.tenant_id, spec.instance_id, spec.gang_peers);
+        !opened) {
+      networks_.close_peers(spec.instance_id);
+      return std::unexpected(opened.error());
+    }
 
     const WorkloadPaths paths = workload_paths(state_dir_, spec.instance_id);
     std::error_code ec;
@@ -168,10 +195,13 @@ class ContainerRuntime final : public Runtime {
     }
     shim.env["REGISTRY_AUTH_FILE"] = auth;
     shim.env["ALLOT_PULLED"] = pulled_path(paths);
-    for (const std::string& stale : {pulled_path(paths), pid_path(paths)}) {
+    shim.env["ALLOT_PULL_LOG"] = pull_log_path(paths);
+    for (const std::string& stale : {pulled_path(paths), pid_path(paths), pull_log_path(paths)}) {
       std::filesystem::remove(stale, ec);
     }
-    if (!registries_conf_.empty()) shim.env["CONTAINERS_REGISTRIES_CONF"] = registries_conf_;
+    if (!options_.registries_conf.empty()) {
+      shim.env["CONTAINERS_REGISTRIES_CONF"] = options_.registries_conf;
+    }
     WorkloadSpec named = spec;
     named.image = ref->full();
     shim.argv.emplace_back("--pidfile");
@@ -201,6 +231,7 @@ class ContainerRuntime final : public Runtime {
       Extra& extra = extras_[status.instance_id];
       if (!extra.cleaned) {
         remove_container(status.instance_id);
+        networks_.close_peers(status.instance_id);
         extra.cleaned = true;
       }
       explain_failure(status);
@@ -219,7 +250,7 @@ class ContainerRuntime final : public Runtime {
     std::error_code ec;
     const WorkloadPaths paths = workload_paths(state_dir_, instance_id);
     for (const std::string& path : {tenant_path(paths), env_path(paths), auth_path(paths),
-                                    pulled_path(paths), pid_path(paths)}) {
+                                    pulled_path(paths), pid_path(paths), pull_log_path(paths)}) {
       std::filesystem::remove(path, ec);
     }
     extras_.erase(found);
@@ -238,6 +269,11 @@ class ContainerRuntime final : public Runtime {
     }
     remove_strays(statuses);
     networks_.release_all_but(tenants_running(statuses));
+    std::set<std::string> running;
+    for (const WorkloadStatus& s : statuses) {
+      if (s.state == WorkloadState::kRunning) running.insert(s.instance_id);
+    }
+    networks_.close_all_peers_but(running);
   }
 
   void remove_strays(const std::vector<WorkloadStatus>& statuses) {
@@ -264,13 +300,19 @@ class ContainerRuntime final : public Runtime {
 
  private:
   // A workload runs once its container does: until then it is pulling or making the container.
-  void show_progress(WorkloadStatus& status) const {
+  void show_progress(WorkloadStatus& status) {
+    Extra& extra = extras_[status.instance_id];
+    if (extra.running) return;
     const WorkloadPaths paths = workload_paths(state_dir_, status.instance_id);
     std::error_code ec;
-    if (std::filesystem::exists(pid_path(paths), ec)) return;
+    if (std::filesystem::exists(pid_path(paths), ec)) {
+      extra.running = true;
+      return;
+    }
     status.state = WorkloadState::kStarting;
-    status.message = std::filesystem::exists(pulled_path(paths), ec) ? "starting the container"
-                                                                     : "pulling the image";
+    status.message = std::filesystem::exists(pulled_path(paths), ec)
+                         ? "starting the container"
+                         : pull_progress(pull_log_path(paths));
   }
 
   std::set<std::string> tenants_running(const std::vector<WorkloadStatus>& statuses) const {
@@ -315,7 +357,6 @@ class ContainerRuntime final : public Runtime {
   std::string state_dir_;
   const Clock& clock_;
   ContainerOptions options_;
-  std::string registries_conf_;  // Empty: the node's own registries.conf.
   std::unique_ptr<Runtime> processes_;
   TenantNetworks networks_;
   std::map<std::string, Extra, std::less<>> extras_;
@@ -353,6 +394,13 @@ std::vector<std::string> container_run_args(const WorkloadSpec& spec,
     args.emplace_back("--memory");
     args.push_back(std::to_string(spec.memory_mib) + "m");
   }
+  if (spec.gang_port > 0) {
+    // The same numbers inside as outside, so that a member's address is the same to all.
+    const std::string range =
+        fmt::format("{}-{}", spec.gang_port, spec.gang_port + limits::kGangPortsPerMember - 1);
+    args.emplace_back("--publish");
+    args.push_back(range + ":" + range);
+  }
   for (const std::string& uuid : spec.gpu_uuids) {
     args.emplace_back("--device");
     args.push_back(cdi_device(options.cdi_kind, uuid));
@@ -372,32 +420,35 @@ Status probe_podman(const std::string& podman) {
   return {};
 }
 
+Result<std::string> write_registries_conf(const std::string& dir,
+                                          const std::vector<std::string>& insecure_registries) {
+  if (insecure_registries.empty()) return std::string();
+  std::string text;
+  for (const std::string& host : insecure_registries) {
+    if (auto ref = parse_image_ref(host + "/x"); !ref || ref->registry != host) {
+      return fail(ErrorCode::kInvalidArgument,
+                  "--insecure-registry must be HOST[:PORT], not '" + host + "'");
+    }
+    text += fmt::format("[[registry]]\nlocation = \"{}\"\ninsecure = true\n\n", host);
+  }
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return fail(ErrorCode::kUnavailable, "cannot create " + dir + ": " + ec.message());
+  std::string path = dir + "/registries.conf";
+  if (Status written = write_file_atomically(path, path + ".tmp", text, 0644); !written) {
+    return std::unexpected(written.error());
+  }
+  return path;
+}
+
 Result<std::unique_ptr<Runtime>> open_container_runtime(const std::string& state_dir,
                                                         const Clock& clock,
                                                         ContainerOptions options,
                                                         int64_t orphan_timeout_ms) {
   auto processes = open_process_runtime(state_dir, clock, orphan_timeout_ms);
   if (!processes) return std::unexpected(processes.error());
-  // Registries reached over plain HTTP (a private registry on the operator's own network).
-  std::string registries_conf;
-  if (!options.insecure_registries.empty()) {
-    std::string text;
-    for (const std::string& host : options.insecure_registries) {
-      if (auto ref = parse_image_ref(host + "/x"); !ref || ref->registry != host) {
-        return fail(ErrorCode::kInvalidArgument,
-                    "--insecure-registry must be HOST[:PORT], not '" + host + "'");
-      }
-      text += fmt::format("[[registry]]\nlocation = \"{}\"\ninsecure = true\n\n", host);
-    }
-    registries_conf = state_dir + "/registries.conf";
-    if (Status written =
-            write_file_atomically(registries_conf, registries_conf + ".tmp", text, 0644);
-        !written) {
-      return std::unexpected(written.error());
-    }
-  }
-  auto runtime = std::make_unique<ContainerRuntime>(
-      state_dir, clock, std::move(options), std::move(registries_conf), std::move(*processes));
+  auto runtime = std::make_unique<ContainerRuntime>(state_dir, clock, std::move(options),
+                                                    std::move(*processes));
   runtime->adopt_existing();
   return std::unique_ptr<Runtime>(std::move(runtime));
 }

@@ -25,7 +25,14 @@ struct ContainerOptions {
   std::string firewall = "iptables";  // Empty: leave the host's firewall alone (tests only).
   // Registries pulled from over plain HTTP, HOST[:PORT] (a registry on the operator's network).
   std::vector<std::string> insecure_registries;
+  // The registries.conf that says so (write_registries_conf); empty: the node's own.
+  std::string registries_conf;
 };
+
+// Writes DIR/registries.conf marking each of `insecure_registries` as reached over plain HTTP and
+// returns its path; empty when there are none. kInvalidArgument for one that is not HOST[:PORT].
+[[nodiscard]] Result<std::string> write_registries_conf(
+    const std::string& dir, const std::vector<std::string>& insecure_registries);
 
 // Fails with kUnavailable, saying why, when podman cannot run containers here.
 [[nodiscard]] Status probe_podman(const std::string& podman);
@@ -36,6 +43,10 @@ std::vector<std::string> container_run_args(const WorkloadSpec& spec,
                                             const ContainerOptions& options,
                                             const std::string& network,
                                             const std::string& env_file);
+
+// How far an image's pull has got, from podman's account of it in the file `pull_log`: each
+// layer's copy begins with a "Copying blob" line, and the config's copy follows the last layer.
+std::string pull_progress(const std::string& pull_log);
 
 // The container name of an instance: "allot-" + its id.
 std::string container_name(std::string_view instance_id);

@@ -30,6 +30,10 @@ struct WorkloadSpec {
   // The credential for the image's registry, used for its pull only; empty: anonymous.
   std::string registry_username;
   std::string registry_password;
+  // A gang member's ports: its container publishes limits::kGangPortsPerMember of them from
+  // gang_port on the node (0: none), and may reach its peers' ("ADDRESS:PORT" each).
+  int gang_port = 0;
+  std::vector<std::string> gang_peers;
 };
 
 enum class WorkloadState {

@@ -1,9 +1,14 @@
 #include "agent/runtime/tenant_network.h"
 
+#include <charconv>
 #include <chrono>
+#include <sstream>
 #include <vector>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
+
+#include "common/limits.h"
 
 #include "agent/runtime/command.h"
 
@@ -29,6 +34,18 @@ std::string network_name(const std::string& owner, const std::string& tenant_id)
     name += ok ? c : '-';
   }
   return tenant_id.empty() ? name + "shared" : name;
+}
+
+// Every gang port of a node, FIRST:LAST.
+std::string gang_port_range() {
+  return fmt::format(
+      "{}:{}", limits::kGangPortFirst,
+      limits::kGangPortFirst + limits::kGangPortSlots * limits::kGangPortsPerMember - 1);
+}
+
+// Marks the rules open_peers makes for an instance of one agent (several may share a host).
+std::string peers_comment(const std::string& owner, const std::string& instance_id) {
+  return "allot-gang-" + owner.substr(0, 8) + "-" + instance_id;
 }
 
 Result<CommandOutput> checked(const std::vector<std::string>& argv) {
@@ -75,6 +92,7 @@ Result<std::string> TenantNetworks::ensure(const std::string& tenant_id) {
     if (Status walled = wall_in(interface); !walled) return std::unexpected(walled.error());
   }
   ready_.insert(tenant_id);
+  interfaces_[tenant_id] = interface;
   return name;
 }
 
@@ -82,6 +100,7 @@ void TenantNetworks::release(const std::string& tenant_id) {
   const std::string name = network_name(options_.owner, tenant_id);
   ready_.erase(tenant_id);
   idle_since_.erase(tenant_id);
+  interfaces_.erase(tenant_id);
   (void)run_command({options_.podman, "network", "rm", name}, kCommandTimeout);
 }
 
@@ -138,6 +157,21 @@ Status TenantNetworks::wall_in(const std::string& interface) {
   // Hooks from the built-in chains, first so that no broader ACCEPT comes before them.
   if (Status hooked = ensure_rule("FORWARD", {"-j", forward}, true); !hooked) return hooked;
   if (Status hooked = ensure_rule("INPUT", {"-j", input}, true); !hooked) return hooked;
+  // Connections that were let through, both ways (podman's own bridge isolation, further on,
+  // would drop the replies of a gang's peers on one host); and no container reaches a gang's
+  // ports beyond its node unless open_peers opened that way for it.
+  if (Status added = ensure_rule(
+          forward, {"-m", "conntrack", "--ctstate", "RELATED,ESTABLISHED", "-j", "ACCEPT"}, true);
+      !added) {
+    return added;
+  }
+  if (Status added = ensure_rule(forward,
+                                 {"-i", bridges, "!", "-o", bridges, "-p", "tcp", "-m", "conntrack",
+                                  "--ctorigdstport", gang_port_range(), "-j", "REJECT"},
+                                 false);
+      !added) {
+    return added;
+  }
   // Same bridge: one tenant's containers. Any other bridge: refused, both ways.
   for (const auto& rule :
        std::vector<std::vector<std::string>>{{"-i", interface, "-o", interface, "-j", "RETURN"},
@@ -153,6 +187,84 @@ Status TenantNetworks::wall_in(const std::string& interface) {
     if (Status added = ensure_rule(input, rule, false); !added) return added;
   }
   return {};
+}
+
+Status TenantNetworks::open_peers(const std::string& tenant_id, const std::string& instance_id,
+                                  const std::vector<std::string>& peers) {
+  if (options_.firewall.empty() || peers.empty()) return {};
+  const auto interface = interfaces_.find(tenant_id);
+  if (interface == interfaces_.end()) {
+    return fail(ErrorCode::kUnavailable, "no network for tenant " + tenant_id);
+  }
+  for (const std::string& peer : peers) {
+    const size_t colon = peer.rfind(':');
+    int port = 0;
+    if (colon != std::string::npos) {
+      std::from_chars(peer.data() + colon + 1, peer.data() + peer.size(), port);
+    }
+    if (colon == std::string::npos || peer.starts_with('[') || port < limits::kGangPortFirst) {
+      continue;  // An IPv6 peer or one without ports: nothing this IPv4 firewall can open.
+    }
+    const std::vector<std::string> rule = {
+        options_.firewall,
+        "-w",
+        "-I",
+        std::string(kForwardChain),
+        "1",
+        "-i",
+        interface->second,
+        "-p",
+        "tcp",
+        "-m",
+        "conntrack",
+        "--ctorigdst",
+        peer.substr(0, colon),
+        "--ctorigdstport",
+        fmt::format("{}:{}", port, port + limits::kGangPortsPerMember - 1),
+        "-m",
+        "comment",
+        "--comment",
+        peers_comment(options_.owner, instance_id),
+        "-j",
+        "ACCEPT"};
+    if (auto added = checked(rule); !added) return std::unexpected(added.error());
+  }
+  return {};
+}
+
+void TenantNetworks::close_peers(const std::string& instance_id) {
+  if (options_.firewall.empty()) return;
+  auto listed =
+      run_command({options_.firewall, "-w", "-S", std::string(kForwardChain)}, kCommandTimeout);
+  if (!listed || listed->exit_code != 0) return;
+  std::istringstream lines(listed->output);
+  for (std::string line; std::getline(lines, line);) {
+    const std::string mark = "--comment " + peers_comment(options_.owner, instance_id) + " ";
+    if (!line.starts_with("-A ") || line.find(mark) == std::string::npos) continue;
+    std::vector<std::string> remove = {options_.firewall, "-w", "-D"};
+    std::istringstream words(line.substr(3));
+    for (std::string word; words >> word;) remove.push_back(word);
+    (void)run_command(remove, kCommandTimeout);
+  }
+}
+
+void TenantNetworks::close_all_peers_but(const std::set<std::string>& keep) {
+  if (options_.firewall.empty()) return;
+  auto listed =
+      run_command({options_.firewall, "-w", "-S", std::string(kForwardChain)}, kCommandTimeout);
+  if (!listed || listed->exit_code != 0) return;
+  std::set<std::string> stale;
+  std::istringstream lines(listed->output);
+  const std::string prefix = "--comment " + peers_comment(options_.owner, "");
+  for (std::string line; std::getline(lines, line);) {
+    const size_t at = line.find(prefix);
+    if (at == std::string::npos) continue;
+    std::istringstream rest(line.substr(at + prefix.size()));
+    std::string id;
+    rest >> id;
+    if (!keep.contains(id)) stale.insert(id);
+  }
+  for (const std::string& id : stale) close_peers(id);
 }
 
 }  // namespace allot::agent

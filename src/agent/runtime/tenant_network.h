@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "agent/runtime/container_runtime.h"
 #include "common/clock.h"
@@ -27,6 +28,15 @@ class TenantNetworks {
   // Removes this agent's networks of tenants not in `in_use` (after an agent restart).
   void release_all_but(const std::set<std::string>& in_use);
 
+  // A gang member's way to its peers: the tenant's containers here may open connections to each
+  // peer's published gang ports ("ADDRESS:PORT", the block of limits::kGangPortsPerMember from
+  // PORT), which every other container is refused. Kept until close_peers(instance_id).
+  [[nodiscard]] Status open_peers(const std::string& tenant_id, const std::string& instance_id,
+                                  const std::vector<std::string>& peers);
+  // Removes what open_peers made for the instance; for every instance but `keep` with close_all.
+  void close_peers(const std::string& instance_id);
+  void close_all_peers_but(const std::set<std::string>& keep);
+
   static constexpr TimeMs kIdleMs = 300'000;
 
  private:
@@ -35,7 +45,8 @@ class TenantNetworks {
   void release(const std::string& tenant_id);
 
   const ContainerOptions& options_;
-  std::set<std::string> ready_;               // Tenants whose network is made and walled.
+  std::set<std::string> ready_;                    // Tenants whose network is made and walled.
+  std::map<std::string, std::string> interfaces_;  // Their networks' bridges.
   std::map<std::string, TimeMs> idle_since_;  // Tenants of ready_ with no work here, since when.
 };
 
