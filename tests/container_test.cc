@@ -13,6 +13,7 @@
 #include <functional>
 #include <iterator>
 #include <map>
+#include <set>
 #include <sstream>
 #include <tuple>
 
@@ -390,7 +391,8 @@ TEST_F(ContainerTest, AGangsMembersReachEachOtherAcrossNodesAndNoOtherTenantReac
       "echo pong'; done\n"
       "else\n"
       "  for i in $(seq 60); do\n"
-      "    out=$(echo ping | nc \"$MASTER_ADDR\" \"$MASTER_PORT\") && [ -n \"$out\" ] && "
+      "    out=$(echo ping | nc \"$MASTER_ADDR\" \"$MASTER_PORT\" 2>/dev/null) && [ -n \"$out\" ] "
+      "&& "
       "echo \"$out\" && exit 0\n"
       "    sleep 1\n"
       "  done; exit 1\n"
@@ -626,12 +628,14 @@ TEST_F(RegistryTest, AnOperatorPrePullsAPrivateImageOntoEveryNodeWithItsOwnCrede
     const json nodes = operator_call("GET", "/v1/images", 200)["items"];
     int holding = 0;
     for (const json& node : nodes) {
+      std::set<std::string> ids;  // Each image once, whatever names it has.
       for (const json& image : node["images"]) {
+        EXPECT_TRUE(ids.insert(image["id"].get<std::string>()).second) << image.dump();
         holding += image["names"].dump().find(image_) != std::string::npos ? 1 : 0;
       }
     }
     return holding == 2;
-  }));
+  })) << operator_call("GET", "/v1/images", 200).dump();
   const json node = operator_call("GET", "/v1/images", 200)["items"][0];
   EXPECT_GT(node["store_total_bytes"].get<int64_t>(), node["store_free_bytes"].get<int64_t>());
   EXPECT_GT(node["images_bytes"].get<int64_t>(), 0);

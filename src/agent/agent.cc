@@ -115,6 +115,7 @@ Status Agent::ensure_credential() {
                     {"agent_version", ALLOT_VERSION},
                     {"gpus", gpu_inventory(*gpus_)}};
   if (!config_.address.empty()) inventory["address"] = config_.address;
+  if (!config_.gpu_problem.empty()) inventory["gpu_problem"] = config_.gpu_problem;
   auto response = client_->send("POST", "/v1/agent/join", inventory.dump(), config_.join_token);
   if (!response) return std::unexpected(response.error());
   const json answer = json::parse(response->body, nullptr, false);

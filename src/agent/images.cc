@@ -3,6 +3,7 @@
 #include <sys/statvfs.h>
 
 #include <filesystem>
+#include <set>
 
 #include <spdlog/spdlog.h>
 
@@ -20,16 +21,29 @@ using namespace std::chrono_literals;
 
 constexpr auto kListTimeout = 60s;
 constexpr auto kPullTimeout = std::chrono::hours(2);
+constexpr auto kRetry = 5s;
+
+// The JSON array podman printed, without the warnings it may have written around it (the output
+// holds its stderr too): from the first line that opens an array to the last that closes one.
+std::string json_array_in(const std::string& output) {
+  size_t begin = output.starts_with('[') ? 0 : output.find("\n[");
+  if (begin == std::string::npos) return output;
+  begin += output[begin] == '\n' ? 1 : 0;
+  const size_t end = output.rfind(']');
+  return end == std::string::npos || end < begin ? output : output.substr(begin, end - begin + 1);
+}
 
 // podman's image listing as the controller takes it, newest first, at most kMaxNodeImages.
 std::optional<json> read_listing(const std::string& podman) {
   auto listed = run_command({podman, "images", "--format", "json"}, kListTimeout);
   if (!listed || listed->exit_code != 0) return std::nullopt;
-  const json images = json::parse(listed->output, nullptr, false);
+  const json images = json::parse(json_array_in(listed->output), nullptr, false);
   if (!images.is_array()) return std::nullopt;
   json list = json::array();
+  std::set<std::string> seen;  // podman lists an image once per name it has.
   for (const json& image : images) {
     if (list.size() == limits::kMaxNodeImages) break;
+    if (!seen.insert(image.value("Id", "")).second) continue;
     json names = image.value("Names", json(nullptr));
     list.push_back({{"id", image.value("Id", "")},
                     {"names", names.is_array() ? names : json::array()},
@@ -124,9 +138,10 @@ void ImageStore::work() {
     }
     if (std::chrono::steady_clock::now() >= next_refresh) {
       lock.unlock();
-      refresh();
+      const bool listed = refresh();
       lock.lock();
-      next_refresh = std::chrono::steady_clock::now() + options_.refresh;
+      // podman can fail while another of its commands holds its store: try again soon.
+      next_refresh = std::chrono::steady_clock::now() + (listed ? options_.refresh : kRetry);
       continue;
     }
     woken_.wait_until(lock, next_refresh);
@@ -174,14 +189,18 @@ void ImageStore::pull(const std::string& id, Pull wanted) {
   pulled.message = message.substr(0, 500);
 }
 
-void ImageStore::refresh() {
+bool ImageStore::refresh() {
   auto listing = read_listing(options_.podman);
-  if (!listing) return;
+  if (!listing) {
+    spdlog::warn("msg=\"cannot list the node's images\"");
+    return false;
+  }
   std::lock_guard lock(mutex_);
   if (listing_ != listing) {
     listing_ = std::move(listing);
     listing_taken_ = false;
   }
+  return true;
 }
 
 }  // namespace allot::agent

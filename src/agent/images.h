@@ -52,7 +52,7 @@ class ImageStore {
 
   void work();
   void pull(const std::string& id, Pull pull);
-  void refresh();
+  bool refresh();  // False when podman could not list the images.
 
   ImageStoreOptions options_;
   mutable std::mutex mutex_;

@@ -54,7 +54,8 @@ Result<JoinNode> parse_join(const json& d) {
                   .backend = d.value("backend", ""),
                   // Agents from before containers ran only processes.
                   .runtime = d.value("runtime", "process"),
-                  .agent_version = d.value("agent_version", "")};
+                  .agent_version = d.value("agent_version", ""),
+                  .gpu_problem = d.value("gpu_problem", "")};
     for (const json& g : *gpus) {
       join.gpus.push_back(GpuReport{.index = g.at("index"),
                                     .uuid = g.at("uuid"),

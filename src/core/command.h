@@ -101,6 +101,7 @@ struct JoinNode {
   std::string runtime = "container";  // The API reads "process" for agents that do not say.
   std::string agent_version;
   std::vector<GpuReport> gpus;
+  std::string gpu_problem;  // Node::gpu_problem, said from the start.
 };
 
 // kStarting: on its node but not running its command yet (its image is being pulled).

@@ -125,6 +125,15 @@ TEST_F(ImagePullTest, ANodeWithoutItsGpuSpecHasItsGpusOutOfServiceUntilItHasOne)
   EXPECT_TRUE(node(kUnpooled).gpus[3].healthy);
   EXPECT_FALSE(node(kUnpooled).gpus[0].healthy);
   EXPECT_EQ(node(kUnpooled).gpus[0].health_reason, "critical XID 79");
+
+  // Said at join, it holds from the start, and goes with the first report that no longer says it.
+  JoinNode without = eight_gpu_join("nod_0000000000000004", "d", "eu", "H100-80GB", kToken);
+  without.gpu_problem = why;
+  ok(without, kT0 + 4);
+  EXPECT_EQ(node("nod_0000000000000004").gpu_problem, why);
+  EXPECT_FALSE(node("nod_0000000000000004").gpus[7].healthy);
+  ok(NodeHeartbeat{.node_id = "nod_0000000000000004"}, kT0 + 5);
+  EXPECT_EQ(node("nod_0000000000000004").state(), NodeState::kReady);
 }
 
 TEST_F(ImagePullTest, ANodesImageListingIsKeptUntilItReportsAnother) {

@@ -176,7 +176,9 @@ Result<Rows> join_node(const State& state, const JoinNode& c, TimeMs now_ms) {
                        .model = g.model,
                        .memory_bytes = g.memory_bytes,
                        .pci_bus_id = g.pci_bus_id,
-                       .mig_enabled = g.mig_enabled});
+                       .mig_enabled = g.mig_enabled,
+                       .healthy = c.gpu_problem.empty(),
+                       .health_reason = c.gpu_problem});
   }
   Draft draft(state);
   if (auto named = state.node_by_name.find(c.name); named != state.node_by_name.end()) {
@@ -211,7 +213,8 @@ Result<Rows> join_node(const State& state, const JoinNode& c, TimeMs now_ms) {
                                      .agent_version = c.agent_version,
                                      .credential_hash = c.credential_hash,
                                      .joined_at_ms = now_ms,
-                                     .gpus = std::move(gpus)});
+                                     .gpus = std::move(gpus),
+                                     .gpu_problem = c.gpu_problem});
   join_pool(draft, *token, joined, now_ms);
   return draft.rows();
 }
