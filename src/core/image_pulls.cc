@@ -54,8 +54,8 @@ Result<std::vector<Row>> request_image_pull(const State& state, const RequestIma
     if (auto ok = check_name("pool", c.pool); !ok) return std::unexpected(ok.error());
   }
   // A node that was lost or deleted mid-pull leaves its part unfinished: it does not count.
-  const auto open = std::ranges::count_if(state.image_pulls, [&](const auto& entry) {
-    return std::ranges::any_of(entry.second.targets, [&](const PullTarget& t) {
+  const auto open = std::ranges::count_if(state.open_image_pulls, [&](const std::string& id) {
+    return std::ranges::any_of(state.image_pulls.at(id).targets, [&](const PullTarget& t) {
       const Node* node = state.node(t.node_id);
       return !is_final(t.state) && node != nullptr && !node->lost;
     });
@@ -115,7 +115,8 @@ void record_pull_reports(Draft& draft, const std::string& node_id,
 
 std::vector<const ImagePull*> pulls_for_node(const State& state, const std::string& node_id) {
   std::vector<const ImagePull*> out;
-  for (const auto& [id, pull] : state.image_pulls) {
+  for (const std::string& id : state.open_image_pulls) {
+    const ImagePull& pull = state.image_pulls.at(id);
     const bool open = std::ranges::any_of(pull.targets, [&](const PullTarget& t) {
       return t.node_id == node_id && !is_final(t.state);
     });

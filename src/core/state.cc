@@ -88,6 +88,11 @@ void State::put(const Row& row) {
             registry_credentials[object.key()] = object;
           }
         } else if constexpr (std::is_same_v<T, ImagePull>) {
+          if (object.finished()) {
+            open_image_pulls.erase(object.id);
+          } else {
+            open_image_pulls.insert(object.id);
+          }
           image_pulls[object.id] = object;
         } else {
           auto old = instances.find(object.id);

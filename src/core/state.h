@@ -47,6 +47,8 @@ struct State {
   std::unordered_map<std::string, std::string> node_by_name;
   // Queued instances, oldest first: the order in which placement is tried.
   std::vector<std::string> queue;
+  // Pulls some node has yet to finish: what heartbeats look through.
+  std::set<std::string> open_image_pulls;
   // Instances not yet in a final state, per tenant (for the tenant's limit).
   std::unordered_map<std::string, size_t> active_by_tenant;
   // Instances that ran and whose charge is not all posted yet, per tenant: what money settles.
