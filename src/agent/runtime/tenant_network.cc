@@ -91,6 +91,13 @@ Result<std::string> TenantNetworks::ensure(const std::string& tenant_id) {
   if (!options_.firewall.empty()) {
     if (Status walled = wall_in(interface); !walled) return std::unexpected(walled.error());
   }
+  if (!options_.firewall.empty()) {
+    // A bridge name is reused by later networks: ways opened for gangs on an earlier network of
+    // that name (by an agent that died with them) must not open this one.
+    forget_gang_rules([&](const std::string& line) {
+      return line.find(" -i " + interface + " ") != std::string::npos;
+    });
+  }
   ready_.insert(tenant_id);
   interfaces_[tenant_id] = interface;
   return name;
@@ -232,20 +239,27 @@ Status TenantNetworks::open_peers(const std::string& tenant_id, const std::strin
   return {};
 }
 
-void TenantNetworks::close_peers(const std::string& instance_id) {
-  if (options_.firewall.empty()) return;
+void TenantNetworks::forget_gang_rules(const std::function<bool(const std::string&)>& which) {
   auto listed =
       run_command({options_.firewall, "-w", "-S", std::string(kForwardChain)}, kCommandTimeout);
   if (!listed || listed->exit_code != 0) return;
   std::istringstream lines(listed->output);
   for (std::string line; std::getline(lines, line);) {
-    const std::string mark = "--comment " + peers_comment(options_.owner, instance_id) + " ";
-    if (!line.starts_with("-A ") || line.find(mark) == std::string::npos) continue;
+    if (!line.starts_with("-A ") || line.find("--comment allot-gang-") == std::string::npos ||
+        !which(line)) {
+      continue;
+    }
     std::vector<std::string> remove = {options_.firewall, "-w", "-D"};
     std::istringstream words(line.substr(3));
     for (std::string word; words >> word;) remove.push_back(word);
     (void)run_command(remove, kCommandTimeout);
   }
+}
+
+void TenantNetworks::close_peers(const std::string& instance_id) {
+  if (options_.firewall.empty()) return;
+  const std::string mark = "--comment " + peers_comment(options_.owner, instance_id) + " ";
+  forget_gang_rules([&](const std::string& line) { return line.find(mark) != std::string::npos; });
 }
 
 void TenantNetworks::close_all_peers_but(const std::set<std::string>& keep) {

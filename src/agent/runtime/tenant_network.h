@@ -4,6 +4,7 @@
 // host, or any other service listening there), except DNS.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -41,6 +42,8 @@ class TenantNetworks {
 
  private:
   Status wall_in(const std::string& interface);
+  // Deletes the gang rules (open_peers) whose `iptables -S` line `which` admits.
+  void forget_gang_rules(const std::function<bool(const std::string&)>& which);
   // Removes the network; one still in use stays.
   void release(const std::string& tenant_id);
 
