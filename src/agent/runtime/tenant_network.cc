@@ -264,21 +264,15 @@ void TenantNetworks::close_peers(const std::string& instance_id) {
 
 void TenantNetworks::close_all_peers_but(const std::set<std::string>& keep) {
   if (options_.firewall.empty()) return;
-  auto listed =
-      run_command({options_.firewall, "-w", "-S", std::string(kForwardChain)}, kCommandTimeout);
-  if (!listed || listed->exit_code != 0) return;
-  std::set<std::string> stale;
-  std::istringstream lines(listed->output);
   const std::string prefix = "--comment " + peers_comment(options_.owner, "");
-  for (std::string line; std::getline(lines, line);) {
+  forget_gang_rules([&](const std::string& line) {
     const size_t at = line.find(prefix);
-    if (at == std::string::npos) continue;
+    if (at == std::string::npos) return false;
     std::istringstream rest(line.substr(at + prefix.size()));
     std::string id;
     rest >> id;
-    if (!keep.contains(id)) stale.insert(id);
-  }
-  for (const std::string& id : stale) close_peers(id);
+    return !keep.contains(id);
+  });
 }
 
 }  // namespace allot::agent
