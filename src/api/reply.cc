@@ -24,6 +24,7 @@ int http_status(ErrorCode code) {
     case ErrorCode::kConflict:
     case ErrorCode::kPeriodOpen:
     case ErrorCode::kNoPrice:
+    case ErrorCode::kLinkedFailed:
       return 409;
     case ErrorCode::kBodyTooLarge:
       return 413;

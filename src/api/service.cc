@@ -123,7 +123,7 @@ void Service::run_batch(std::deque<Item>& items) {
   const int64_t first_seq = audit_seq_;
   std::vector<bool> parked(items.size(), false);
   for (size_t i = 0; i < items.size(); ++i) {
-    Context context(core_, store_, ids_, batch, audit_seq_, clock_.now_ms());
+    Context context(core_, store_, ids_, batch, audit_seq_, command_time());
     replies.push_back(items[i].work(context));
     if (context.parked()) {
       TimeMs deadline_ms = 0;
@@ -149,6 +149,13 @@ void Service::run_batch(std::deque<Item>& items) {
   }
 }
 
+TimeMs Service::command_time() {
+  // A wall clock stepped back (NTP) must not take the core back with it: it would meter negative
+  // stretches and order events against their times.
+  last_command_ms_ = std::max(last_command_ms_, clock_.now_ms());
+  return last_command_ms_;
+}
+
 bool Service::reload() {
   auto rows = store_.load();
   auto seq = store_.last_audit_seq();
@@ -158,7 +165,7 @@ bool Service::reload() {
   core_.restore(*rows);
   if (!core_.restore_ledger(std::move(*ledger))) return false;
   // Heartbeats were refused while the store was away: nodes get their whole timeout again.
-  core_.resume(clock_.now_ms());
+  core_.resume(command_time());
   audit_seq_ = *seq;
   std::lock_guard lock(mutex_);
   stale_ = false;

@@ -103,12 +103,15 @@ class Service {
   void run_batch(std::deque<Item>& items);
   void answer_parked(bool all);
   bool reload();
+  // The time for the next command: the clock's, but never before the last command's.
+  TimeMs command_time();
 
   Core& core_;
   Store& store_;
   IdSource& ids_;
   const Clock& clock_;
-  int64_t audit_seq_;  // Core thread only.
+  int64_t audit_seq_;           // Core thread only.
+  TimeMs last_command_ms_ = 0;  // Core thread only.
 
   mutable std::mutex mutex_;
   std::condition_variable wake_;

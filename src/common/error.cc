@@ -38,6 +38,8 @@ std::string_view code_name(ErrorCode code) {
       return "overflow";
     case ErrorCode::kInsufficientFunds:
       return "insufficient_funds";
+    case ErrorCode::kLinkedFailed:
+      return "linked_failed";
     case ErrorCode::kBudgetExceeded:
       return "budget_exceeded";
     case ErrorCode::kMethodNotAllowed:

@@ -26,6 +26,7 @@ enum class ErrorCode {
   kLimitExceeded,      // A limit from limits.h would be passed.
   kOverflow,           // An amount would leave the int64 range.
   kInsufficientFunds,  // A transfer would take an account past its balance limit.
+  kLinkedFailed,       // A linked transfer that was fine: another of its chain failed (ledger).
   kBudgetExceeded,     // The month's spend has reached a budget that blocks new work.
   kMethodNotAllowed,   // The path exists but not with this method.
   kUnavailable,        // The store failed; nothing was changed. Retry later.

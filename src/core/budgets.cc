@@ -274,7 +274,6 @@ Rows budget_tick(Draft& draft, TimeMs now_ms) {
   const std::string month = format_month(now_ms);
   std::map<std::string, TenantSpend> spend = month_spends(state, tenants, now_ms);
   Rows rows;
-  int64_t seq = state.last_event_seq;
   for (const auto& [id, b] : state.budgets) {
     if (!b.live()) continue;
     const int64_t spent = spend[b.tenant_id].of(b.project_id);
@@ -288,7 +287,7 @@ Rows budget_tick(Draft& draft, TimeMs now_ms) {
     for (int64_t pct : b.thresholds_pct) {
       if (!reached(spent, b.amount_micros, pct) || alerted(state, b, month, pct)) continue;
       BudgetAlert alert = alert_at(pct);
-      rows.emplace_back(threshold_event(b, alert, ++seq));
+      rows.emplace_back(threshold_event(b, alert, draft.next_event_seq()));
       rows.emplace_back(std::move(alert));
     }
     if (!enforces(b) || spent < b.amount_micros) continue;
@@ -298,7 +297,7 @@ Rows budget_tick(Draft& draft, TimeMs now_ms) {
     // Once a month, and again whenever it stopped work that started since.
     if (alerted(state, b, month, kEnforcedPct) && stopped.empty()) continue;
     BudgetAlert alert = alert_at(kEnforcedPct);
-    rows.emplace_back(enforced_event(b, alert, stopped, ++seq));
+    rows.emplace_back(enforced_event(b, alert, stopped, draft.next_event_seq()));
     rows.emplace_back(std::move(alert));
   }
   return rows;

@@ -13,6 +13,13 @@
 
 namespace allot {
 
+enum class InvariantCheck { kOff, kCount, kAbort };
+#ifdef NDEBUG
+inline constexpr InvariantCheck kDefaultInvariantCheck = InvariantCheck::kOff;
+#else
+inline constexpr InvariantCheck kDefaultInvariantCheck = InvariantCheck::kAbort;
+#endif
+
 struct CoreOptions {
   // A node not heard from for this long is lost, and its instances with it.
   int64_t heartbeat_timeout_ms = 30'000;
@@ -36,6 +43,10 @@ struct CoreOptions {
   // Any tenant's work may be placed on nodes of the process runtime (not isolated from the host);
   // off, only the operator's own tenant's (allotd's `process_runtime_tenants`).
   bool process_nodes_for_all = false;
+  // After every command the core checks its invariants (core/kernel/invariants.h): kAbort stops
+  // the process at the first violation (debug builds and tests), kCount keeps them for
+  // Core::violations() (`allot sim chaos`), kOff checks nothing (release builds).
+  InvariantCheck check_invariants = kDefaultInvariantCheck;
 };
 
 // What placement needs besides the state.

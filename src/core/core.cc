@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cassert>
+#include <cstdio>
+#include <cstdlib>
 
 #include <fmt/format.h>
 
@@ -207,7 +209,7 @@ Status apply_money(ledger::Ledger& ledger, Rows& rows, TimeMs now_ms) {
   const std::vector<Status> results = ledger.create_transfers(chain, now_ms);
   for (size_t i = 0; i < results.size(); ++i) {
     // The chain fails as one; the transfer that failed says why, the others name it.
-    if (!results[i] && !results[i].error().message.starts_with("linked transfer ")) {
+    if (!results[i] && results[i].error().code != ErrorCode::kLinkedFailed) {
       undo();
       return std::unexpected(Error{results[i].error().code,
                                    fmt::format("{}: {}", chain[i].id, results[i].error().message)});
@@ -327,8 +329,32 @@ Result<std::vector<Row>> Core::apply(const Command& command, TimeMs now_ms) {
       command);
   if (!rows) return rows;
   if (auto ok = apply_money(state_.ledger, *rows, now_ms); !ok) return std::unexpected(ok.error());
+  const int64_t last_event_seq = state_.last_event_seq;
   restore(*rows);
+  if (options_.check_invariants != InvariantCheck::kOff) check(last_event_seq, *rows);
   return rows;
+}
+
+void Core::check(int64_t last_event_seq, std::span<const Row> rows) {
+  ++checks_;
+  std::vector<kernel::Violation> found = kernel::check_command(last_event_seq, rows);
+  // The whole state's check reads every node and instance. Up to kCheckEveryCommandObjects of
+  // them it runs after every command; beyond, after every n-th so that its cost per command stays
+  // that of a state of that size (a large simulation would otherwise spend its time checking).
+  const size_t objects = state_.nodes.size() + state_.instances.size();
+  if (++commands_unchecked_ * kCheckEveryCommandObjects >= objects) {
+    commands_unchecked_ = 0;
+    std::vector<kernel::Violation> of_state = kernel::check_state(state_);
+    found.insert(found.end(), of_state.begin(), of_state.end());
+  }
+  if (found.empty()) return;
+  if (options_.check_invariants == InvariantCheck::kAbort) {
+    std::fputs(("invariant violated after a command:\n" + kernel::describe(found)).c_str(), stderr);
+    std::abort();
+  }
+  for (kernel::Violation& v : found) {
+    if (std::ranges::find(violations_, v) == violations_.end()) violations_.push_back(std::move(v));
+  }
 }
 
 Status Core::restore_ledger(ledger::Ledger ledger) {

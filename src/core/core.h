@@ -9,6 +9,7 @@
 #include "common/error.h"
 #include "core/cluster_ops.h"
 #include "core/command.h"
+#include "core/kernel/invariants.h"
 #include "core/state.h"
 
 namespace allot {
@@ -34,6 +35,12 @@ class Core {
   const State& state() const { return state_; }
   const CoreOptions& options() const { return options_; }
 
+  // Invariant checks run and what they found (CoreOptions::check_invariants is kCount): each
+  // violation is kept once. The whole state is checked after every command while it holds up to
+  // 1,000 nodes and instances, and after every n-th command beyond (n: its size over 1,000).
+  int64_t checks() const { return checks_; }
+  const std::vector<kernel::Violation>& violations() const { return violations_; }
+
   // The controller serves again from `now_ms` after being away (a start or a reload from the
   // store): every node gets a whole heartbeat timeout from now before it is lost, since its
   // agent could not report meanwhile. A node that is truly gone is still lost, and its work still
@@ -48,9 +55,16 @@ class Core {
   }
 
  private:
+  // Checks the state after a command that wrote `rows`.
+  void check(int64_t last_event_seq, std::span<const Row> rows);
+
   CoreOptions options_;
   const Scheduler* scheduler_;
   State state_;
+  static constexpr size_t kCheckEveryCommandObjects = 1'000;
+  int64_t checks_ = 0;
+  size_t commands_unchecked_ = 0;  // Commands since the whole state was last checked.
+  std::vector<kernel::Violation> violations_;
 };
 
 }  // namespace allot

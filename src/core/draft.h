@@ -14,7 +14,7 @@ namespace allot {
 
 class Draft {
  public:
-  explicit Draft(const State& base) : base_(&base) {}
+  explicit Draft(const State& base) : base_(&base), last_event_seq_(base.last_event_seq) {}
 
   const State& base() const { return *base_; }
 
@@ -62,6 +62,10 @@ class Draft {
   void add_transfer(ledger::Transfer transfer) { transfers_.push_back(std::move(transfer)); }
   const std::vector<ledger::Account>& accounts() const { return accounts_; }
   const std::vector<ledger::Transfer>& transfers() const { return transfers_; }
+  // The number of the command's next event: the one counter every part of a command numbers its
+  // events with, so that two parts never give the same number.
+  int64_t next_event_seq() { return ++last_event_seq_; }
+
   // Any other changed object (the books' rows), written after the rest.
   void add_row(Row row) { others_.push_back(std::move(row)); }
 
@@ -81,6 +85,7 @@ class Draft {
   std::vector<ledger::Account> accounts_;
   std::vector<ledger::Transfer> transfers_;
   std::vector<Row> others_;
+  int64_t last_event_seq_;
   mutable BudgetMemo budget_memo_;  // A cache of what the base state decides: not a change.
 };
 

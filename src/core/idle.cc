@@ -66,7 +66,7 @@ Event idle_event(const State& state, const Instance& instance,
 // The stretch has reached the window: stop the instance (a gang: every member), or tell its owner
 // once.
 void act(Draft& draft, const std::vector<std::string>& members, const IdlePolicy& policy,
-         TimeMs now_ms, int64_t& seq) {
+         TimeMs now_ms) {
   const std::string& first = members.front();
   if (policy.action == IdleAction::kNotify) {
     const bool told = std::all_of(members.begin(), members.end(), [&](const std::string& id) {
@@ -81,7 +81,8 @@ void act(Draft& draft, const std::vector<std::string>& members, const IdlePolicy
   } else {
     for (const std::string& id : members) stop_member(draft, id, now_ms, idle_reason(policy));
   }
-  draft.add_row(idle_event(draft.base(), *draft.instance(first), members, policy, now_ms, ++seq));
+  const int64_t seq = draft.next_event_seq();
+  draft.add_row(idle_event(draft.base(), *draft.instance(first), members, policy, now_ms, seq));
 }
 
 // The members that idle stop acts on together once `id`'s stretch has reached the window: the
@@ -161,7 +162,6 @@ void idle_heartbeat(Draft& draft, const NodeHeartbeat& beat, TimeMs previous_ms,
   for (const GpuHeartbeat& gpu : beat.gpus) readings[gpu.index] = &gpu;
   // After a silence the readings before it are stale: a stretch cannot span the gap.
   const bool continuous = previous_ms != 0 && now_ms - previous_ms <= options.idle_stale_ms();
-  int64_t seq = state.last_event_seq;
   for (const std::string& id : draft.instances_on(beat.node_id)) {
     const Instance& instance = *draft.instance(id);
     if (instance.state != InstanceState::kRunning || instance.stop_requested) continue;
@@ -178,7 +178,7 @@ void idle_heartbeat(Draft& draft, const NodeHeartbeat& beat, TimeMs previous_ms,
     }
     if (policy && since != 0 && now_ms - since >= policy->window_s * 1000) {
       const std::vector<std::string> members = idle_together(draft, id, *policy, now_ms);
-      if (!members.empty()) act(draft, members, *policy, now_ms, seq);
+      if (!members.empty()) act(draft, members, *policy, now_ms);
     }
   }
 }

@@ -127,15 +127,15 @@ Result<const Pool*> live_pool(const State& state, const std::string& id) {
 // An autoscaler decision or a provider's answer, for the event log.
 class PoolEvents {
  public:
-  explicit PoolEvents(const State& state)
-      : seq_(state.last_event_seq), tenant_id_(state.operator_tenant_id()) {}
+  explicit PoolEvents(Draft& draft)
+      : draft_(draft), tenant_id_(draft.base().operator_tenant_id()) {}
 
   Event make(std::string kind, const Pool& pool, const std::string& reason, TimeMs now_ms,
              nlohmann::json extra = nlohmann::json::object()) {
     extra["pool_id"] = pool.id;
     extra["pool"] = pool.name;
     extra["reason"] = reason;
-    return Event{.seq = ++seq_,
+    return Event{.seq = draft_.next_event_seq(),
                  .at_ms = now_ms,
                  .tenant_id = tenant_id_,
                  .kind = std::move(kind),
@@ -143,7 +143,7 @@ class PoolEvents {
   }
 
  private:
-  int64_t seq_;
+  Draft& draft_;  // Numbers the events.
   std::string tenant_id_;
 };
 
@@ -261,7 +261,8 @@ Result<Rows> scale_up_pool(const State& state, const ScaleUpPool& c, TimeMs now_
                 fmt::format("pool {} would pass its maximum of {}", pool.name, pool.max_nodes));
   }
   Rows rows;
-  PoolEvents events(state);
+  Draft numbering(state);  // Numbers the events; the rows are written here.
+  PoolEvents events(numbering);
   for (const PoolLaunch& launch : c.launches) {
     if (auto ok = check_id("pool node id", launch.pool_node_id, "pnd"); !ok) {
       return std::unexpected(ok.error());
@@ -318,7 +319,7 @@ Result<Rows> retire_pool_node(const State& state, const RetirePoolNode& c, TimeM
   node.state = PoolNodeState::kDeleting;
   node.retired_at_ms = now_ms;
   node.reason = c.reason;
-  PoolEvents events(state);
+  PoolEvents events(draft);
   draft.add_row(node_event(events, "pool.scale_down", pool, node, c.reason, now_ms));
   draft.add_row(node);
   draft.add_row(pool);
@@ -330,8 +331,8 @@ Result<Rows> record_pool_node(const State& state, const RecordPoolNode& c, TimeM
   if (found == nullptr) return fail(ErrorCode::kNotFound, fmt::format("no pool node {}", c.id));
   PoolNode node = *found;
   Pool pool = *state.pool(node.pool_id);
-  PoolEvents events(state);
   Draft draft(state);
+  PoolEvents events(draft);
   switch (c.outcome) {
     case PoolNodeOutcome::kCreated:
       node.provider_ref = c.provider_ref;
@@ -388,7 +389,7 @@ void join_pool(Draft& draft, const JoinToken& token, Node& node, TimeMs now_ms) 
     joined.joined_at_ms = now_ms;
     JoinToken spent = token;
     spent.revoked_at_ms = now_ms;  // One node per token.
-    PoolEvents events(state);
+    PoolEvents events(draft);
     draft.add_row(node_event(events, "pool.node_joined", pool, joined, "joined", now_ms));
     draft.add_row(joined);
     draft.add_row(spent);

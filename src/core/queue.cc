@@ -11,6 +11,7 @@
 #include "core/admission.h"
 #include "core/cluster_ops.h"
 #include "core/money.h"
+#include "core/money_internal.h"
 #include "core/regions.h"
 
 namespace allot {
@@ -75,7 +76,15 @@ std::optional<Victims> cheapest_victims(const Draft& draft, const InstanceSpec& 
 // so that it is metered, posted and invoiced like any other; the instance starts afresh. The
 // record's id is derived from the instance's and the run's start, so a replay derives the same.
 void keep_run(Draft& draft, Instance& victim) {
-  if (victim.started_at_ms == 0 && victim.hold_id.empty()) return;  // Nothing to bill.
+  if (victim.started_at_ms == 0) {
+    // It never ran: nothing to bill, only its hold to give back. (A record would take the hold,
+    // but a second such preemption would derive the same record's id and drop its new hold.)
+    if (!victim.hold_id.empty()) {
+      money::release_hold(draft, victim);
+      ++victim.postings;  // Its next hold's id stays unlike the one just voided.
+    }
+    return;
+  }
   Instance run = victim;
   run.id = fmt::format(
       "ins_{}", sha256_hex(fmt::format("{}@{}", victim.id, victim.started_at_ms)).substr(0, 16));
@@ -197,7 +206,7 @@ Outcome try_place(Draft& draft, const std::string& id, TimeMs now_ms, const Plac
 }
 
 void schedule_queue(Draft& draft, TimeMs now_ms, const Placing& placing) {
-  std::vector<std::string> queue = draft.base().queue;
+  std::vector<std::string> queue(draft.base().queue.begin(), draft.base().queue.end());
   for (const Row& row : draft.rows()) {
     if (const auto* added = std::get_if<Instance>(&row);
         added != nullptr && added->state == InstanceState::kQueued &&

@@ -27,6 +27,11 @@ struct LedgerEntry {
   bool operator==(const LedgerEntry&) const = default;
 };
 
+// False for every type: the last branch of a dispatch over Row or Command names it in a
+// static_assert, so that a type added to the variant without a handler does not compile.
+template <typename T>
+inline constexpr bool kNoHandlerFor = false;
+
 using Row =
     std::variant<Tenant, Project, User, ApiKey, JoinToken, Node, Instance, Quota, Reservation,
                  meter::Price, ledger::Account, LedgerEntry, Invoice, CreditNote, Budget,

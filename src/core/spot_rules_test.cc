@@ -54,11 +54,7 @@ TEST(PriceOnCurve, InterpolatesBetweenPointsAndRoundsDown) {
 class SpotRulesTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    ok(CreateTenant{kTenant, "acme"});
-    ok(CreateProject{"prj_0000000000000001", kTenant, "p"});
-    ok(CreateJoinToken{"jtk_0000000000000001", "rack", kToken, 0});
-    ok(eight_gpu_join(kNode, "a", "eu", "H100-80GB", kToken));
-    ok(NodeHeartbeat{.node_id = kNode});
+    for (const Command& c : one_node_cloud(kTenant, "prj_0000000000000001", kNode, kToken)) ok(c);
   }
 
   void ok(const Command& command, TimeMs at = kT0) {

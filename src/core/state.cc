@@ -94,7 +94,7 @@ void State::put(const Row& row) {
             open_image_pulls.insert(object.id);
           }
           image_pulls[object.id] = object;
-        } else {
+        } else if constexpr (std::is_same_v<T, Instance>) {
           auto old = instances.find(object.id);
           const bool was_queued =
               old != instances.end() && old->second.state == InstanceState::kQueued;
@@ -103,6 +103,8 @@ void State::put(const Row& row) {
           if (was_active != !is_final(object.state)) {
             size_t& active = active_by_tenant[object.tenant_id];
             active = was_active ? active - 1 : active + 1;
+            // No entry rather than a zero: the index is the same however the state was built.
+            if (active == 0) active_by_tenant.erase(object.tenant_id);
           }
           instances[object.id] = object;
           if ((object.started_at_ms != 0 || !object.hold_id.empty()) && !object.settled) {
@@ -112,8 +114,10 @@ void State::put(const Row& row) {
             held->second.erase(object.id);
             if (held->second.empty()) unsettled_by_tenant.erase(held);
           }
-          if (was_queued && !is_queued) std::erase(queue, object.id);
-          if (is_queued && !was_queued) queue.push_back(object.id);
+          if (was_queued && !is_queued) queue.erase(object.id);
+          if (is_queued && !was_queued) queue.insert(object.id);
+        } else {
+          static_assert(kNoHandlerFor<T>, "a row type the state cannot hold");
         }
       },
       row);

@@ -45,8 +45,9 @@ struct State {
   std::unordered_map<std::string, std::string> key_by_hash;         // key hash -> key id
   std::unordered_map<std::string, std::string> node_by_credential;  // credential hash -> node id
   std::unordered_map<std::string, std::string> node_by_name;
-  // Queued instances, oldest first: the order in which placement is tried.
-  std::vector<std::string> queue;
+  // Queued instances by id. Placement sorts them its own way (Scheduler::queue_before), so the
+  // index keeps no order of arrival that a reload from the store could not give back.
+  std::set<std::string> queue;
   // Pulls some node has yet to finish: what heartbeats look through.
   std::set<std::string> open_image_pulls;
   // Instances not yet in a final state, per tenant (for the tenant's limit).

@@ -27,6 +27,15 @@ inline JoinNode eight_gpu_join(const std::string& id, const std::string& name,
   return join;
 }
 
+// What most of the core's tests start from: a tenant with one project ("p"), a join token, and one
+// node of eight H100s in region eu (named "a") that has reported once.
+inline std::vector<Command> one_node_cloud(const std::string& tenant, const std::string& project,
+                                           const std::string& node, const std::string& token_hash) {
+  return {CreateTenant{tenant, "acme"}, CreateProject{project, tenant, "p"},
+          CreateJoinToken{"jtk_0000000000000001", "rack", token_hash, 0},
+          eight_gpu_join(node, "a", "eu", "H100-80GB", token_hash), NodeHeartbeat{.node_id = node}};
+}
+
 // Work is placed only where a price covers it. Tests of placement alone price every catalog model
 // of `region` at 0 (an explicit free price) in every class, from `at_ms` on.
 inline std::vector<Command> free_prices(const std::string& region, TimeMs at_ms) {

@@ -235,7 +235,7 @@ std::vector<Status> Ledger::create_transfers(std::span<const Transfer> transfers
       roll_back(undo);
       for (size_t k = i; k <= end; ++k) {
         if (k != failed) {
-          results[k] = fail(ErrorCode::kConflict,
+          results[k] = fail(ErrorCode::kLinkedFailed,
                             fmt::format("linked transfer {} failed", transfers[failed].id));
         }
       }

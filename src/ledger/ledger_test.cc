@@ -171,7 +171,7 @@ TEST_F(LedgerTest, LinkedTransfersSucceedOrFailTogether) {
   };
   const auto results = ledger.create_transfers(chain, kT0);
   ASSERT_EQ(results.size(), 2u);
-  EXPECT_EQ(results[0].error().code, ErrorCode::kConflict);  // Linked to the one that failed.
+  EXPECT_EQ(results[0].error().code, ErrorCode::kLinkedFailed);  // Linked to the one that failed.
   EXPECT_EQ(results[1].error().code, ErrorCode::kInsufficientFunds);
   EXPECT_EQ(ledger.account("cash")->credit_balance(), 1'000'000);
   EXPECT_EQ(ledger.transfer("a"), nullptr);

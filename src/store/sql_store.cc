@@ -211,7 +211,7 @@ Status write_row(Db& db, const Row& row) {
         } else if constexpr (std::is_same_v<T, ImagePull>) {
           const DbValue p[] = {o.id, o.created_at_ms, image_pull_document(o).dump()};
           return db.exec(kUpsertImagePull, p);
-        } else {
+        } else if constexpr (std::is_same_v<T, Instance>) {
           const DbValue p[] = {o.id,
                                o.tenant_id,
                                o.project_id,
@@ -219,6 +219,8 @@ Status write_row(Db& db, const Row& row) {
                                o.created_at_ms,
                                instance_document(o).dump()};
           return db.exec(kUpsertInstance, p);
+        } else {
+          static_assert(kNoHandlerFor<T>, "a row type the store cannot write");
         }
       },
       row);
