@@ -24,6 +24,7 @@ enum ExitCode {
   kRejected = 5,      // 400, 405, 409, 413 or 422: the request was refused; nothing changed.
   kUnreachable = 6,   // The server could not be reached.
   kLocalFailure = 7,  // Work on this machine failed, e.g. no browser to print a PDF with.
+  kViolations = 8,    // `allot sim chaos` found a broken invariant.
 };
 
 struct Settings {

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "sim/chaos_command.h"
 #include "sim/forecast_report.h"
 #include "sim/replay.h"
 #include "sim/resample.h"
@@ -292,6 +293,7 @@ void add_sim_commands(CLI::App& app, allot::cli::Action& action) {
       return sim::run_forecast(*forecast_flags, output_mode(output));
     };
   });
+  add_chaos_command(*sim, output, action);
   CLI::App* policies = sim->add_subcommand("policies", "the placement policies --policy takes");
   policies->callback([&action] {
     action = [](cli::Session&) {

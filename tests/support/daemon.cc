@@ -176,11 +176,11 @@ ClientResponse Daemon::request(const std::string& method, const std::string& tar
 }
 
 RunResult run_program(const std::string& program, const std::vector<std::string>& args,
-                      const std::vector<std::string>& extra_env) {
+                      const std::vector<std::string>& extra_env, std::chrono::seconds limit) {
   TempDir dir;
   const pid_t pid = spawn_program(program, args, extra_env, dir.path() / "out", dir.path() / "err");
   RunResult result;
-  result.exit_code = wait_for_exit(pid, std::chrono::seconds(60));
+  result.exit_code = wait_for_exit(pid, limit);
   if (result.exit_code == -1) ::kill(pid, SIGKILL);
   result.out = read_file(dir.path() / "out");
   result.err = read_file(dir.path() / "err");

@@ -82,7 +82,9 @@ struct RunResult {
   std::string out;
   std::string err;
 };
+// Runs a program to its end, killed after `limit` (exit_code -1 then).
 RunResult run_program(const std::string& program, const std::vector<std::string>& args,
-                      const std::vector<std::string>& extra_env = {});
+                      const std::vector<std::string>& extra_env = {},
+                      std::chrono::seconds limit = std::chrono::seconds(60));
 
 }  // namespace allot::testing
