@@ -122,7 +122,7 @@ ChaosStep ChaosWorld::next(const State& state) {
     case 0:
     case 1:
     case 2:
-      step = launch(state);
+      step = launch();
       break;
     case 3:
       step = stop(state);
@@ -143,7 +143,7 @@ ChaosStep ChaosWorld::next(const State& state) {
       step = node_returns(state);
       break;
     case 9:
-      step = node_admin(state);
+      step = node_admin();
       break;
     case 10:
       step = limits(state);
@@ -213,8 +213,7 @@ NodeHeartbeat ChaosWorld::heartbeat(const State& state, Agent& agent) {
   return beat;
 }
 
-ChaosStep ChaosWorld::launch(const State& state) {
-  (void)state;
+ChaosStep ChaosWorld::launch() {
   const std::string tenant_id = tenant();
   InstanceSpec spec{.cpu_milli = 1'000, .memory_mib = 1'024, .command = {"train"}};
   if (chance(30)) {
@@ -331,8 +330,7 @@ ChaosStep ChaosWorld::node_returns(const State& state) {
   return step;
 }
 
-ChaosStep ChaosWorld::node_admin(const State& state) {
-  (void)state;
+ChaosStep ChaosWorld::node_admin() {
   const Agent& agent = agents_[draw(agents_.size())];
   const NodeAdmin admin = chance(50)   ? NodeAdmin::kNone
                           : chance(50) ? NodeAdmin::kCordoned

@@ -54,14 +54,14 @@ class ChaosWorld {
   NodeHeartbeat heartbeat(const State& state, Agent& agent);
   JoinNode join(const Agent& agent, const std::string& token_hash);
 
-  ChaosStep launch(const State& state);
+  ChaosStep launch();
   ChaosStep stop(const State& state);
   ChaosStep money();
   ChaosStep price();
   ChaosStep spot_rule();
   ChaosStep node_fails();
   ChaosStep node_returns(const State& state);
-  ChaosStep node_admin(const State& state);
+  ChaosStep node_admin();
   ChaosStep limits(const State& state);
   ChaosStep idle_policy();
   ChaosStep month_end();
