@@ -10,8 +10,8 @@
 #include "common/base64.h"
 #include "common/image_ref.h"
 #include "common/limits.h"
-#include "core/image_pulls.h"
-#include "core/validate.h"
+#include "core/cluster/image_pulls.h"
+#include "core/kernel/validate.h"
 
 namespace allot {
 namespace {

@@ -6,7 +6,7 @@
 #include <string_view>
 
 #include "common/error.h"
-#include "core/state.h"
+#include "core/kernel/state.h"
 
 namespace allot {
 

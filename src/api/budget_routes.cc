@@ -12,9 +12,9 @@
 #include "api/routes_util.h"
 #include "common/limits.h"
 #include "common/money.h"
-#include "core/budgets.h"
-#include "core/spend.h"
-#include "core/validate.h"
+#include "core/kernel/validate.h"
+#include "core/money/budgets.h"
+#include "core/money/spend.h"
 #include "store/budget_store.h"
 
 namespace allot {

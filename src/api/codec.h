@@ -3,9 +3,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/cluster.h"
-#include "core/model.h"
-#include "core/rules.h"
+#include "core/model/cluster.h"
+#include "core/model/identity.h"
+#include "core/model/rules.h"
 #include "meter/rating.h"
 #include "store/store.h"
 

@@ -9,7 +9,7 @@
 #include "api/fields.h"
 #include "api/reply.h"
 #include "api/routes_util.h"
-#include "core/validate.h"
+#include "core/kernel/validate.h"
 
 namespace allot {
 

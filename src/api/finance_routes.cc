@@ -10,7 +10,7 @@
 #include "api/fields.h"
 #include "api/reply.h"
 #include "api/routes_util.h"
-#include "core/validate.h"
+#include "core/kernel/validate.h"
 #include "finance/schedule.h"
 
 namespace allot::finance {

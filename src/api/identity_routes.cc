@@ -7,8 +7,8 @@
 #include "api/codec.h"
 #include "api/reply.h"
 #include "api/routes_util.h"
-#include "core/invoice_ops.h"
-#include "core/validate.h"
+#include "core/kernel/validate.h"
+#include "core/money/invoices.h"
 
 namespace allot {
 
@@ -127,7 +127,7 @@ Result<HttpResponse> update_tenant(Call& call) {
     if (!read) return std::unexpected(read.error());
     set_details = SetBillingDetails{.tenant_id = id, .details = *read};
     // Checked before anything is applied, so that a refusal changes nothing.
-    ALLOT_TRY(set_billing_details(call.ctx.state(), *set_details));
+    ALLOT_TRY(check_billing_details(call.ctx.state(), *set_details));
   }
   // Billing first: it is the change that may be refused, and a refusal must change nothing.
   ALLOT_TRY(apply_billing_change(call, id, billing, credit_limit));

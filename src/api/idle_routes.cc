@@ -4,7 +4,7 @@
 
 #include "api/app.h"
 #include "api/routes_util.h"
-#include "core/validate.h"
+#include "core/kernel/validate.h"
 #include "store/cluster_json.h"
 
 namespace allot {

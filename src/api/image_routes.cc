@@ -6,8 +6,8 @@
 #include "api/fields.h"
 #include "api/reply.h"
 #include "api/routes_util.h"
-#include "core/image_pulls.h"
-#include "core/validate.h"
+#include "core/cluster/image_pulls.h"
+#include "core/kernel/validate.h"
 
 namespace allot {
 namespace {

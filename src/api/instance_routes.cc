@@ -11,7 +11,7 @@
 #include "common/image_ref.h"
 #include "common/limits.h"
 #include "common/money.h"
-#include "core/validate.h"
+#include "core/kernel/validate.h"
 
 namespace allot {
 namespace {

@@ -8,8 +8,8 @@
 #include "billing/invoice_draft.h"
 #include "billing/invoice_render.h"
 #include "common/money.h"
-#include "core/invoice_ops.h"
-#include "core/validate.h"
+#include "core/kernel/validate.h"
+#include "core/money/invoices.h"
 
 namespace allot {
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <tuple>
 
-#include "core/state.h"
+#include "core/kernel/state.h"
 
 namespace allot {
 

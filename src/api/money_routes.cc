@@ -7,8 +7,8 @@
 #include "api/reply.h"
 #include "api/routes_util.h"
 #include "common/money.h"
-#include "core/money.h"
-#include "core/validate.h"
+#include "core/kernel/validate.h"
+#include "core/money/money.h"
 
 namespace allot {
 namespace {

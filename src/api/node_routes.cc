@@ -5,7 +5,7 @@
 #include "api/codec.h"
 #include "api/reply.h"
 #include "api/routes_util.h"
-#include "core/validate.h"
+#include "core/kernel/validate.h"
 
 namespace allot {
 namespace {

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "api/request.h"
-#include "core/cluster.h"
+#include "core/model/cluster.h"
 
 namespace allot {
 

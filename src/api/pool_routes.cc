@@ -6,8 +6,8 @@
 #include "api/reply.h"
 #include "api/routes_util.h"
 #include "common/limits.h"
-#include "core/pools.h"
-#include "core/validate.h"
+#include "core/kernel/validate.h"
+#include "core/pools/pools.h"
 
 namespace allot {
 

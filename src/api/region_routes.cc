@@ -8,7 +8,7 @@
 #include "api/reply.h"
 #include "api/routes_util.h"
 #include "common/money.h"
-#include "core/regions.h"
+#include "core/regions/regions.h"
 
 namespace allot {
 namespace {

@@ -5,8 +5,8 @@
 #include "api/codec.h"
 #include "api/reply.h"
 #include "api/routes_util.h"
-#include "core/gpu_models.h"
-#include "core/validate.h"
+#include "core/cluster/gpu_models.h"
+#include "core/kernel/validate.h"
 
 namespace allot {
 namespace {

@@ -7,7 +7,7 @@
 #include "api/routes_util.h"
 #include "common/limits.h"
 #include "common/money.h"
-#include "core/spot_rules.h"
+#include "core/pools/spot_rules.h"
 
 namespace allot {
 namespace {

@@ -5,8 +5,8 @@
 
 #include "api/metrics.h"
 #include "common/int128.h"
-#include "core/money.h"
-#include "core/spend.h"
+#include "core/money/money.h"
+#include "core/money/spend.h"
 
 namespace allot {
 namespace {

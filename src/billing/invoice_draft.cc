@@ -6,9 +6,9 @@
 
 #include <fmt/format.h>
 
-#include "core/invoice_ops.h"
-#include "core/metering.h"
-#include "core/money.h"
+#include "core/money/invoices.h"
+#include "core/money/metering.h"
+#include "core/money/money.h"
 
 namespace allot::billing {
 namespace {

@@ -7,8 +7,8 @@
 #include <string>
 
 #include "common/error.h"
-#include "core/command.h"
-#include "core/state.h"
+#include "core/kernel/command.h"
+#include "core/kernel/state.h"
 
 namespace allot::billing {
 
@@ -35,7 +35,7 @@ Period invoice_period(const State& state, const std::string& tenant_id, TimeMs m
                       TimeMs now_ms);
 
 // The promotional credit the tenant's usage in the calendar month starting at month_ms took: what
-// its usage postings in the month took from its credits (core/money.h).
+// its usage postings in the month took from its credits (core/money/money.h).
 int64_t credits_applied(const State& state, const std::string& tenant_id, TimeMs month_ms,
                         TimeMs now_ms);
 // The promotional credit to apply to the tenant's invoice for that month: the same, over the

@@ -4,7 +4,7 @@
 
 #include "billing/test_state.h"
 #include "core/core.h"
-#include "core/metering.h"
+#include "core/money/metering.h"
 
 namespace allot::billing {
 namespace {

@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "billing/currency.h"
-#include "core/state.h"
+#include "core/kernel/state.h"
 
 namespace allot::billing {
 

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "common/clock.h"
-#include "core/state.h"
+#include "core/kernel/state.h"
 
 namespace allot::billing::testing {
 

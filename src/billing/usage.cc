@@ -4,7 +4,7 @@
 #include <map>
 
 #include "billing/invoice_draft.h"
-#include "core/metering.h"
+#include "core/money/metering.h"
 
 namespace allot::billing {
 namespace {

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "billing/test_state.h"
-#include "core/metering.h"
+#include "core/money/metering.h"
 
 namespace allot::billing {
 namespace {

@@ -7,10 +7,10 @@
 #include <vector>
 
 #include "common/error.h"
-#include "core/cluster_ops.h"
-#include "core/command.h"
+#include "core/cluster/cluster.h"
+#include "core/kernel/command.h"
 #include "core/kernel/invariants.h"
-#include "core/state.h"
+#include "core/kernel/state.h"
 
 namespace allot {
 

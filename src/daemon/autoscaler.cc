@@ -5,7 +5,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
-#include "core/demand.h"
+#include "core/pools/demand.h"
 #include "daemon/prescale.h"
 
 namespace allot {

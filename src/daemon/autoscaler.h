@@ -1,4 +1,4 @@
-// The autoscaler: every interval it asks the core what to do (core/autoscale.h), records each
+// The autoscaler: every interval it asks the core what to do (core/pools/autoscale.h), records each
 // decision durably as a command, and only then calls the pool's provider, each call on a worker
 // thread of its own, so that a slow or hung script holds up no other pool. What the provider
 // answers comes back as a command too.
@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "api/service.h"
-#include "core/autoscale.h"
+#include "core/pools/autoscale.h"
 #include "daemon/provider.h"
 
 namespace allot {

@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "core/demand.h"
+#include "core/pools/demand.h"
 #include "forecast/forecast.h"
 
 namespace allot {

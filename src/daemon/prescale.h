@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "core/state.h"
+#include "core/kernel/state.h"
 
 namespace allot {
 

@@ -9,7 +9,7 @@
 
 #include <fmt/format.h>
 
-#include "core/demand.h"
+#include "core/pools/demand.h"
 
 namespace allot {
 namespace {

@@ -11,7 +11,7 @@
 #include <string>
 
 #include "common/error.h"
-#include "core/pool.h"
+#include "core/model/pool.h"
 
 namespace allot {
 

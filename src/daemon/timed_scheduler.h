@@ -4,7 +4,7 @@
 #include <chrono>
 
 #include "api/metrics.h"
-#include "core/scheduler.h"
+#include "core/kernel/scheduler.h"
 
 namespace allot {
 

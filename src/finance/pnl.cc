@@ -11,7 +11,7 @@
 
 #include "billing/invoice_draft.h"
 #include "common/int128.h"
-#include "core/metering.h"
+#include "core/money/metering.h"
 #include "finance/schedule.h"
 
 namespace allot::finance {

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <iterator>
 
-#include "core/regions.h"
+#include "core/regions/regions.h"
 
 namespace allot::sched {
 

@@ -6,7 +6,7 @@
 #include <memory>
 #include <string>
 
-#include "core/scheduler.h"
+#include "core/kernel/scheduler.h"
 #include "sched/sched.h"
 
 namespace allot::sched {
@@ -37,8 +37,8 @@ Request request_of(const InstanceSpec& spec);
 std::map<std::string, double> carbon_by_region(const Books& books, TimeMs at_ms);
 
 // For a spec that states a preference: each (region, GPU model) it could use, ranked by
-// rank_quote (core/quote.h) as if each had room, 0 the best (CycleState::preference_rank). Empty
-// for a spec without a preference.
+// rank_quote (core/admission/quote.h) as if each had room, 0 the best
+// (CycleState::preference_rank). Empty for a spec without a preference.
 std::map<std::pair<std::string, std::string>, int> preference_ranks(const State& state,
                                                                     const InstanceSpec& spec,
                                                                     TimeMs at_ms);

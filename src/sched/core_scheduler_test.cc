@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "common/random.h"
+#include "core/cluster/test_nodes.h"
 #include "core/core.h"
-#include "core/test_nodes.h"
 
 namespace allot::sched {
 namespace {

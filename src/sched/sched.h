@@ -65,9 +65,9 @@ struct CycleState {
   // map is empty the plugin scores every node alike.
   std::map<std::string, double> carbon_g_per_kwh;
   // For a request that states a preference (price, carbon or latency): each (region, GPU model)
-  // it could use, ranked as `allot quote` ranks them (core/quote.h), 0 the best. The "prefer"
-  // score plugin reads it; when it is empty, as for every request without a preference, the
-  // plugin scores every node alike.
+  // it could use, ranked as `allot quote` ranks them (core/admission/quote.h), 0 the best. The
+  // "prefer" score plugin reads it; when it is empty, as for every request without a preference,
+  // the plugin scores every node alike.
   std::map<std::pair<std::string, std::string>, int> preference_rank;
 };
 

@@ -5,7 +5,7 @@
 #include <fmt/format.h>
 
 #include "common/random.h"
-#include "core/autoscale.h"
+#include "core/pools/autoscale.h"
 
 namespace allot::sim {
 namespace {

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "core/demand.h"
+#include "core/pools/demand.h"
 #include "forecast/forecast.h"
 
 namespace allot::sim {

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "common/error.h"
-#include "core/state.h"
+#include "core/kernel/state.h"
 
 namespace allot::sim {
 

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "core/command.h"
-#include "core/state.h"
+#include "core/kernel/command.h"
+#include "core/kernel/state.h"
 
 namespace allot::sim {
 

@@ -7,8 +7,8 @@
 #include <fmt/format.h>
 
 #include "common/random.h"
-#include "core/demand.h"
-#include "core/pools.h"
+#include "core/pools/demand.h"
+#include "core/pools/pools.h"
 
 namespace allot::sim {
 namespace {

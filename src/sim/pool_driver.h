@@ -1,9 +1,9 @@
 // The simulator's autoscaler and node provider, as the daemon's (src/daemon/autoscaler.h) but on
-// virtual time: every autoscale interval it asks the core what to do (core/autoscale.h) and turns
-// each decision into commands; the provider makes a launched node that joins boot_s later with
-// the pool's GPUs and shape, using the join token the core was given, and deletes a retired node
-// at once. With the forecast on, each hour it adds the hour just ended to every GPU model's demand
-// history and grows the pools ahead of the forecast peak.
+// virtual time: every autoscale interval it asks the core what to do (core/pools/autoscale.h) and
+// turns each decision into commands; the provider makes a launched node that joins boot_s later
+// with the pool's GPUs and shape, using the join token the core was given, and deletes a retired
+// node at once. With the forecast on, each hour it adds the hour just ended to every GPU model's
+// demand history and grows the pools ahead of the forecast peak.
 #pragma once
 
 #include <cstdint>
@@ -16,9 +16,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/autoscale.h"
-#include "core/command.h"
-#include "core/state.h"
+#include "core/kernel/command.h"
+#include "core/kernel/state.h"
+#include "core/pools/autoscale.h"
 #include "sim/demand_forecast.h"
 #include "sim/scenario.h"
 

@@ -4,7 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/state.h"
+#include "core/kernel/state.h"
 
 namespace allot::sim {
 

@@ -11,8 +11,8 @@
 #include <nlohmann/json.hpp>
 
 #include "common/error.h"
-#include "core/command.h"
-#include "core/finance.h"
+#include "core/kernel/command.h"
+#include "core/model/books.h"
 
 namespace allot::sim {
 

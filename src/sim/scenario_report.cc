@@ -5,8 +5,8 @@
 #include "billing/invoice_draft.h"
 #include "billing/invoice_render.h"
 #include "common/money.h"
-#include "core/metering.h"
-#include "core/money.h"
+#include "core/money/metering.h"
+#include "core/money/money.h"
 #include "finance/pnl.h"
 #include "finance/summary.h"
 

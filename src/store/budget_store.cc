@@ -7,9 +7,6 @@ namespace {
 
 using nlohmann::json;
 
-constexpr std::string_view kUpsertBudget =
-    "INSERT INTO budgets (id, tenant_id, doc) VALUES ($1, $2, $3) "
-    "ON CONFLICT (id) DO UPDATE SET doc = excluded.doc";
 constexpr std::string_view kInsertAlert =
     "INSERT INTO budget_alerts (budget_id, month, threshold_pct, spend_micros, at_ms) "
     "VALUES ($1, $2, $3, $4, $5) "
@@ -90,11 +87,6 @@ json event_json(const Event& e) {
           {"data", json::parse(e.payload, nullptr, false)}};
 }
 
-Status write_budget_row(Db& db, const Budget& b) {
-  const DbValue p[] = {b.id, b.tenant_id, budget_document(b).dump()};
-  return db.exec(kUpsertBudget, p);
-}
-
 Status write_budget_row(Db& db, const BudgetAlert& a) {
   const DbValue p[] = {a.budget_id, a.month, a.threshold_pct, a.spend_micros, a.at_ms};
   return db.exec(kInsertAlert, p);
@@ -109,14 +101,7 @@ Status write_budget_row(Db& db, const Event& e) {
   return db.exec(kInsertDelivery, d);
 }
 
-Status load_budget_rows(Db& db, std::vector<Row>& out) {
-  auto budgets = db.query("SELECT doc FROM budgets ORDER BY id", {});
-  if (!budgets) return std::unexpected(budgets.error());
-  for (const DbRow& r : *budgets) {
-    auto budget = budget_from_document(json::parse(db_text(r[0]), nullptr, false));
-    if (!budget) return std::unexpected(budget.error());
-    out.emplace_back(std::move(*budget));
-  }
+Status load_budget_alerts(Db& db, std::vector<Row>& out) {
   auto alerts = db.query(
       "SELECT budget_id, month, threshold_pct, spend_micros, at_ms FROM budget_alerts "
       "ORDER BY budget_id, month, threshold_pct",
@@ -129,7 +114,10 @@ Status load_budget_rows(Db& db, std::vector<Row>& out) {
                                  .spend_micros = db_int(r[3]),
                                  .at_ms = db_int(r[4])});
   }
-  // Only the last event: the log itself stays in the store, like the audit log.
+  return {};
+}
+
+Status load_last_event(Db& db, std::vector<Row>& out) {
   auto last = db.query(
       "SELECT seq, at_ms, tenant_id, kind, payload FROM events ORDER BY seq DESC LIMIT 1", {});
   if (!last) return std::unexpected(last.error());

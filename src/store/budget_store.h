@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/budget.h"
+#include "core/model/budget.h"
 #include "store/db.h"
 #include "store/store.h"
 
@@ -21,12 +21,12 @@ nlohmann::json budget_document(const Budget& budget);
 nlohmann::json event_json(const Event& event);
 
 // Writes one row; an event with a webhook also queues its delivery, due at once.
-[[nodiscard]] Status write_budget_row(Db& db, const Budget& budget);
 [[nodiscard]] Status write_budget_row(Db& db, const BudgetAlert& alert);
 [[nodiscard]] Status write_budget_row(Db& db, const Event& event);
 
-// Budgets and alerts in full, and the last event (for the core's event numbering).
-[[nodiscard]] Status load_budget_rows(Db& db, std::vector<Row>& out);
+// Every budget alert; the last event only (for the core's event numbering).
+[[nodiscard]] Status load_budget_alerts(Db& db, std::vector<Row>& out);
+[[nodiscard]] Status load_last_event(Db& db, std::vector<Row>& out);
 
 [[nodiscard]] Result<std::vector<StoredEvent>> query_events(Db& db, const EventQuery& query);
 [[nodiscard]] Result<std::vector<Delivery>> query_due_deliveries(Db& db, TimeMs now_ms, int limit);

@@ -5,8 +5,8 @@
 #include <nlohmann/json.hpp>
 
 #include "common/error.h"
-#include "core/cluster.h"
-#include "core/rules.h"
+#include "core/model/cluster.h"
+#include "core/model/rules.h"
 #include "meter/rating.h"
 
 namespace allot {

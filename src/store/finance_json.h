@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/error.h"
-#include "core/finance.h"
+#include "core/model/books.h"
 
 namespace allot {
 

@@ -4,7 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/error.h"
-#include "core/image.h"
+#include "core/model/image.h"
 
 namespace allot {
 

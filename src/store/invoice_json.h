@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/error.h"
-#include "core/invoice.h"
+#include "core/model/invoice.h"
 
 namespace allot {
 

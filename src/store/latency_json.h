@@ -4,7 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/error.h"
-#include "core/latency.h"
+#include "core/model/latency.h"
 
 namespace allot {
 

@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/error.h"
-#include "core/pool.h"
+#include "core/model/pool.h"
 
 namespace allot {
 

@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/error.h"
-#include "core/registry.h"
+#include "core/model/registry.h"
 
 namespace allot {
 

@@ -4,7 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/error.h"
-#include "core/spot_rule.h"
+#include "core/model/spot_rule.h"
 
 namespace allot {
 

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "common/error.h"
-#include "core/row.h"
+#include "core/kernel/row.h"
 #include "ledger/ledger.h"
 
 namespace allot {

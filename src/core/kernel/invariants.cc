@@ -8,7 +8,7 @@
 
 #include <fmt/format.h>
 
-#include "core/money.h"
+#include "core/money/money.h"
 
 namespace allot::kernel {
 namespace {

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "core/row.h"
-#include "core/state.h"
+#include "core/kernel/row.h"
+#include "core/kernel/state.h"
 
 namespace allot::kernel {
 

@@ -4,9 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include "core/cluster/test_nodes.h"
 #include "core/core.h"
 #include "core/kernel/state_diff.h"
-#include "core/test_nodes.h"
 
 namespace allot::kernel {
 namespace {

@@ -4,7 +4,7 @@
 #include <optional>
 #include <string>
 
-#include "core/state.h"
+#include "core/kernel/state.h"
 
 namespace allot::kernel {
 

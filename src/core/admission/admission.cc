@@ -1,0 +1,260 @@
+#include "core/admission/admission.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "core/cluster/gpu_models.h"
+#include "core/kernel/scheduler.h"
+#include "core/money/budgets.h"
+#include "core/money/money.h"
+
+namespace allot {
+namespace {
+
+int64_t milli_of(const InstanceSpec& spec) {
+  return spec.gpus > 0 ? int64_t{1000} * spec.gpus : spec.gpu_milli;
+}
+
+bool accepts(const InstanceSpec& spec, const std::string& model) {
+  return spec.gpu_models.empty() ||
+         std::any_of(spec.gpu_models.begin(), spec.gpu_models.end(),
+                     [&](const std::string& m) { return gpu_model_matches(m, model); });
+}
+
+// A rule's model ("" for all, a model or a family) covers a GPU model.
+bool covers(const std::string& rule_model, const std::string& model) {
+  return rule_model.empty() || gpu_model_matches(rule_model, model);
+}
+
+bool applies(const Quota& q, const Instance& instance) {
+  return q.live() && q.tenant_id == instance.tenant_id &&
+         (q.project_id.empty() || q.project_id == instance.project_id);
+}
+
+using PerModel = std::map<std::string, int64_t>;
+
+// What the draft's instances hold, per GPU model: by tenant, and by the instance's project.
+struct Usage {
+  std::map<std::string, PerModel> by_tenant;
+  PerModel project;
+  PerModel free;  // Free milli of healthy GPUs on nodes that take work.
+};
+
+Usage usage_of(const Draft& draft, const Instance& instance) {
+  Usage u;
+  draft.for_each_instance([&](const Instance& other) {
+    if (is_final(other.state) || other.state == InstanceState::kQueued || other.node_id.empty()) {
+      return;
+    }
+    const Node* node = draft.node(other.node_id);
+    if (node == nullptr) return;
+    for (int index : other.gpu_indices) {
+      const std::string& model = node->gpus.at(static_cast<size_t>(index)).model;
+      u.by_tenant[other.tenant_id][model] += other.milli_per_gpu();
+      if (other.project_id == instance.project_id) u.project[model] += other.milli_per_gpu();
+    }
+  });
+  draft.for_each_node([&](const Node& node) {
+    if (!node_takes_work(node)) return;
+    for (const Gpu& gpu : node.gpus) {
+      if (gpu.healthy) u.free[gpu.model] += 1000 - gpu.used_milli;
+    }
+  });
+  return u;
+}
+
+int64_t sum_covered(const PerModel& held, const std::string& rule_model) {
+  int64_t total = 0;
+  for (const auto& [model, milli] : held) total += covers(rule_model, model) ? milli : 0;
+  return total;
+}
+
+std::string quota_scope(const Quota& q) {
+  std::string scope = q.project_id.empty() ? "the tenant" : "project " + q.project_id;
+  return q.gpu_model.empty() ? scope : fmt::format("{} on {}", scope, q.gpu_model);
+}
+
+// Why `model` is closed to the instance, or empty when it is open.
+std::string closed_because(const State& state, const Instance& instance, const Usage& u,
+                           const std::string& model, TimeMs now_ms) {
+  const InstanceSpec& spec = instance.spec;
+  const int64_t need = milli_of(spec);
+  for (const auto& [id, q] : state.quotas) {
+    if (!applies(q, instance) || !covers(q.gpu_model, model)) continue;
+    static const PerModel kNone;
+    auto tenant = u.by_tenant.find(instance.tenant_id);
+    const PerModel& held =
+        q.project_id.empty() ? (tenant == u.by_tenant.end() ? kNone : tenant->second) : u.project;
+    const int64_t used = sum_covered(held, q.gpu_model);
+    if (used + need > q.gpu_milli) {
+      return fmt::format("quota {}: {} holds {} of its {} GPUs and asks {} more", q.id,
+                         quota_scope(q), gpus_text(used), gpus_text(q.gpu_milli), gpus_text(need));
+    }
+  }
+  if (spec.price_class == PriceClass::kSpot) return {};
+  // Reserved milli per holder on this model, less what the holder already uses of it.
+  std::map<std::string, int64_t> reserved;
+  for (const auto& [id, r] : state.reservations) {
+    if (r.in_force(now_ms) && covers(r.gpu_model, model)) {
+      reserved[r.tenant_id] += int64_t{1000} * r.gpus;
+    }
+  }
+  int64_t held_for_others = 0;
+  for (const auto& [tenant, milli] : reserved) {
+    if (tenant == instance.tenant_id) continue;
+    auto held = u.by_tenant.find(tenant);
+    const int64_t used = held == u.by_tenant.end() ? 0 : sum_covered(held->second, model);
+    held_for_others += std::max<int64_t>(0, milli - used);
+  }
+  if (spec.price_class == PriceClass::kReserved) {
+    auto own = reserved.find(instance.tenant_id);
+    if (own == reserved.end()) return fmt::format("no reservation of {} is in force", model);
+    auto held = u.by_tenant.find(instance.tenant_id);
+    const int64_t used = held == u.by_tenant.end() ? 0 : sum_covered(held->second, model);
+    if (used + need > own->second) {
+      return fmt::format("its reservation of {} GPUs of {} is in full use", gpus_text(own->second),
+                         model);
+    }
+  }
+  auto free = u.free.find(model);
+  const int64_t free_milli = free == u.free.end() ? 0 : free->second;
+  if (held_for_others > 0 && free_milli - need < held_for_others) {
+    return fmt::format("{} of the {} free GPUs of {} are reserved for other tenants",
+                       gpus_text(std::min(held_for_others, free_milli)), gpus_text(free_milli),
+                       model);
+  }
+  return {};
+}
+
+bool any_reservation_in_force(const State& state, TimeMs now_ms) {
+  return std::any_of(state.reservations.begin(), state.reservations.end(),
+                     [&](const auto& entry) { return entry.second.in_force(now_ms); });
+}
+
+}  // namespace
+
+std::string gpus_text(int64_t milli) {
+  if (milli % 1000 == 0) return fmt::format("{}", milli / 1000);
+  std::string text = fmt::format("{}.{:03}", milli / 1000, milli % 1000);
+  while (text.back() == '0') text.pop_back();
+  return text;
+}
+
+Admission admit(const Draft& draft, const Instance& instance, TimeMs now_ms) {
+  if (auto why = funds_block(draft, instance.tenant_id, now_ms)) return {.ok = false, .why = *why};
+  const State& state = draft.base();
+  auto& memo = draft.budget_memo();
+  const auto scope = std::pair{instance.tenant_id, instance.project_id};
+  auto blocked = memo.find(scope);
+  if (blocked == memo.end()) {
+    blocked = memo.emplace(scope, budget_blocks(state, scope.first, scope.second, now_ms)).first;
+  }
+  if (blocked->second) return Admission{.ok = false, .models = {}, .why = *blocked->second};
+  const bool quotas = std::any_of(state.quotas.begin(), state.quotas.end(),
+                                  [&](const auto& e) { return applies(e.second, instance); });
+  if (!quotas && instance.spec.price_class != PriceClass::kReserved &&
+      (instance.spec.price_class == PriceClass::kSpot ||
+       !any_reservation_in_force(state, now_ms))) {
+    return {};
+  }
+  const Usage usage = usage_of(draft, instance);
+  std::set<std::string> models;
+  draft.for_each_node([&](const Node& node) {
+    for (const Gpu& gpu : node.gpus) {
+      if (accepts(instance.spec, gpu.model)) models.insert(gpu.model);
+    }
+  });
+  Admission out;
+  bool narrowed = false;
+  std::string first_why;  // Every closed model's reason.
+  for (const std::string& model : models) {
+    std::string why = closed_because(state, instance, usage, model, now_ms);
+    if (why.empty()) {
+      out.models.push_back(model);
+    } else {
+      narrowed = true;
+      // Each closed model's reason, once: several models often close for the same one.
+      if (first_why.find(why) == std::string::npos) {
+        first_why += (first_why.empty() ? "" : "; ") + why;
+      }
+    }
+  }
+  if (out.models.empty() && narrowed) return Admission{.ok = false, .models = {}, .why = first_why};
+  if (!narrowed) out.models.clear();  // Nothing closed: the request stands as it is.
+  return out;
+}
+
+Status check_priced(const State& state, const InstanceSpec& spec) {
+  const bool falls_back = spec.price_class == PriceClass::kSpot && state.prices.spot_falls_back();
+  for (const auto& [key, by_time] : state.prices.prices()) {
+    const bool of_class = key.price_class == spec.price_class ||
+                          (falls_back && key.price_class == PriceClass::kOnDemand);
+    // A price that takes effect later counts: the work waits for it.
+    if (of_class && !by_time.empty() && model_allowed(spec, key.model) &&
+        (spec.region.empty() || spec.region == key.region) && region_allowed(spec, key.region)) {
+      return {};
+    }
+  }
+  const std::string models = spec.gpu_models.empty()
+                                 ? "any GPU model"
+                                 : fmt::format("{}", fmt::join(spec.gpu_models, "|"));
+  std::string where = "in any region";
+  if (!spec.region.empty()) where = "in region " + spec.region;
+  if (!spec.regions.empty()) where = fmt::format("in regions {}", fmt::join(spec.regions, "|"));
+  return fail(ErrorCode::kNoPrice,
+              fmt::format("no {} price is set for {} {}: work there would go uncharged, so it is "
+                          "not placed until an operator sets one (allot prices set){}",
+                          price_class_name(spec.price_class), models, where,
+                          spec.price_class == PriceClass::kSpot && !falls_back
+                              ? " or lets spot fall back to on-demand (spot_fallback)"
+                              : ""));
+}
+
+// The quota and reservation rules of check_admissible.
+Status check_rules(const State& state, const std::string& tenant_id, const std::string& project_id,
+                   const InstanceSpec& spec, TimeMs now_ms) {
+  if (auto ok = check_budget(state, tenant_id, project_id, now_ms); !ok) return ok;
+  const int64_t need = milli_of(spec) * std::max(1, spec.nodes);
+  for (const auto& [id, q] : state.quotas) {
+    if (!q.live() || q.tenant_id != tenant_id ||
+        (!q.project_id.empty() && q.project_id != project_id) || need <= q.gpu_milli) {
+      continue;
+    }
+    // Over this limit: refused when every model the request accepts falls under it.
+    const bool all_covered =
+        q.gpu_model.empty() ||
+        (!spec.gpu_models.empty() &&
+         std::all_of(spec.gpu_models.begin(), spec.gpu_models.end(),
+                     [&](const std::string& m) { return gpu_model_matches(q.gpu_model, m); }));
+    if (all_covered) {
+      return fail(ErrorCode::kLimitExceeded,
+                  fmt::format("asks {} GPUs, over quota {} ({} may hold {})", gpus_text(need), id,
+                              quota_scope(q), gpus_text(q.gpu_milli)));
+    }
+  }
+  if (spec.price_class != PriceClass::kReserved) return {};
+  for (const auto& [id, r] : state.reservations) {
+    if (r.tenant_id != tenant_id || r.cancelled_at_ms != 0 || r.ends_at_ms <= now_ms) continue;
+    if (spec.gpu_models.empty() ||
+        std::any_of(spec.gpu_models.begin(), spec.gpu_models.end(), [&](const std::string& m) {
+          return gpu_model_matches(m, r.gpu_model) || gpu_model_matches(r.gpu_model, m);
+        })) {
+      return {};
+    }
+  }
+  return fail(ErrorCode::kInvalidArgument,
+              "price class reserved runs on the tenant's reservations, and it holds none, now or "
+              "later, of a model this instance accepts");
+}
+
+Status check_admissible(const State& state, const std::string& tenant_id,
+                        const std::string& project_id, const InstanceSpec& spec, TimeMs now_ms) {
+  if (auto ok = check_rules(state, tenant_id, project_id, spec, now_ms); !ok) return ok;
+  return check_priced(state, spec);
+}
+
+}  // namespace allot

@@ -1,0 +1,106 @@
+// The cluster commands' logic, used by Core::apply. Each function reads the state, works on a
+// Draft, and returns the changed objects or a rejection (changing nothing).
+#pragma once
+
+#include <map>
+#include <tuple>
+#include <vector>
+
+#include "common/error.h"
+#include "common/limits.h"
+#include "core/kernel/handler.h"
+
+namespace allot {
+
+// The part of an instance's spec that says what it asks for and where: GPUs or a share of one,
+// known models, and the region wishes (core/admission/quote.h). Shared by instances and quotes.
+[[nodiscard]] Status check_gpu_request(const InstanceSpec& spec);
+
+[[nodiscard]] Result<Rows> apply(const State& state, const CreateJoinToken& c, TimeMs now_ms,
+                                 const Placing& placing);
+[[nodiscard]] Result<Rows> apply(const State& state, const RevokeJoinToken& c, TimeMs now_ms,
+                                 const Placing& placing);
+[[nodiscard]] Result<Rows> apply(const State& state, const JoinNode& c, TimeMs now_ms,
+                                 const Placing& placing);
+[[nodiscard]] Result<Rows> apply(const State& state, const NodeHeartbeat& c, TimeMs now_ms,
+                                 const Placing& placing);
+[[nodiscard]] Result<Rows> apply(const State& state, const SetNodeAdmin& c, TimeMs now_ms,
+                                 const Placing& placing);
+[[nodiscard]] Result<Rows> apply(const State& state, const RevokeNodeCredential& c, TimeMs now_ms,
+                                 const Placing& placing);
+// Refused with kConflict while work is placed on the node.
+[[nodiscard]] Result<Rows> apply(const State& state, const DeleteNode& c, TimeMs now_ms,
+                                 const Placing& placing);
+// Takes a node out of the fleet for good at now_ms (its machine is gone): work still on it is
+// lost, its credential stops working. Shared by DeleteNode and a pool's deletion.
+void remove_node(Draft& draft, const std::string& node_id, TimeMs now_ms);
+[[nodiscard]] Result<Rows> apply(const State& state, const CreateInstance& c, TimeMs now_ms,
+                                 const Placing& placing);
+[[nodiscard]] Result<Rows> apply(const State& state, const StopInstance& c, TimeMs now_ms,
+                                 const Placing& placing);
+[[nodiscard]] Result<Rows> apply(const State& state, const SetQuota& c, TimeMs now_ms,
+                                 const Placing& placing);
+[[nodiscard]] Result<Rows> apply(const State& state, const DeleteQuota& c, TimeMs now_ms,
+                                 const Placing& placing);
+[[nodiscard]] Result<Rows> apply(const State& state, const CreateReservation& c, TimeMs now_ms,
+                                 const Placing& placing);
+[[nodiscard]] Result<Rows> apply(const State& state, const CancelReservation& c, TimeMs now_ms,
+                                 const Placing& placing);
+[[nodiscard]] Result<Rows> apply(const State& state, const SetPrice& c, TimeMs now_ms,
+                                 const Placing& placing);
+[[nodiscard]] Result<Rows> apply(const State& state, const SetTenantWeight& c, TimeMs now_ms,
+                                 const Placing& placing);
+// The timer's cluster phases (core/tick.cc): nodes silent past the heartbeat timeout are lost
+// with their work; running work past its maximum run time is asked to stop.
+void lose_silent_nodes(Draft& draft, TimeMs now_ms, const CoreOptions& options);
+void stop_overrun_work(Draft& draft, TimeMs now_ms);
+
+// Shared by the functions above (instances.cc).
+
+// Moves an instance to `to`, recording the event; final states set ended_at_ms to `at_ms`.
+void transition(Instance& instance, InstanceState to, TimeMs at_ms, std::string message);
+// Ends a bound or queued instance in a final state and gives back what it held.
+void end_instance(Draft& draft, const std::string& id, InstanceState to, TimeMs at_ms,
+                  std::string message);
+// Asks an instance to stop: one that has not started ends now (stopped, with `message`); a running
+// one is told to stop and ends when its agent reports it gone.
+void stop_member(Draft& draft, const std::string& id, TimeMs at_ms, const std::string& message);
+// Binds an instance to its placement: the node's GPUs, CPU and memory are taken; it is scheduled.
+void bind(Draft& draft, Instance& instance, const Placement& placement, TimeMs now_ms);
+// Tries to place queued instances: on-demand and reserved before spot, then the tenant with the
+// smallest dominant share, then the oldest; bounded backfill past a blocked head; on-demand work
+// that fits nowhere may preempt spot work; quotas and reservations admit first (see queue.cc).
+void schedule_queue(Draft& draft, TimeMs now_ms, const Placing& placing);
+
+enum class Outcome { kPlaced, kNoRoom, kNotAdmitted };
+
+// The request shapes that found no room in one scheduling pass, with the reason.
+struct FailedShapes {
+  using Key = std::tuple<int, int, std::vector<std::string>, int64_t, int64_t, std::string,
+                         PriceClass, int64_t, std::vector<std::string>, Prefer, std::string, bool>;
+  // `process_nodes`: whether the request's tenant may use process-runtime nodes.
+  static Key key_of(const InstanceSpec& s, bool process_nodes) {
+    return {s.gpus,       s.gpu_milli, s.gpu_models,  s.cpu_milli,
+            s.memory_mib, s.region,    s.price_class, s.max_price_micros,
+            s.regions,    s.prefer,    s.from,        process_nodes};
+  }
+  std::map<Key, std::string> why;
+};
+
+// Places one queued instance (or, given rank 0, its whole gang) if the rules admit it and it
+// fits, preempting spot work for on-demand and reserved work where that is the only way; else
+// records why it waits.
+Outcome try_place(Draft& draft, const std::string& id, TimeMs now_ms, const Placing& placing,
+                  FailedShapes* failed = nullptr);
+// All members of a gang, in rank order, as the draft sees them.
+std::vector<std::string> gang_members(const Draft& draft, const std::string& gang_id);
+// Places every member of a gang on its own node, all at once or none (gang.cc).
+Outcome place_gang(Draft& draft, const std::vector<std::string>& members, TimeMs now_ms,
+                   const Placing& placing);
+
+// Keep a row of the cluster domain in the state, with its indexes.
+void put(State& state, const JoinToken& token);
+void put(State& state, const Node& node);
+void put(State& state, const Instance& instance);
+
+}  // namespace allot

@@ -1,0 +1,32 @@
+// The operator's pre-pulls: asking the nodes of a pool to pull an image, and recording what each
+// node's agent says of it (core/model/image.h).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/kernel/command.h"
+#include "core/kernel/draft.h"
+#include "core/kernel/handler.h"
+#include "core/kernel/row.h"
+#include "core/kernel/state.h"
+
+namespace allot {
+
+// kInvalidArgument for a malformed image reference or pool name; kFailedPrecondition when no ready
+// container node matches (nothing would pull it); kLimitExceeded past limits::kMaxOpenImagePulls
+// unfinished pulls.
+[[nodiscard]] Result<Rows> apply(const State& state, const RequestImagePull& c, TimeMs now_ms,
+                                 const Placing& placing);
+
+// Records an agent's reports of its pulls. A report for a pull the node was not asked for, or one
+// already finished, changes nothing.
+void record_pull_reports(Draft& draft, const std::string& node_id,
+                         const std::vector<PullReport>& reports, TimeMs now_ms);
+
+// The pulls `node_id` has yet to finish, oldest first: what its agent is handed.
+std::vector<const ImagePull*> pulls_for_node(const State& state, const std::string& node_id);
+
+void put(State& state, const ImagePull& pull);
+
+}  // namespace allot

@@ -1,0 +1,250 @@
+// Instances: creation, stopping, placement and the lifecycle's transitions.
+#include <algorithm>
+#include <array>
+#include <map>
+#include <tuple>
+
+#include <fmt/format.h>
+
+#include "common/limits.h"
+#include "core/admission/admission.h"
+#include "core/admission/quote.h"
+#include "core/cluster/cluster.h"
+#include "core/cluster/gpu_models.h"
+#include "core/cluster/idle.h"
+#include "core/kernel/validate.h"
+#include "core/money/money.h"
+
+namespace allot {
+
+Status check_gpu_request(const InstanceSpec& spec) {
+  if (spec.gpus != 0 && spec.gpu_milli != 0) {
+    return fail(ErrorCode::kInvalidArgument,
+                "a fraction of a GPU (gpu_milli) cannot be combined with a GPU count");
+  }
+  if (spec.gpu_milli == 0 && (spec.gpus < 1 || spec.gpus > limits::kMaxGpusPerInstance)) {
+    return fail(ErrorCode::kInvalidArgument,
+                fmt::format("gpus must be 1 to {}", limits::kMaxGpusPerInstance));
+  }
+  if (spec.gpus == 0 && (spec.gpu_milli < 1 || spec.gpu_milli > 999)) {
+    return fail(ErrorCode::kInvalidArgument, "gpu_milli must be 1 to 999 (a fraction of one GPU)");
+  }
+  for (const std::string& model : spec.gpu_models) {
+    if (!is_known_gpu_model(model)) {
+      const std::string near = nearest_gpu_model(model);
+      return fail(ErrorCode::kInvalidArgument,
+                  fmt::format("unknown GPU model '{}'{}", model,
+                              near.empty() ? "" : fmt::format("; did you mean {}?", near)));
+    }
+  }
+  return check_wishes(wishes_of(spec));
+}
+
+namespace {
+
+Status check_spec(const InstanceSpec& spec) {
+  if (auto ok = check_gpu_request(spec); !ok) return ok;
+  if (spec.command.empty() || spec.command.front().empty()) {
+    return fail(ErrorCode::kInvalidArgument, "command must not be empty");
+  }
+  if (spec.command.size() > limits::kMaxCommandArgs) {
+    return fail(ErrorCode::kLimitExceeded, "the command has too many arguments");
+  }
+  for (const auto& [name, value] : spec.env) {
+    if (name.empty() || name.find('=') != std::string::npos ||
+        name.find('\0') != std::string::npos) {
+      return fail(ErrorCode::kInvalidArgument, fmt::format("bad environment name '{}'", name));
+    }
+  }
+  for (const auto& [name, value] : spec.labels) {
+    if (auto ok = check_name("label name", name); !ok) return ok;
+  }
+  if (spec.nodes < 1 || spec.nodes > limits::kMaxGangNodes) {
+    return fail(ErrorCode::kInvalidArgument,
+                fmt::format("nodes must be 1 to {}", limits::kMaxGangNodes));
+  }
+  if (spec.nodes > 1 && spec.gpus == 0) {
+    return fail(ErrorCode::kInvalidArgument,
+                "a multi-node instance takes whole GPUs on each node, not a fraction");
+  }
+  if (spec.nodes > 1 && spec.requeue) {
+    return fail(ErrorCode::kInvalidArgument,
+                "a multi-node instance cannot requeue: its members start together or not at all");
+  }
+  if (spec.cpu_milli < 0 || spec.memory_mib < 0 || spec.max_run_s < 0) {
+    return fail(ErrorCode::kInvalidArgument, "cpu_milli, memory_mib and max_run_s must be >= 0");
+  }
+  return {};
+}
+
+}  // namespace
+
+void bind(Draft& draft, Instance& instance, const Placement& placement, TimeMs now_ms) {
+  Node& node = draft.edit_node(placement.node_id);
+  instance.node_id = node.id;
+  instance.gpu_indices = placement.gpu_indices;
+  instance.gpu_uuids.clear();
+  for (int index : placement.gpu_indices) {
+    Gpu& gpu = node.gpus.at(static_cast<size_t>(index));
+    gpu.used_milli += instance.milli_per_gpu();
+    instance.gpu_uuids.push_back(gpu.uuid);
+  }
+  node.used_cpu_milli += instance.spec.cpu_milli;
+  node.used_memory_mib += instance.spec.memory_mib;
+  ++node.generation;
+  transition(instance, InstanceState::kScheduled, now_ms,
+             fmt::format("placed on {} GPUs {}", node.name, fmt::join(placement.gpu_indices, ",")));
+}
+
+void transition(Instance& instance, InstanceState to, TimeMs at_ms, std::string message) {
+  instance.state = to;
+  instance.reason = message;
+  if (to == InstanceState::kRunning) instance.started_at_ms = at_ms;
+  if (is_final(to)) instance.ended_at_ms = at_ms;
+  instance.events.push_back(
+      InstanceEvent{at_ms, std::string(instance_state_name(to)), std::move(message)});
+}
+
+void end_instance(Draft& draft, const std::string& id, InstanceState to, TimeMs at_ms,
+                  std::string message) {
+  Instance& instance = draft.edit_instance(id);
+  if (is_final(instance.state)) return;
+  const bool held = instance.state != InstanceState::kQueued && !instance.node_id.empty();
+  transition(instance, to, at_ms, std::move(message));
+  const std::string gang_id = instance.gang_id;
+  if (held) {
+    Node& node = draft.edit_node(instance.node_id);
+    for (int index : instance.gpu_indices) {
+      node.gpus.at(static_cast<size_t>(index)).used_milli -= instance.milli_per_gpu();
+    }
+    node.used_cpu_milli -= instance.spec.cpu_milli;
+    node.used_memory_mib -= instance.spec.memory_mib;
+    ++node.generation;
+  }
+  // A gang lives and dies together: a member that ends other than by succeeding ends the rest.
+  if (gang_id.empty() || to == InstanceState::kSucceeded) return;
+  for (const std::string& other : gang_members(draft, gang_id)) {
+    if (other != id) {
+      stop_member(draft, other, at_ms,
+                  fmt::format("gang member {} ended ({})", id, instance_state_name(to)));
+    }
+  }
+}
+
+void stop_member(Draft& draft, const std::string& id, TimeMs at_ms, const std::string& message) {
+  const Instance& instance = *draft.instance(id);
+  if (is_final(instance.state) || instance.stop_requested) return;
+  if (instance.state == InstanceState::kQueued || instance.state == InstanceState::kScheduled) {
+    // Nothing runs yet: it ends now, and none of its time is billed.
+    end_instance(draft, id, InstanceState::kStopped, at_ms, message + " before it started");
+    return;
+  }
+  Instance& stopping = draft.edit_instance(id);
+  stopping.stop_requested = true;
+  stopping.stop_reason = message;
+  stopping.events.push_back(InstanceEvent{at_ms, "", message});
+  ++draft.edit_node(stopping.node_id).generation;
+}
+
+Result<Rows> apply(const State& state, const CreateInstance& c, TimeMs now_ms,
+                   const Placing& placing) {
+  if (auto ok = check_id("id", c.id, "ins"); !ok) return std::unexpected(ok.error());
+  const Project* project = state.project(c.project_id);
+  if (project == nullptr || project->deleted_at_ms != 0 || project->tenant_id != c.tenant_id) {
+    return fail(ErrorCode::kNotFound, fmt::format("no project {}", c.project_id));
+  }
+  if (auto ok = check_spec(c.spec); !ok) return std::unexpected(ok.error());
+  if (c.spec.idle) {
+    if (auto ok = check_idle_policy(*c.spec.idle, placing.options); !ok) {
+      return std::unexpected(ok.error());
+    }
+  }
+  if (c.member_ids.size() + 1 != static_cast<size_t>(c.spec.nodes)) {
+    return fail(ErrorCode::kInvalidArgument, "a gang needs one member id per node after the first");
+  }
+  std::vector<std::string> ids{c.id};
+  ids.insert(ids.end(), c.member_ids.begin(), c.member_ids.end());
+  for (const std::string& id : ids) {
+    if (auto ok = check_id("id", id, "ins"); !ok) return std::unexpected(ok.error());
+    if (state.instance(id) != nullptr || std::count(ids.begin(), ids.end(), id) > 1) {
+      return fail(ErrorCode::kAlreadyExists, "instance id taken");
+    }
+  }
+  auto active = state.active_by_tenant.find(c.tenant_id);
+  if (active != state.active_by_tenant.end() &&
+      active->second + ids.size() > limits::kMaxActiveInstancesPerTenant) {
+    return fail(ErrorCode::kLimitExceeded, "the tenant runs or queues the most instances it may");
+  }
+  if (auto ok = check_admissible(state, c.tenant_id, c.project_id, c.spec, now_ms); !ok) {
+    return std::unexpected(ok.error());
+  }
+  Draft draft(state);
+  // No new work starts on money that is used up: the caller hears it at once.
+  if (auto why = funds_block(draft, c.tenant_id, now_ms)) {
+    return fail(ErrorCode::kInsufficientFunds, *why);
+  }
+  for (size_t rank = 0; rank < ids.size(); ++rank) {
+    Instance instance{.id = ids[rank],
+                      .tenant_id = c.tenant_id,
+                      .project_id = c.project_id,
+                      .user_id = c.user_id,
+                      .spec = c.spec,
+                      .created_at_ms = now_ms,
+                      .gang_id = ids.size() > 1 ? c.id : "",
+                      .gang_rank = static_cast<int>(rank)};
+    transition(instance, InstanceState::kQueued, now_ms, "waiting for a placement");
+    draft.add_instance(std::move(instance));
+  }
+  // With nothing waiting, only the newcomer needs trying; otherwise it takes its place in the
+  // queue's order (it must not pass a starving head).
+  if (state.queue.empty()) {
+    try_place(draft, c.id, now_ms, placing);
+  } else {
+    schedule_queue(draft, now_ms, placing);
+  }
+  return draft.rows();
+}
+
+Result<Rows> apply(const State& state, const StopInstance& c, TimeMs now_ms,
+                   const Placing& placing) {
+  const Instance* instance = state.instance(c.id);
+  if (instance == nullptr) return fail(ErrorCode::kNotFound, fmt::format("no instance {}", c.id));
+  if (is_final(instance->state) || instance->stop_requested) return Rows{};
+  Draft draft(state);
+  // Stopping one member of a gang stops the gang.
+  const std::vector<std::string> ids = instance->gang_id.empty()
+                                           ? std::vector<std::string>{c.id}
+                                           : gang_members(draft, instance->gang_id);
+  for (const std::string& id : ids) {
+    stop_member(draft, id, now_ms,
+                id == c.id ? std::string("stop requested") : "gang member " + c.id + " stopped");
+  }
+  schedule_queue(draft, now_ms, placing);  // What ended at once is free again.
+  return draft.rows();
+}
+
+void put(State& state, const Instance& instance) {
+  auto old = state.instances.find(instance.id);
+  const bool was_queued =
+      old != state.instances.end() && old->second.state == InstanceState::kQueued;
+  const bool is_queued = instance.state == InstanceState::kQueued;
+  const bool was_active = old != state.instances.end() && !is_final(old->second.state);
+  if (was_active != !is_final(instance.state)) {
+    size_t& active = state.active_by_tenant[instance.tenant_id];
+    active = was_active ? active - 1 : active + 1;
+    // No entry rather than a zero: the index is the same however the state was built.
+    if (active == 0) state.active_by_tenant.erase(instance.tenant_id);
+  }
+  state.instances[instance.id] = instance;
+  auto& unsettled = state.unsettled_by_tenant;
+  if ((instance.started_at_ms != 0 || !instance.hold_id.empty()) && !instance.settled) {
+    unsettled[instance.tenant_id].insert(instance.id);
+  } else if (auto held = unsettled.find(instance.tenant_id); held != unsettled.end()) {
+    held->second.erase(instance.id);
+    if (held->second.empty()) unsettled.erase(held);
+  }
+  if (was_queued && !is_queued) state.queue.erase(instance.id);
+  if (is_queued && !was_queued) state.queue.insert(instance.id);
+}
+
+}  // namespace allot

@@ -1,0 +1,70 @@
+#include "core/kernel/draft.h"
+
+#include <cassert>
+
+namespace allot {
+
+const Node* Draft::node(const std::string& id) const {
+  if (auto it = nodes_.find(id); it != nodes_.end()) return &it->second;
+  return base_->node(id);
+}
+
+const Instance* Draft::instance(const std::string& id) const {
+  if (auto it = instances_.find(id); it != instances_.end()) return &it->second;
+  return base_->instance(id);
+}
+
+Node& Draft::edit_node(const std::string& id) {
+  if (auto it = nodes_.find(id); it != nodes_.end()) return it->second;
+  const Node* original = base_->node(id);
+  assert(original != nullptr);
+  return nodes_.emplace(id, *original).first->second;
+}
+
+Instance& Draft::edit_instance(const std::string& id) {
+  if (auto it = instances_.find(id); it != instances_.end()) return it->second;
+  const Instance* original = base_->instance(id);
+  assert(original != nullptr);
+  return instances_.emplace(id, *original).first->second;
+}
+
+Node& Draft::add_node(Node node) {
+  const std::string id = node.id;
+  return nodes_.insert_or_assign(id, std::move(node)).first->second;
+}
+
+Instance& Draft::add_instance(Instance instance) {
+  const std::string id = instance.id;
+  return instances_.insert_or_assign(id, std::move(instance)).first->second;
+}
+
+std::vector<std::string> Draft::instances_on(const std::string& node_id) const {
+  std::vector<std::string> out;
+  auto consider = [&](const Instance& instance) {
+    if (instance.node_id == node_id && !is_final(instance.state) &&
+        instance.state != InstanceState::kQueued) {
+      out.push_back(instance.id);
+    }
+  };
+  for (const auto& [id, instance] : base_->instances) {
+    consider(instances_.contains(id) ? instances_.at(id) : instance);
+  }
+  for (const auto& [id, instance] : instances_) {
+    if (!base_->instances.contains(id)) consider(instance);
+  }
+  return out;
+}
+
+std::vector<Row> Draft::rows() const {
+  std::vector<Row> out;
+  out.reserve(nodes_.size() + instances_.size() + accounts_.size() + transfers_.size() +
+              others_.size());
+  for (const auto& [id, node] : nodes_) out.emplace_back(node);
+  for (const auto& [id, instance] : instances_) out.emplace_back(instance);
+  for (const ledger::Account& account : accounts_) out.emplace_back(account);
+  for (const ledger::Transfer& transfer : transfers_) out.emplace_back(LedgerEntry{0, transfer});
+  out.insert(out.end(), others_.begin(), others_.end());
+  return out;
+}
+
+}  // namespace allot

@@ -1,0 +1,48 @@
+#include "core/kernel/validate.h"
+
+#include <fmt/format.h>
+
+#include "common/limits.h"
+#include "common/random.h"
+
+namespace allot {
+
+Status check_name(std::string_view field, std::string_view name) {
+  if (name.empty() || name.size() > limits::kMaxNameBytes) {
+    return fail(ErrorCode::kInvalidArgument,
+                fmt::format("{} must be 1 to {} bytes", field, limits::kMaxNameBytes));
+  }
+  if (name.front() == ' ' || name.back() == ' ') {
+    return fail(ErrorCode::kInvalidArgument,
+                fmt::format("{} must not start or end with a space", field));
+  }
+  for (unsigned char c : name) {
+    if (c < 0x20 || c == 0x7f) {
+      return fail(ErrorCode::kInvalidArgument,
+                  fmt::format("{} must not hold control characters", field));
+    }
+  }
+  return {};
+}
+
+Status check_email(std::string_view email) {
+  const size_t at = email.find('@');
+  const bool well_formed = at != std::string_view::npos && at > 0 && at + 1 < email.size() &&
+                           email.find('@', at + 1) == std::string_view::npos &&
+                           email.find_first_of(" \t\r\n") == std::string_view::npos &&
+                           email.size() <= limits::kMaxEmailBytes;
+  if (!well_formed) {
+    return fail(ErrorCode::kInvalidArgument, fmt::format("'{}' is not an e-mail address", email));
+  }
+  return {};
+}
+
+Status check_id(std::string_view field, std::string_view id, std::string_view prefix) {
+  if (!is_valid_id(id, prefix)) {
+    return fail(ErrorCode::kInvalidId,
+                fmt::format("{} must look like {}_0123456789abcdef", field, prefix));
+  }
+  return {};
+}
+
+}  // namespace allot
