@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "agent/gpu/catalog.h"
+#include "common/gpu_catalog.h"
 
 namespace allot::agent {
 namespace {
@@ -49,7 +49,7 @@ TEST(CanonicalModel, ReturnsEmptyForGpusOutsideTheCatalog) {
 }
 
 TEST(CanonicalModel, NamesEveryCatalogModelFromItsOwnDriverName) {
-  for (const GpuModel& model : gpu_catalog()) {
+  for (const GpuModelSpec& model : gpu_catalog()) {
     EXPECT_EQ(canonical_model(model.driver_name, model.memory_bytes), model.model);
     EXPECT_LT(model.idle_power_mw, model.max_power_mw) << model.model;
   }

@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "agent/gpu/catalog.h"
 #include "agent/gpu/fault_file.h"
 #include "agent/gpu/gpu.h"
+#include "common/gpu_catalog.h"
 
 namespace allot::agent {
 namespace {
@@ -68,7 +68,7 @@ constexpr int kMinBusyPct = 55;
 
 // A free GPU sits at 0 % with nothing in its memory and draws its idle power, as a real one does;
 // a held one follows a load that changes every phase.
-Telemetry telemetry_at(const GpuModel& model, uint64_t node_seed, int index, TimeMs now_ms,
+Telemetry telemetry_at(const GpuModelSpec& model, uint64_t node_seed, int index, TimeMs now_ms,
                        bool held) {
   // Floor division, so that times before the epoch still fall into whole phases.
   const TimeMs phase = now_ms >= 0 ? now_ms / kPhaseMs : -((-now_ms - 1) / kPhaseMs) - 1;
@@ -83,10 +83,10 @@ Telemetry telemetry_at(const GpuModel& model, uint64_t node_seed, int index, Tim
   return t;
 }
 
-Result<const GpuModel*> lookup(std::string_view name, std::string_view where) {
-  if (const GpuModel* model = find_gpu_model(name)) return model;
+Result<const GpuModelSpec*> lookup(std::string_view name, std::string_view where) {
+  if (const GpuModelSpec* model = find_gpu_model(name)) return model;
   std::string known;
-  for (const GpuModel& model : gpu_catalog()) {
+  for (const GpuModelSpec& model : gpu_catalog()) {
     known += known.empty() ? "" : ", ";
     known += model.model;
   }
@@ -94,7 +94,7 @@ Result<const GpuModel*> lookup(std::string_view name, std::string_view where) {
                                                std::string(name) + "\" (known: " + known + ")");
 }
 
-Result<std::vector<const GpuModel*>> parse_count_spec(std::string_view spec) {
+Result<std::vector<const GpuModelSpec*>> parse_count_spec(std::string_view spec) {
   const size_t x = spec.find('x');
   int count = 0;
   const std::string_view text = spec.substr(0, x);
@@ -107,16 +107,16 @@ Result<std::vector<const GpuModel*>> parse_count_spec(std::string_view spec) {
   }
   auto model = lookup(spec.substr(x + 1), "");
   if (!model) return std::unexpected(model.error());
-  return std::vector<const GpuModel*>(static_cast<size_t>(count), *model);
+  return std::vector<const GpuModelSpec*>(static_cast<size_t>(count), *model);
 }
 
-Result<std::vector<const GpuModel*>> parse_spec_file(const std::string& path) {
+Result<std::vector<const GpuModelSpec*>> parse_spec_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     return fail(ErrorCode::kInvalidArgument,
                 "GPU spec \"" + path + "\" is neither COUNTxMODEL nor a readable file");
   }
-  std::vector<const GpuModel*> models;
+  std::vector<const GpuModelSpec*> models;
   std::string line;
   size_t total_bytes = 0;
   for (int line_no = 1; std::getline(in, line); ++line_no) {
@@ -142,7 +142,7 @@ Result<std::vector<const GpuModel*>> parse_spec_file(const std::string& path) {
 }
 
 struct SimulatedGpu {
-  const GpuModel* model = nullptr;
+  const GpuModelSpec* model = nullptr;
   bool lost = false;
   bool held = false;  // Running work holds it (set_held).
   bool sampled = false;
@@ -153,7 +153,7 @@ struct SimulatedGpu {
 
 class SimulatedBackend final : public GpuBackend {
  public:
-  SimulatedBackend(const std::vector<const GpuModel*>& models, uint64_t node_seed,
+  SimulatedBackend(const std::vector<const GpuModelSpec*>& models, uint64_t node_seed,
                    std::string faults_path)
       : node_seed_(node_seed) {
     if (!faults_path.empty()) faults_.emplace(std::move(faults_path));

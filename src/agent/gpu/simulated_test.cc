@@ -3,8 +3,8 @@
 #include <fstream>
 #include <set>
 
-#include "agent/gpu/catalog.h"
 #include "agent/gpu/gpu.h"
+#include "common/gpu_catalog.h"
 #include "support/temp_dir.h"
 
 namespace allot::agent {
@@ -150,7 +150,7 @@ TEST(SimulatedBackend, HeldGpusRunALoadWithinTheModelsLimits) {
 TEST(SimulatedBackend, FreeGpusReadIdleAndHeldOnesBusy) {
   auto backend = open_or_die("4xH100-80GB", 11);
   ASSERT_NE(backend, nullptr);
-  const GpuModel& model = *find_gpu_model("H100-80GB");
+  const GpuModelSpec& model = *find_gpu_model("H100-80GB");
   // Nothing holds any GPU: every one reads 0 %, no memory used and its idle power.
   for (TimeMs t = kStartMs; t < kStartMs + 600'000; t += 10'000) {
     for (const GpuSample& s : backend->sample(t)) {

@@ -1,5 +1,6 @@
-// The GPU models Allot knows, by catalog name ("H100-80GB") and family ("H100"). Requests may
-// name either; a GPU matches a requested family when its model starts with "FAMILY-".
+// The GPU models Allot knows (common/gpu_catalog.h), by catalog name ("H100-80GB") and family
+// ("H100"), as requests name them. Requests may name either; a GPU matches a requested family when
+// its model starts with "FAMILY-".
 #pragma once
 
 #include <cstdint>
@@ -30,8 +31,8 @@ struct GpuPowerW {
   int64_t idle_w = 0;
   int64_t busy_w = 0;
 };
-// The catalog model's draw; a model outside the catalog draws what an H100 does, the most common
-// board, rather than nothing.
+// The catalog model's draw (common/gpu_catalog.h); a model outside the catalog draws what an H100
+// does, the most common board, rather than nothing.
 GpuPowerW gpu_power_w(std::string_view model);
 
 }  // namespace allot

@@ -1,30 +1,13 @@
-#include "agent/gpu/catalog.h"
+#include "agent/gpu/gpu.h"
 
 #include <algorithm>
-#include <array>
 #include <string>
 #include <vector>
 
-#include "agent/gpu/gpu.h"
+#include "common/gpu_catalog.h"
 
 namespace allot::agent {
 namespace {
-
-constexpr int64_t kMiB = int64_t{1} << 20;
-
-// Memory sizes are what NVML reports as total (a little less than the marketing figure, because
-// the driver reserves some); power is the usual idle draw and the default power limit.
-constexpr std::array<GpuModel, 8> kCatalog = {{
-    {"A100-40GB", "A100", "NVIDIA A100-SXM4-40GB", 40'960 * kMiB, 55'000, 400'000},
-    {"A100-80GB", "A100", "NVIDIA A100-SXM4-80GB", 81'920 * kMiB, 60'000, 400'000},
-    {"H100-80GB", "H100", "NVIDIA H100 80GB HBM3", 81'559 * kMiB, 70'000, 700'000},
-    // Seen on a real H200 (shared/gpu.md): 150,754,820,096 bytes, idle 79-122 W, limit 700 W.
-    {"H200-141GB", "H200", "NVIDIA H200", 150'754'820'096, 80'000, 700'000},
-    {"B200-180GB", "B200", "NVIDIA B200", 183'359 * kMiB, 140'000, 1'000'000},
-    {"L4-24GB", "L4", "NVIDIA L4", 23'034 * kMiB, 16'000, 72'000},
-    {"L40S-48GB", "L40S", "NVIDIA L40S", 46'068 * kMiB, 35'000, 350'000},
-    {"RTX4090-24GB", "RTX4090", "NVIDIA GeForce RTX 4090", 24'564 * kMiB, 20'000, 450'000},
-}};
 
 // A reported size within 10% of a catalog size is that size: drivers and board variants (SXM,
 // PCIe) differ by a few hundred MiB, while the next size of a family is far more than 10% away.
@@ -54,7 +37,7 @@ std::string family_of(std::string_view name) {
     std::string token(tokens[i]);
     // GeForce boards are named "GeForce RTX 4090": the family spans two tokens.
     if (token == "RTX" && i + 1 < tokens.size()) token += tokens[i + 1];
-    for (const GpuModel& model : kCatalog) {
+    for (const GpuModelSpec& model : gpu_catalog()) {
       if (token == model.family) return token;
     }
   }
@@ -63,19 +46,12 @@ std::string family_of(std::string_view name) {
 
 }  // namespace
 
-std::span<const GpuModel> gpu_catalog() { return kCatalog; }
-
-const GpuModel* find_gpu_model(std::string_view model) {
-  const auto* it = std::ranges::find(kCatalog, model, &GpuModel::model);
-  return it == kCatalog.end() ? nullptr : it;
-}
-
 std::string canonical_model(std::string_view name, int64_t memory_bytes) {
   const std::string family = family_of(name);
   if (family.empty() || memory_bytes <= 0) return "";
-  const GpuModel* best = nullptr;
+  const GpuModelSpec* best = nullptr;
   int64_t best_diff = 0;
-  for (const GpuModel& model : kCatalog) {
+  for (const GpuModelSpec& model : gpu_catalog()) {
     if (model.family != family || !memory_fits(memory_bytes, model.memory_bytes)) continue;
     const int64_t diff = abs_diff(memory_bytes, model.memory_bytes);
     if (best == nullptr || diff < best_diff) {
