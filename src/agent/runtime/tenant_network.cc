@@ -20,6 +20,7 @@ using namespace std::chrono_literals;
 constexpr auto kCommandTimeout = 30s;
 constexpr std::string_view kForwardChain = "ALLOT-ISOLATION";
 constexpr std::string_view kInputChain = "ALLOT-HOST";
+constexpr std::string_view kCniAdminChain = "CNI-ADMIN";
 // podman's CNI bridges are named cni-podmanN; a tenant's may only talk to itself among them.
 constexpr std::string_view kBridges = "cni-podman+";
 
@@ -164,6 +165,15 @@ Status TenantNetworks::wall_in(const std::string& interface) {
   // Hooks from the built-in chains, first so that no broader ACCEPT comes before them.
   if (Status hooked = ensure_rule("FORWARD", {"-j", forward}, true); !hooked) return hooked;
   if (Status hooked = ensure_rule("INPUT", {"-j", input}, true); !hooked) return hooked;
+  // podman's CNI firewall plugin, the first time a container starts on the host, puts its own
+  // chain first in FORWARD, and that chain accepts each container's traffic; on a fresh host that
+  // is after the hook above, which then comes too late. The plugin's CNI-ADMIN chain runs before
+  // those accepts and is there for an administrator's rules: the walls hook there too, so they
+  // hold whichever came first. The plugin keeps a chain it finds.
+  (void)run_command({ipt, "-w", "-N", std::string(kCniAdminChain)}, kCommandTimeout);
+  if (Status hooked = ensure_rule(std::string(kCniAdminChain), {"-j", forward}, true); !hooked) {
+    return hooked;
+  }
   // Connections that were let through, both ways (podman's own bridge isolation, further on,
   // would drop the replies of a gang's peers on one host); and no container reaches a gang's
   // ports beyond its node unless open_peers opened that way for it.
