@@ -10,7 +10,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
-#include "api/asio.h"
+#include "common/asio.h"
 #include "common/limits.h"
 
 namespace allot {

@@ -5,7 +5,7 @@
 
 #include <fmt/format.h>
 
-#include "api/asio.h"
+#include "common/asio.h"
 
 namespace allot {
 namespace {
