@@ -2,6 +2,7 @@
 #include <regex>
 
 #include "api/app.h"
+#include "api/routes/identity.h"
 #include "support/fixture.h"
 
 namespace allot::testing {

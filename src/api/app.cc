@@ -8,6 +8,14 @@
 
 #include "api/openapi.h"
 #include "api/reply.h"
+#include "api/routes/admission.h"
+#include "api/routes/books.h"
+#include "api/routes/cluster.h"
+#include "api/routes/identity.h"
+#include "api/routes/money.h"
+#include "api/routes/operations.h"
+#include "api/routes/pools.h"
+#include "api/routes/regions.h"
 #include "api/web_files.h"
 
 namespace allot {
@@ -82,17 +90,17 @@ HttpResponse method_not_allowed(const std::string& method) {
 
 }  // namespace
 
-std::vector<Route> all_routes() {
+std::vector<Route> join_routes(std::initializer_list<std::span<const Route>> lists) {
   std::vector<Route> all;
-  for (auto routes :
-       {identity_routes(),       node_routes(),  agent_routes(),         instance_routes(),
-        rules_routes(),          price_routes(), invoice_routes(),       usage_routes(),
-        budget_routes(),         money_routes(), finance_asset_routes(), finance_book_routes(),
-        finance_report_routes(), pool_routes(),  spot_routes(),          region_routes(),
-        registry_routes(),       image_routes(), idle_routes(),          metrics_routes()}) {
-    all.insert(all.end(), routes.begin(), routes.end());
-  }
+  for (std::span<const Route> routes : lists) all.insert(all.end(), routes.begin(), routes.end());
   return all;
+}
+
+// The domains' routes (api/routes/<domain>.cc), one domain after another.
+std::vector<Route> all_routes() {
+  return join_routes({identity_domain_routes(), cluster_domain_routes(), admission_domain_routes(),
+                      money_domain_routes(), books_domain_routes(), pools_domain_routes(),
+                      regions_domain_routes(), metrics_routes()});
 }
 
 App::App(Service& service, std::string version, LogStore& logs, Metrics& metrics,

@@ -14,9 +14,9 @@
 #include "api/metrics.h"
 #include "api/request.h"
 #include "api/service.h"
-#include "billing/invoice_render.h"
 #include "common/address_policy.h"
 #include "common/seal.h"
+#include "reports/invoice_render.h"
 
 namespace allot {
 
@@ -74,30 +74,8 @@ struct Route {
     (lhs) = std::move(*allot_try_result);                          \
   } while (false)
 
-std::span<const Route> identity_routes();
-std::span<const Route> node_routes();
-std::span<const Route> agent_routes();
-std::span<const Route> instance_routes();
-std::span<const Route> rules_routes();
-std::span<const Route> price_routes();
-std::span<const Route> invoice_routes();
-std::span<const Route> usage_routes();
-std::span<const Route> budget_routes();
-std::span<const Route> money_routes();
-// The operator's books: assets; sites, fixed costs and rental prices; the month's reports.
-std::span<const Route> finance_asset_routes();
-std::span<const Route> finance_book_routes();
-std::span<const Route> finance_report_routes();
-std::span<const Route> pool_routes();
-std::span<const Route> spot_routes();
-std::span<const Route> region_routes();
-// Tenants' credentials for private image registries.
-std::span<const Route> registry_routes();
-std::span<const Route> image_routes();
-// A project's idle-stop policy.
-std::span<const Route> idle_routes();
-// Prometheus metrics.
-std::span<const Route> metrics_routes();
+// The routes of several lists, one list after another.
+std::vector<Route> join_routes(std::initializer_list<std::span<const Route>> lists);
 // Every route the API serves, in the order they are matched.
 std::vector<Route> all_routes();
 // Applies a PATCH of a tenant's billing mode and credit limit, when either is given.

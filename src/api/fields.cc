@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <utility>
 
-#include "billing/invoice_render.h"
 #include "common/money.h"
+#include "reports/invoice_render.h"
 
 namespace allot {
 namespace {

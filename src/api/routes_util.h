@@ -7,9 +7,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "api/codec.h"
 #include "api/reply.h"
 #include "api/request.h"
+#include "api/wire/wire.h"
 
 namespace allot {
 

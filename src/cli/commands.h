@@ -12,6 +12,26 @@ namespace allot::cli {
 
 using Action = std::function<int(Session&)>;
 
+// Each domain's commands (cli/commands/<domain>.cc), registered by main one domain after another.
+void add_identity_domain_commands(CLI::App& app, Action& action);
+void add_cluster_domain_commands(CLI::App& app, Action& action);
+void add_admission_domain_commands(CLI::App& app, Action& action);
+void add_money_domain_commands(CLI::App& app, Action& action);
+void add_books_domain_commands(CLI::App& app, Action& action);
+void add_pools_domain_commands(CLI::App& app, Action& action);
+void add_regions_domain_commands(CLI::App& app, Action& action);
+
+// `allot sim`: offline experiments that drive the scheduler (src/sim) on trace data, with no
+// server: `policies` (the registry's names), `replay` (the fill-the-cluster experiment of the FGD
+// paper on the Alibaba openb trace, sim/replay.h), `resample` (a pod list with another mix of work,
+// sim/resample.h), `forecast` (the demand forecast scored on a trace, sim/forecast_report.h),
+// `scenario` and `chaos`. Bad input exits 2 with the file, line and field.
+void add_sim_commands(CLI::App& app, Action& action);
+// `allot sim chaos --seeds A-B [--steps N] [--fault-percent P] [--corrupt-gpu-at STEP]` under
+// `sim`. Exits 0 with no violation, 8 with any (each named with its seed and step), 2 on bad
+// flags. `output` is the top-level -o.
+void add_chaos_command(CLI::App& sim, const CLI::Option* output, Action& action);
+
 // whoami, version, tenants, projects, users, keys, audit.
 void add_identity_commands(CLI::App& app, Action& action);
 

@@ -3,7 +3,6 @@
 
 #include "cli/commands.h"
 #include "cli/suggest.h"
-#include "sim/sim_command.h"
 
 int main(int argc, char** argv) {
   using namespace allot::cli;
@@ -17,18 +16,13 @@ int main(int argc, char** argv) {
   app.add_option("--config", settings.config_path,
                  "config file (env ALLOT_CONFIG; default ~/.config/allot/config.toml)");
   Action action;
-  add_identity_commands(app, action);
-  add_cluster_commands(app, action);
-  add_rules_commands(app, action);
-  add_billing_commands(app, action);
-  add_budget_commands(app, action);
-  add_money_commands(app, action);
-  add_finance_commands(app, action);
-  add_pool_commands(app, action);
-  add_spot_commands(app, action);
-  add_region_commands(app, action);
-  add_registry_commands(app, action);
-  add_image_commands(app, action);
+  add_identity_domain_commands(app, action);
+  add_cluster_domain_commands(app, action);
+  add_admission_domain_commands(app, action);
+  add_money_domain_commands(app, action);
+  add_books_domain_commands(app, action);
+  add_pools_domain_commands(app, action);
+  add_regions_domain_commands(app, action);
   add_sim_commands(app, action);
   try {
     app.parse(argc, argv);

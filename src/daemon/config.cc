@@ -11,10 +11,10 @@
 #include <toml++/toml.h>
 #include <CLI/CLI.hpp>
 
-#include "billing/currency.h"
 #include "common/address_policy.h"
 #include "common/image_ref.h"
 #include "common/limits.h"
+#include "reports/currency.h"
 
 namespace allot {
 namespace {

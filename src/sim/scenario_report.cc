@@ -2,13 +2,13 @@
 
 #include <fmt/format.h>
 
-#include "billing/invoice_draft.h"
-#include "billing/invoice_render.h"
 #include "common/money.h"
 #include "core/money/metering.h"
 #include "core/money/money.h"
-#include "finance/pnl.h"
-#include "finance/summary.h"
+#include "reports/invoice_draft.h"
+#include "reports/invoice_render.h"
+#include "reports/pnl.h"
+#include "reports/summary.h"
 
 namespace allot::sim {
 namespace {

@@ -1,0 +1,25 @@
+// The cluster domain's routes: join tokens and nodes, the agents' calls, instances, idle-stop
+// policies, registry credentials, images. Each resource's file holds its routes; the domain's list,
+// in the order they are matched, is cluster_domain_routes() (api/routes/cluster.cc).
+#pragma once
+
+#include <span>
+#include <vector>
+
+#include "api/app.h"
+
+namespace allot {
+
+std::span<const Route> node_routes();
+// The agents' own calls: join, heartbeat, work and logs.
+std::span<const Route> agent_routes();
+std::span<const Route> instance_routes();
+// Tenants' credentials for private image registries.
+std::span<const Route> registry_routes();
+std::span<const Route> image_routes();
+// A project's idle-stop policy.
+std::span<const Route> idle_routes();
+
+std::vector<Route> cluster_domain_routes();
+
+}  // namespace allot

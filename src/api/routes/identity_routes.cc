@@ -1,0 +1,376 @@
+// Tenants, projects, users, API keys and the audit log.
+#include <map>
+
+#include <fmt/format.h>
+
+#include "api/app.h"
+#include "api/reply.h"
+#include "api/routes/identity.h"
+#include "api/routes_util.h"
+#include "api/wire/identity.h"
+#include "core/kernel/validate.h"
+#include "core/money/invoices.h"
+
+namespace allot {
+
+// The tenant a new object goes in: the one named, if the caller may see it, else the caller's.
+Result<std::string> tenant_for(const Call& call, const std::optional<std::string>& tenant_id) {
+  if (!tenant_id) return call.caller.tenant_id;
+  ALLOT_TRY(check_id("tenant_id", *tenant_id, "ten"));
+  if (!may_see_tenant(call.caller, *tenant_id) || call.ctx.state().tenant(*tenant_id) == nullptr) {
+    return fail(ErrorCode::kNotFound, fmt::format("no tenant {}", *tenant_id));
+  }
+  return *tenant_id;
+}
+
+// An optional ?tenant_id= filter on a listing, checked like tenant_for.
+Result<std::optional<std::string>> tenant_filter(const Call& call) {
+  auto it = call.target.query.find("tenant_id");
+  if (it == call.target.query.end()) {
+    if (call.caller.is_operator_admin()) return std::optional<std::string>{};
+    return std::optional<std::string>{call.caller.tenant_id};
+  }
+  auto tenant = tenant_for(call, it->second);
+  if (!tenant) return std::unexpected(tenant.error());
+  return std::optional<std::string>{*tenant};
+}
+
+namespace {
+
+using nlohmann::json;
+
+// Looks up the object a path names, answering kNotFound for what the caller may not see.
+template <typename T>
+Result<const T*> visible_object(const Call& call, const T* object, std::string_view what) {
+  if (object == nullptr || !may_see_tenant(call.caller, object->tenant_id)) {
+    return fail(ErrorCode::kNotFound, fmt::format("no {} {}", what, call.params.front()));
+  }
+  return object;
+}
+
+// --- whoami and tenants ---
+
+Result<HttpResponse> whoami(Call& call) {
+  const State& state = call.ctx.state();
+  return json_reply(200, {{"user", to_json(*state.user(call.caller.user_id))},
+                          {"tenant", to_json(*state.tenant(call.caller.tenant_id))},
+                          {"key_id", call.caller.key_id}});
+}
+
+Result<HttpResponse> create_tenant(Call& call) {
+  JsonBody body(call.request.body);
+  std::string name = body.required_string("name");
+  ALLOT_TRY(body.finish());
+  ALLOT_TRY(require_operator_admin(call.caller));
+  const std::string id = call.ctx.ids().new_id("ten");
+  ALLOT_TRY(call.ctx.apply(CreateTenant{.id = id, .name = name}));
+  call.target_id = id;
+  return json_reply(201, to_json(*call.ctx.state().tenant(id)));
+}
+
+Result<HttpResponse> list_tenants(Call& call) {
+  auto page = read_page(call.target, {});
+  if (!page) return std::unexpected(page.error());
+  return page_of(call.ctx.state().tenants, *page,
+                 [&](const Tenant& t) { return may_see_tenant(call.caller, t.id); });
+}
+
+Result<HttpResponse> get_tenant(Call& call) {
+  const std::string& id = call.params.front();
+  ALLOT_TRY(check_id("tenant id", id, "ten"));
+  const Tenant* tenant = call.ctx.state().tenant(id);
+  if (tenant == nullptr || !may_see_tenant(call.caller, id)) {
+    return fail(ErrorCode::kNotFound, fmt::format("no tenant {}", id));
+  }
+  return json_reply(200, to_json(*tenant));
+}
+
+// The billing details a PATCH names over the tenant's current ones: each field given replaces
+// that one ("" clears it); a field of another name is refused.
+Result<BillingDetails> read_billing_details(const std::map<std::string, std::string>& fields,
+                                            BillingDetails details) {
+  for (const auto& [name, value] : fields) {
+    if (name == "legal_name") {
+      details.legal_name = value;
+    } else if (name == "address") {
+      details.address = value;
+    } else if (name == "tax_id") {
+      details.tax_id = value;
+    } else if (name == "email") {
+      details.email = value;
+    } else {
+      return fail(ErrorCode::kUnknownField,
+                  fmt::format("billing_details has no field '{}' (legal_name, address, tax_id, "
+                              "email)",
+                              name));
+    }
+  }
+  return details;
+}
+
+// The operator sets a tenant's fair-share weight, how it pays, and its billing details.
+Result<HttpResponse> update_tenant(Call& call) {
+  JsonBody body(call.request.body);
+  auto weight = body.optional_int("weight", INT64_MIN, INT64_MAX);
+  auto billing = body.optional_string("billing");
+  auto credit_limit = body.optional_string("credit_limit");
+  auto details = body.optional_string_map("billing_details");
+  ALLOT_TRY(body.finish());
+  ALLOT_TRY(require_operator_admin(call.caller));
+  const std::string& id = call.params.front();
+  ALLOT_TRY(check_id("tenant id", id, "ten"));
+  if (call.ctx.state().tenant(id) == nullptr) {
+    return fail(ErrorCode::kNotFound, fmt::format("no tenant {}", id));
+  }
+  std::optional<SetBillingDetails> set_details;
+  if (details) {
+    auto read = read_billing_details(*details, call.ctx.state().tenant(id)->details);
+    if (!read) return std::unexpected(read.error());
+    set_details = SetBillingDetails{.tenant_id = id, .details = *read};
+    // Checked before anything is applied, so that a refusal changes nothing.
+    ALLOT_TRY(check_billing_details(call.ctx.state(), *set_details));
+  }
+  // Billing first: it is the change that may be refused, and a refusal must change nothing.
+  ALLOT_TRY(apply_billing_change(call, id, billing, credit_limit));
+  if (set_details) ALLOT_TRY(call.ctx.apply(*set_details));
+  if (weight) ALLOT_TRY(call.ctx.apply(SetTenantWeight{.tenant_id = id, .weight = *weight}));
+  return json_reply(200, to_json(*call.ctx.state().tenant(id)));
+}
+
+// --- projects ---
+
+Result<HttpResponse> create_project(Call& call) {
+  JsonBody body(call.request.body);
+  std::string name = body.required_string("name");
+  auto tenant_id = body.optional_string("tenant_id");
+  ALLOT_TRY(body.finish());
+  auto tenant = tenant_for(call, tenant_id);
+  if (!tenant) return std::unexpected(tenant.error());
+  ALLOT_TRY(require_admin_of(call.caller, *tenant));
+  const std::string id = call.ctx.ids().new_id("prj");
+  ALLOT_TRY(call.ctx.apply(CreateProject{.id = id, .tenant_id = *tenant, .name = name}));
+  call.target_id = id;
+  return json_reply(201, to_json(*call.ctx.state().project(id)));
+}
+
+Result<HttpResponse> list_projects(Call& call) {
+  auto page = read_page(call.target, {"tenant_id", "include_deleted"});
+  if (!page) return std::unexpected(page.error());
+  auto tenant = tenant_filter(call);
+  if (!tenant) return std::unexpected(tenant.error());
+  const bool include_deleted = call.target.query.contains("include_deleted");
+  return page_of(call.ctx.state().projects, *page, [&](const Project& p) {
+    return may_see_tenant(call.caller, p.tenant_id) && (!*tenant || p.tenant_id == **tenant) &&
+           (include_deleted || p.deleted_at_ms == 0);
+  });
+}
+
+Result<const Project*> path_project(const Call& call) {
+  ALLOT_TRY(check_id("project id", call.params.front(), "prj"));
+  return visible_object(call, call.ctx.state().project(call.params.front()), "project");
+}
+
+Result<HttpResponse> get_project(Call& call) {
+  auto project = path_project(call);
+  if (!project) return std::unexpected(project.error());
+  return json_reply(200, to_json(**project));
+}
+
+Result<HttpResponse> delete_project(Call& call) {
+  auto project = path_project(call);
+  if (!project) return std::unexpected(project.error());
+  ALLOT_TRY(require_admin_of(call.caller, (*project)->tenant_id));
+  const std::string id = (*project)->id;
+  ALLOT_TRY(call.ctx.apply(DeleteProject{.id = id}));
+  return json_reply(200, to_json(*call.ctx.state().project(id)));
+}
+
+// --- users ---
+
+Result<Role> read_role(const std::string& text, const Caller& caller) {
+  auto role = parse_role(text);
+  if (!role) {
+    return fail(
+        ErrorCode::kInvalidArgument,
+        fmt::format("role must be operator-admin, tenant-admin, member or viewer, not '{}'", text));
+  }
+  if (*role == Role::kOperatorAdmin) ALLOT_TRY(require_operator_admin(caller));
+  return *role;
+}
+
+Result<HttpResponse> create_user(Call& call) {
+  JsonBody body(call.request.body);
+  std::string name = body.required_string("name");
+  std::string email = body.required_string("email");
+  auto role_text = body.optional_string("role");
+  auto tenant_id = body.optional_string("tenant_id");
+  ALLOT_TRY(body.finish());
+  auto tenant = tenant_for(call, tenant_id);
+  if (!tenant) return std::unexpected(tenant.error());
+  ALLOT_TRY(require_admin_of(call.caller, *tenant));
+  auto role = read_role(role_text.value_or("member"), call.caller);
+  if (!role) return std::unexpected(role.error());
+  const std::string id = call.ctx.ids().new_id("usr");
+  ALLOT_TRY(call.ctx.apply(
+      CreateUser{.id = id, .tenant_id = *tenant, .name = name, .email = email, .role = *role}));
+  call.target_id = id;
+  return json_reply(201, to_json(*call.ctx.state().user(id)));
+}
+
+Result<HttpResponse> list_users(Call& call) {
+  auto page = read_page(call.target, {"tenant_id"});
+  if (!page) return std::unexpected(page.error());
+  auto tenant = tenant_filter(call);
+  if (!tenant) return std::unexpected(tenant.error());
+  return page_of(call.ctx.state().users, *page, [&](const User& u) {
+    return may_see_tenant(call.caller, u.tenant_id) && (!*tenant || u.tenant_id == **tenant);
+  });
+}
+
+Result<const User*> path_user(const Call& call) {
+  ALLOT_TRY(check_id("user id", call.params.front(), "usr"));
+  return visible_object(call, call.ctx.state().user(call.params.front()), "user");
+}
+
+Result<HttpResponse> get_user(Call& call) {
+  auto user = path_user(call);
+  if (!user) return std::unexpected(user.error());
+  return json_reply(200, to_json(**user));
+}
+
+Result<HttpResponse> update_user(Call& call) {
+  JsonBody body(call.request.body);
+  auto name = body.optional_string("name");
+  auto role_text = body.optional_string("role");
+  auto disabled = body.optional_bool("disabled");
+  ALLOT_TRY(body.finish());
+  auto user = path_user(call);
+  if (!user) return std::unexpected(user.error());
+  ALLOT_TRY(require_admin_of(call.caller, (*user)->tenant_id));
+  UpdateUser command{.id = (*user)->id, .name = name, .disabled = disabled};
+  if (role_text) {
+    auto role = read_role(*role_text, call.caller);
+    if (!role) return std::unexpected(role.error());
+    command.role = *role;
+  }
+  ALLOT_TRY(call.ctx.apply(command));
+  return json_reply(200, to_json(*call.ctx.state().user(command.id)));
+}
+
+// --- keys ---
+
+// Whether the caller may see and revoke this key: their own, or any in a tenant they administer.
+bool may_manage_key(const Caller& caller, const ApiKey& key) {
+  return key.user_id == caller.user_id ||
+         (may_see_tenant(caller, key.tenant_id) &&
+          (caller.is_operator_admin() || caller.role == Role::kTenantAdmin));
+}
+
+Result<HttpResponse> create_key(Call& call) {
+  JsonBody body(call.request.body);
+  std::string name = body.required_string("name");
+  auto user_id = body.optional_string("user_id").value_or(call.caller.user_id);
+  ALLOT_TRY(body.finish());
+  ALLOT_TRY(check_id("user_id", user_id, "usr"));
+  const User* user = call.ctx.state().user(user_id);
+  if (user == nullptr || !may_see_tenant(call.caller, user->tenant_id)) {
+    return fail(ErrorCode::kNotFound, fmt::format("no user {}", user_id));
+  }
+  if (user_id != call.caller.user_id) ALLOT_TRY(require_admin_of(call.caller, user->tenant_id));
+  const std::string id = call.ctx.ids().new_id("key");
+  const std::string secret = call.ctx.ids().new_secret();
+  ALLOT_TRY(call.ctx.apply(CreateKey{.id = id,
+                                     .user_id = user_id,
+                                     .name = name,
+                                     .prefix = secret.substr(0, 12),
+                                     .token_hash = sha256_hex(secret)}));
+  call.target_id = id;
+  json out = to_json(*call.ctx.state().key(id));
+  out["secret"] = secret;
+  return json_reply(201, out);
+}
+
+Result<HttpResponse> list_keys(Call& call) {
+  auto page = read_page(call.target, {"user_id"});
+  if (!page) return std::unexpected(page.error());
+  auto user = call.target.query.find("user_id");
+  return page_of(call.ctx.state().keys, *page, [&](const ApiKey& k) {
+    return may_manage_key(call.caller, k) &&
+           (user == call.target.query.end() || k.user_id == user->second);
+  });
+}
+
+Result<const ApiKey*> path_key(const Call& call) {
+  ALLOT_TRY(check_id("key id", call.params.front(), "key"));
+  const ApiKey* key = call.ctx.state().key(call.params.front());
+  if (key == nullptr || !may_manage_key(call.caller, *key)) {
+    return fail(ErrorCode::kNotFound, fmt::format("no key {}", call.params.front()));
+  }
+  return key;
+}
+
+Result<HttpResponse> get_key(Call& call) {
+  auto key = path_key(call);
+  if (!key) return std::unexpected(key.error());
+  return json_reply(200, to_json(**key));
+}
+
+Result<HttpResponse> revoke_key(Call& call) {
+  auto key = path_key(call);
+  if (!key) return std::unexpected(key.error());
+  const std::string id = (*key)->id;
+  ALLOT_TRY(call.ctx.apply(RevokeKey{.id = id}));
+  return json_reply(200, to_json(*call.ctx.state().key(id)));
+}
+
+// --- audit ---
+
+Result<HttpResponse> list_audit(Call& call) {
+  auto page = read_page(call.target, {"tenant_id"});
+  if (!page) return std::unexpected(page.error());
+  auto tenant = tenant_filter(call);
+  if (!tenant) return std::unexpected(tenant.error());
+  if (*tenant) {
+    ALLOT_TRY(require_admin_of(call.caller, **tenant));
+  } else {
+    ALLOT_TRY(require_operator_admin(call.caller));
+  }
+  auto after = read_seq_after(*page);
+  if (!after) return std::unexpected(after.error());
+  auto entries = call.ctx.store().list_audit(
+      AuditQuery{.tenant_id = *tenant, .after_seq = *after, .limit = page->limit + 1});
+  if (!entries) return std::unexpected(entries.error());
+  json items = json::array();
+  const bool more = static_cast<int>(entries->size()) > page->limit;
+  if (more) entries->pop_back();
+  for (const AuditEntry& e : *entries) items.push_back(to_json(e));
+  const json next = more ? json(std::to_string(entries->back().seq)) : json(nullptr);
+  return json_reply(200, {{"items", items}, {"next_after", next}});
+}
+
+constexpr Route kRoutes[] = {
+    {"GET", "/v1/whoami", whoami},
+    {"POST", "/v1/tenants", create_tenant},
+    {"GET", "/v1/tenants", list_tenants},
+    {"GET", "/v1/tenants/{id}", get_tenant},
+    {"PATCH", "/v1/tenants/{id}", update_tenant},
+    {"POST", "/v1/projects", create_project},
+    {"GET", "/v1/projects", list_projects},
+    {"GET", "/v1/projects/{id}", get_project},
+    {"DELETE", "/v1/projects/{id}", delete_project},
+    {"POST", "/v1/users", create_user},
+    {"GET", "/v1/users", list_users},
+    {"GET", "/v1/users/{id}", get_user},
+    {"PATCH", "/v1/users/{id}", update_user},
+    {"POST", "/v1/keys", create_key},
+    {"GET", "/v1/keys", list_keys},
+    {"GET", "/v1/keys/{id}", get_key},
+    {"DELETE", "/v1/keys/{id}", revoke_key},
+    {"GET", "/v1/audit", list_audit},
+};
+
+}  // namespace
+
+std::span<const Route> identity_routes() { return kRoutes; }
+
+}  // namespace allot

@@ -1,0 +1,211 @@
+// Instances: launch, list, get, stop, logs and events.
+#include <charconv>
+
+#include <fmt/format.h>
+
+#include "api/app.h"
+#include "api/placement_fields.h"
+#include "api/reply.h"
+#include "api/routes/cluster.h"
+#include "api/routes_util.h"
+#include "api/wire/cluster.h"
+#include "common/image_ref.h"
+#include "common/limits.h"
+#include "common/money.h"
+#include "core/kernel/validate.h"
+
+namespace allot {
+namespace {
+
+using nlohmann::json;
+
+// The project an instance goes in: the one named, or the tenant's only live project.
+Result<const Project*> project_for(const Call& call, const std::optional<std::string>& id) {
+  const State& state = call.ctx.state();
+  if (id) {
+    ALLOT_TRY(check_id("project_id", *id, "prj"));
+    const Project* project = state.project(*id);
+    if (project == nullptr || project->deleted_at_ms != 0 ||
+        !may_see_tenant(call.caller, project->tenant_id)) {
+      return fail(ErrorCode::kNotFound, "no project " + *id);
+    }
+    return project;
+  }
+  const Project* only = nullptr;
+  for (const auto& [pid, project] : state.projects) {
+    if (project.tenant_id != call.caller.tenant_id || project.deleted_at_ms != 0) continue;
+    if (only != nullptr) {
+      return fail(ErrorCode::kMissingField, "'project_id' is required: the tenant has several");
+    }
+    only = &project;
+  }
+  if (only == nullptr) return fail(ErrorCode::kMissingField, "'project_id' is required");
+  return only;
+}
+
+Status require_launcher(const Caller& caller) {
+  if (caller.role == Role::kViewer) {
+    return fail(ErrorCode::kForbidden, "viewers cannot launch or stop instances");
+  }
+  return {};
+}
+
+Result<HttpResponse> create_instance(Call& call) {
+  JsonBody body(call.request.body);
+  auto project_id = body.optional_string("project_id");
+  const PlacementFields placement = read_placement_fields(body);
+  auto cpu_milli = body.optional_int("cpu_milli", 0, INT64_MAX / 4);
+  auto memory_mib = body.optional_int("memory_mib", 0, INT64_MAX / 4);
+  auto region = body.optional_string("region");
+  auto image = body.optional_string("image");
+  auto command = body.optional_strings("command");
+  auto env = body.optional_string_map("env");
+  auto labels = body.optional_string_map("labels");
+  auto max_run_s = body.optional_int("max_run_s", 0, INT64_MAX / 1000);
+  auto interactive = body.optional_bool("interactive");
+  auto requeue = body.optional_bool("requeue");
+  auto nodes = body.optional_int("nodes", INT32_MIN, INT32_MAX);
+  const nlohmann::json idle = body.optional_json("idle");
+  ALLOT_TRY(body.finish());
+  if (!command) return fail(ErrorCode::kMissingField, "'command' is required");
+  if (image) {
+    ALLOT_TRY(parse_image_ref(*image));
+  }
+  ALLOT_TRY(require_launcher(call.caller));
+  auto project = project_for(call, project_id);
+  if (!project) return std::unexpected(project.error());
+  InstanceSpec spec{.cpu_milli = cpu_milli.value_or(0),
+                    .memory_mib = memory_mib.value_or(0),
+                    .region = region.value_or(""),
+                    .image = image.value_or(""),
+                    .command = *command,
+                    .env = env.value_or(std::map<std::string, std::string>{}),
+                    .labels = labels.value_or(std::map<std::string, std::string>{}),
+                    .max_run_s = max_run_s.value_or(0),
+                    .interactive = interactive.value_or(false),
+                    .requeue = requeue.value_or(false),
+                    .nodes = static_cast<int>(nodes.value_or(1))};
+  ALLOT_TRY(apply_placement_fields(placement, spec));
+  if (!idle.is_null()) {
+    auto policy = read_idle_policy(idle);
+    if (!policy) return std::unexpected(policy.error());
+    spec.idle = *policy;
+  }
+  const std::string id = call.ctx.ids().new_id("ins");
+  std::vector<std::string> member_ids;
+  for (int rank = 1; rank < spec.nodes && rank < limits::kMaxGangNodes; ++rank) {
+    member_ids.push_back(call.ctx.ids().new_id("ins"));
+  }
+  ALLOT_TRY(call.ctx.apply(CreateInstance{.id = id,
+                                          .tenant_id = (*project)->tenant_id,
+                                          .project_id = (*project)->id,
+                                          .user_id = call.caller.user_id,
+                                          .spec = spec,
+                                          .member_ids = member_ids}));
+  call.target_id = id;
+  json out = to_json(*call.ctx.state().instance(id));
+  if (!member_ids.empty()) {
+    member_ids.insert(member_ids.begin(), id);
+    out["members"] = member_ids;  // The gang, rank 0 first.
+  }
+  return json_reply(201, out);
+}
+
+Result<HttpResponse> list_instances(Call& call) {
+  auto page = read_page(call.target, {"state", "project_id", "node_id", "tenant_id"});
+  if (!page) return std::unexpected(page.error());
+  auto state = read_choice(call.target, "state", instance_state_names());
+  if (!state) return std::unexpected(state.error());
+  const auto& q = call.target.query;
+  auto matches = [&q](const char* key, const std::string& value) {
+    auto it = q.find(key);
+    return it == q.end() || it->second == value;
+  };
+  return page_of(call.ctx.state().instances, *page, [&](const Instance& i) {
+    return may_see_tenant(call.caller, i.tenant_id) &&
+           (!*state || **state == instance_state_name(i.state)) &&
+           matches("project_id", i.project_id) && matches("node_id", i.node_id) &&
+           matches("tenant_id", i.tenant_id);
+  });
+}
+
+Result<const Instance*> path_instance(const Call& call) {
+  ALLOT_TRY(check_id("instance id", call.params.front(), "ins"));
+  const Instance* instance = call.ctx.state().instance(call.params.front());
+  if (instance == nullptr || !may_see_tenant(call.caller, instance->tenant_id)) {
+    return fail(ErrorCode::kNotFound, "no instance " + call.params.front());
+  }
+  return instance;
+}
+
+Result<HttpResponse> get_instance(Call& call) {
+  auto instance = path_instance(call);
+  if (!instance) return std::unexpected(instance.error());
+  return json_reply(200, to_json(**instance));
+}
+
+Result<HttpResponse> stop_instance(Call& call) {
+  auto instance = path_instance(call);
+  if (!instance) return std::unexpected(instance.error());
+  ALLOT_TRY(require_launcher(call.caller));
+  const std::string id = (*instance)->id;
+  ALLOT_TRY(call.ctx.apply(StopInstance{.id = id}));
+  return json_reply(200, to_json(*call.ctx.state().instance(id)));
+}
+
+Result<int64_t> query_int(const Target& target, const char* key, int64_t fallback, int64_t max) {
+  auto it = target.query.find(key);
+  if (it == target.query.end()) return fallback;
+  int64_t value = 0;
+  const char* end = it->second.data() + it->second.size();
+  if (std::from_chars(it->second.data(), end, value).ptr != end || value < 0 || value > max) {
+    return fail(ErrorCode::kInvalidArgument, fmt::format("{} must be from 0 to {}", key, max));
+  }
+  return value;
+}
+
+Result<HttpResponse> instance_logs(Call& call) {
+  // read_page refuses unknown parameters; its paging itself does not apply to logs.
+  auto page = read_page(call.target, {"offset", "tail", "bytes"});
+  if (!page) return std::unexpected(page.error());
+  auto instance = path_instance(call);
+  if (!instance) return std::unexpected(instance.error());
+  constexpr auto kLimit = static_cast<int64_t>(limits::kMaxLogChunkBytes);
+  auto offset = query_int(call.target, "offset", 0, INT64_MAX);
+  auto tail = query_int(call.target, "tail", 0, 100'000);
+  auto limit = query_int(call.target, "bytes", kLimit, kLimit);
+  if (!offset) return std::unexpected(offset.error());
+  if (!tail) return std::unexpected(tail.error());
+  if (!limit) return std::unexpected(limit.error());
+  const std::string id = (*instance)->id;
+  auto chunk = call.target.query.contains("tail")
+                   ? call.logs.tail(id, static_cast<int>(*tail), *limit)
+                   : call.logs.read(id, *offset, *limit);
+  if (!chunk) return std::unexpected(chunk.error());
+  return json_reply(200, {{"offset", chunk->offset},
+                          {"next_offset", chunk->offset + static_cast<int64_t>(chunk->data.size())},
+                          {"size", chunk->size},
+                          {"data", chunk->data},
+                          {"ended", is_final((*instance)->state)}});
+}
+
+Result<HttpResponse> instance_events(Call& call) {
+  auto instance = path_instance(call);
+  if (!instance) return std::unexpected(instance.error());
+  return json_reply(200, {{"items", to_json(**instance)["events"]}});
+}
+
+constexpr Route kRoutes[] = {
+    {"POST", "/v1/instances", create_instance},
+    {"GET", "/v1/instances", list_instances},
+    {"GET", "/v1/instances/{id}", get_instance},
+    {"POST", "/v1/instances/{id}/stop", stop_instance},
+    {"GET", "/v1/instances/{id}/logs", instance_logs},
+    {"GET", "/v1/instances/{id}/events", instance_events},
+};
+
+}  // namespace
+
+std::span<const Route> instance_routes() { return kRoutes; }
+
+}  // namespace allot

@@ -1,0 +1,128 @@
+// Join tokens and nodes, for operator admins.
+#include <fmt/format.h>
+
+#include "api/app.h"
+#include "api/reply.h"
+#include "api/routes/cluster.h"
+#include "api/routes_util.h"
+#include "api/wire/cluster.h"
+#include "api/wire/identity.h"
+#include "core/kernel/validate.h"
+
+namespace allot {
+namespace {
+
+using nlohmann::json;
+
+constexpr std::string_view kTrueFalseNames[] = {"true", "false"};
+constexpr std::span<const std::string_view> kTrueFalse = kTrueFalseNames;
+
+Result<HttpResponse> create_join_token(Call& call) {
+  JsonBody body(call.request.body);
+  std::string name = body.required_string("name");
+  auto expires_in_s = body.optional_int("expires_in_s", 1, 10LL * 365 * 24 * 3600);
+  ALLOT_TRY(body.finish());
+  ALLOT_TRY(require_operator_admin(call.caller));
+  const std::string id = call.ctx.ids().new_id("jtk");
+  const std::string secret = "allot_join_" + call.ctx.ids().new_secret().substr(6);
+  const TimeMs expires_at_ms = expires_in_s ? call.ctx.now_ms() + *expires_in_s * 1000 : 0;
+  ALLOT_TRY(call.ctx.apply(CreateJoinToken{
+      .id = id, .name = name, .token_hash = sha256_hex(secret), .expires_at_ms = expires_at_ms}));
+  call.target_id = id;
+  json out = to_json(call.ctx.state().join_tokens.at(id));
+  out["token"] = secret;
+  return json_reply(201, out);
+}
+
+Result<HttpResponse> list_join_tokens(Call& call) {
+  ALLOT_TRY(require_operator_admin(call.caller));
+  auto page = read_page(call.target, {});
+  if (!page) return std::unexpected(page.error());
+  return page_of(call.ctx.state().join_tokens, *page, [](const JoinToken&) { return true; });
+}
+
+Result<HttpResponse> revoke_join_token(Call& call) {
+  ALLOT_TRY(require_operator_admin(call.caller));
+  const std::string& id = call.params.front();
+  ALLOT_TRY(check_id("join token id", id, "jtk"));
+  ALLOT_TRY(call.ctx.apply(RevokeJoinToken{.id = id}));
+  return json_reply(200, to_json(call.ctx.state().join_tokens.at(id)));
+}
+
+Result<HttpResponse> list_nodes(Call& call) {
+  ALLOT_TRY(require_operator_admin(call.caller));
+  auto page = read_page(call.target, {"state", "include_deleted"});
+  if (!page) return std::unexpected(page.error());
+  auto state = read_choice(call.target, "state", node_state_names());
+  if (!state) return std::unexpected(state.error());
+  auto deleted = read_choice(call.target, "include_deleted", kTrueFalse);
+  if (!deleted) return std::unexpected(deleted.error());
+  // Deleted nodes are history: listed when asked for, by the flag or by their state.
+  const bool with_deleted = *deleted == "true" || *state == "deleted";
+  return page_of(call.ctx.state().nodes, *page, [&](const Node& n) {
+    return (with_deleted || n.deleted_at_ms == 0) &&
+           (!*state || node_state_name(n.state()) == **state);
+  });
+}
+
+Result<const Node*> path_node(const Call& call) {
+  ALLOT_TRY(require_operator_admin(call.caller));
+  ALLOT_TRY(check_id("node id", call.params.front(), "nod"));
+  const Node* node = call.ctx.state().node(call.params.front());
+  if (node == nullptr) return fail(ErrorCode::kNotFound, "no node " + call.params.front());
+  return node;
+}
+
+Result<HttpResponse> get_node(Call& call) {
+  auto node = path_node(call);
+  if (!node) return std::unexpected(node.error());
+  return json_reply(200, to_json(**node));
+}
+
+Result<HttpResponse> set_admin(Call& call, NodeAdmin admin) {
+  auto node = path_node(call);
+  if (!node) return std::unexpected(node.error());
+  const std::string id = (*node)->id;
+  ALLOT_TRY(call.ctx.apply(SetNodeAdmin{.node_id = id, .admin = admin}));
+  return json_reply(200, to_json(*call.ctx.state().node(id)));
+}
+
+Result<HttpResponse> cordon(Call& call) { return set_admin(call, NodeAdmin::kCordoned); }
+Result<HttpResponse> uncordon(Call& call) { return set_admin(call, NodeAdmin::kNone); }
+Result<HttpResponse> drain(Call& call) { return set_admin(call, NodeAdmin::kDraining); }
+
+Result<HttpResponse> revoke_credential(Call& call) {
+  auto node = path_node(call);
+  if (!node) return std::unexpected(node.error());
+  const std::string id = (*node)->id;
+  ALLOT_TRY(call.ctx.apply(RevokeNodeCredential{.node_id = id}));
+  return json_reply(200, to_json(*call.ctx.state().node(id)));
+}
+
+// DELETE /v1/nodes/{id}: an empty node leaves the fleet; kept for billing and the books.
+Result<HttpResponse> delete_node(Call& call) {
+  auto node = path_node(call);
+  if (!node) return std::unexpected(node.error());
+  const std::string id = (*node)->id;
+  ALLOT_TRY(call.ctx.apply(DeleteNode{.node_id = id}));
+  return json_reply(200, to_json(*call.ctx.state().node(id)));
+}
+
+constexpr Route kRoutes[] = {
+    {"POST", "/v1/join-tokens", create_join_token},
+    {"GET", "/v1/join-tokens", list_join_tokens},
+    {"DELETE", "/v1/join-tokens/{id}", revoke_join_token},
+    {"GET", "/v1/nodes", list_nodes},
+    {"GET", "/v1/nodes/{id}", get_node},
+    {"DELETE", "/v1/nodes/{id}", delete_node},
+    {"POST", "/v1/nodes/{id}/cordon", cordon},
+    {"POST", "/v1/nodes/{id}/uncordon", uncordon},
+    {"POST", "/v1/nodes/{id}/drain", drain},
+    {"POST", "/v1/nodes/{id}/revoke-credential", revoke_credential},
+};
+
+}  // namespace
+
+std::span<const Route> node_routes() { return kRoutes; }
+
+}  // namespace allot

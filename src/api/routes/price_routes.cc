@@ -1,0 +1,109 @@
+// The price catalog: operator admins set prices; anyone with a key reads them.
+#include <fmt/format.h>
+
+#include "api/app.h"
+#include "api/reply.h"
+#include "api/routes/money.h"
+#include "api/routes_util.h"
+#include "api/wire/admission.h"
+#include "common/money.h"
+
+namespace allot {
+namespace {
+
+using nlohmann::json;
+
+Result<int64_t> read_rate(const std::string& field, const std::optional<std::string>& text) {
+  if (!text) return 0;
+  auto money = Money::parse(*text);
+  if (!money) {
+    return fail(money.error().code, fmt::format("'{}' must be a decimal amount like \"2.50\": {}",
+                                                field, money.error().message));
+  }
+  return money->micros();
+}
+
+Result<HttpResponse> set_price(Call& call) {
+  JsonBody body(call.request.body);
+  std::string model = body.required_string("gpu_model");
+  std::string region = body.required_string("region");
+  auto price_class = body.optional_string("price_class");
+  auto gpu_hour = body.optional_string("gpu_hour");
+  auto cpu_hour = body.optional_string("cpu_hour");
+  auto memory_gib_hour = body.optional_string("memory_gib_hour");
+  auto effective_at = body.optional_string("effective_at");
+  ALLOT_TRY(body.finish());
+  ALLOT_TRY(require_operator_admin(call.caller));
+  if (!gpu_hour) return fail(ErrorCode::kMissingField, "'gpu_hour' is required");
+  meter::Price price{.key = {.model = model, .region = region}};
+  if (price_class) {
+    auto parsed = parse_price_class(*price_class);
+    if (!parsed) {
+      return fail(ErrorCode::kInvalidArgument, "price_class must be on-demand, spot or reserved");
+    }
+    price.key.price_class = *parsed;
+  }
+  auto gpu = read_rate("gpu_hour", gpu_hour);
+  if (!gpu) return std::unexpected(gpu.error());
+  auto cpu = read_rate("cpu_hour", cpu_hour);
+  if (!cpu) return std::unexpected(cpu.error());
+  auto memory = read_rate("memory_gib_hour", memory_gib_hour);
+  if (!memory) return std::unexpected(memory.error());
+  price.gpu_hour_micros = *gpu;
+  price.cpu_hour_micros = *cpu;
+  price.memory_gib_hour_micros = *memory;
+  if (effective_at) {
+    auto at = parse_time(*effective_at);
+    if (!at) {
+      return fail(ErrorCode::kInvalidArgument,
+                  "'effective_at' must be RFC 3339 time in UTC, e.g. 2026-12-01T09:00:00Z");
+    }
+    price.effective_ms = *at;
+  }
+  ALLOT_TRY(call.ctx.apply(SetPrice{.price = price}));
+  if (price.effective_ms == 0) price.effective_ms = call.ctx.now_ms();
+  return json_reply(200, to_json(price, call.ctx.now_ms()));
+}
+
+Result<HttpResponse> list_prices(Call& call) {
+  for (const auto& [name, value] : call.target.query) {
+    // The catalog is small and comes in one page; limit and after are taken for the CLI's sake.
+    if (name != "at" && name != "gpu_model" && name != "region" && name != "price_class" &&
+        name != "limit" && name != "after") {
+      return fail(ErrorCode::kUnknownField, fmt::format("unknown query parameter '{}'", name));
+    }
+  }
+  TimeMs at = call.ctx.now_ms();
+  if (auto it = call.target.query.find("at"); it != call.target.query.end()) {
+    auto parsed = parse_time(it->second);
+    if (!parsed) return fail(ErrorCode::kInvalidArgument, "'at' must be RFC 3339 time in UTC");
+    at = *parsed;
+  }
+  auto matches = [&](const char* name, std::string_view value) {
+    auto it = call.target.query.find(name);
+    return it == call.target.query.end() || it->second == value;
+  };
+  // Per key: the price in force at `at`, then the changes after it.
+  json items = json::array();
+  for (const auto& [key, by_time] : call.ctx.state().prices.prices()) {
+    if (!matches("gpu_model", key.model) || !matches("region", key.region) ||
+        !matches("price_class", price_class_name(key.price_class))) {
+      continue;
+    }
+    auto from = by_time.upper_bound(at);
+    if (from != by_time.begin()) from = std::prev(from);
+    for (auto it = from; it != by_time.end(); ++it) items.push_back(to_json(it->second, at));
+  }
+  return json_reply(200, {{"items", items}, {"next_after", nullptr}});
+}
+
+constexpr Route kRoutes[] = {
+    {"PUT", "/v1/prices", set_price},
+    {"GET", "/v1/prices", list_prices},
+};
+
+}  // namespace
+
+std::span<const Route> price_routes() { return kRoutes; }
+
+}  // namespace allot

@@ -1,0 +1,196 @@
+// Quotas and reservations: operator admins set them; a tenant's users see their own.
+#include <fmt/format.h>
+
+#include "api/app.h"
+#include "api/reply.h"
+#include "api/routes/admission.h"
+#include "api/routes_util.h"
+#include "api/wire/admission.h"
+#include "core/cluster/gpu_models.h"
+#include "core/kernel/validate.h"
+
+namespace allot {
+namespace {
+
+using nlohmann::json;
+
+// GPU milli held now by the instances a rule counts, on GPUs its model covers.
+int64_t held_milli(const State& state, const std::string& tenant_id, const std::string& project_id,
+                   const std::string& model) {
+  int64_t held = 0;
+  for (const auto& [id, i] : state.instances) {
+    if (is_final(i.state) || i.state == InstanceState::kQueued || i.tenant_id != tenant_id ||
+        (!project_id.empty() && i.project_id != project_id)) {
+      continue;
+    }
+    const Node* node = state.node(i.node_id);
+    if (node == nullptr) continue;
+    for (int index : i.gpu_indices) {
+      const std::string& gpu_model = node->gpus.at(static_cast<size_t>(index)).model;
+      if (model.empty() || gpu_model_matches(model, gpu_model)) held += i.milli_per_gpu();
+    }
+  }
+  return held;
+}
+
+json quota_json(const State& state, const Quota& q) {
+  json out = to_json(q);
+  out["used_milli"] = held_milli(state, q.tenant_id, q.project_id, q.gpu_model);
+  return out;
+}
+
+json reservation_json(const State& state, const Reservation& r, TimeMs now_ms) {
+  json out = to_json(r);
+  out["in_force"] = r.in_force(now_ms);
+  out["used_milli"] = r.in_force(now_ms) ? held_milli(state, r.tenant_id, "", r.gpu_model) : 0;
+  return out;
+}
+
+// A listing of rules the caller may see, with ?tenant_id= and ?include_ended=true.
+template <typename T, typename Live, typename Show>
+Result<HttpResponse> list_rules(Call& call, const std::map<std::string, T>& rules, Live live,
+                                Show show) {
+  auto page = read_page(call.target, {"tenant_id", "include_ended"});
+  if (!page) return std::unexpected(page.error());
+  auto tenant = tenant_filter(call);
+  if (!tenant) return std::unexpected(tenant.error());
+  auto ended = call.target.query.find("include_ended");
+  const bool include_ended = ended != call.target.query.end() && ended->second == "true";
+  json items = json::array();
+  std::string last;
+  bool more = false;
+  for (auto it = page->after.empty() ? rules.begin() : rules.upper_bound(page->after);
+       it != rules.end(); ++it) {
+    const T& rule = it->second;
+    if (!may_see_tenant(call.caller, rule.tenant_id) || (*tenant && rule.tenant_id != **tenant) ||
+        (!include_ended && !live(rule))) {
+      continue;
+    }
+    if (static_cast<int>(items.size()) == page->limit) {
+      more = true;
+      break;
+    }
+    items.push_back(show(rule));
+    last = it->first;
+  }
+  return json_reply(200, {{"items", items}, {"next_after", more ? json(last) : json(nullptr)}});
+}
+
+Result<HttpResponse> set_quota(Call& call) {
+  JsonBody body(call.request.body);
+  std::string tenant_id = body.required_string("tenant_id");
+  auto project_id = body.optional_string("project_id");
+  auto gpu_model = body.optional_string("gpu_model");
+  auto gpus = body.optional_int("gpus", INT64_MIN, INT64_MAX);
+  auto gpu_milli = body.optional_int("gpu_milli", INT64_MIN, INT64_MAX);
+  ALLOT_TRY(body.finish());
+  ALLOT_TRY(require_operator_admin(call.caller));
+  if (gpus.has_value() == gpu_milli.has_value()) {
+    return fail(ErrorCode::kInvalidArgument, "give the limit as exactly one of gpus or gpu_milli");
+  }
+  if (gpus && (*gpus < 0 || *gpus > 1'000'000)) {
+    return fail(ErrorCode::kInvalidArgument, "gpus must be 0 to 1,000,000");
+  }
+  ALLOT_TRY(check_id("tenant_id", tenant_id, "ten"));
+  if (project_id) ALLOT_TRY(check_id("project_id", *project_id, "prj"));
+  const std::string id = call.ctx.ids().new_id("quo");
+  SetQuota command{.id = id,
+                   .tenant_id = tenant_id,
+                   .project_id = project_id.value_or(""),
+                   .gpu_model = gpu_model.value_or(""),
+                   .gpu_milli = gpus ? *gpus * 1000 : *gpu_milli};
+  ALLOT_TRY(call.ctx.apply(command));
+  const State& state = call.ctx.state();
+  for (const auto& [qid, q] : state.quotas) {
+    if (q.live() && q.tenant_id == command.tenant_id && q.project_id == command.project_id &&
+        q.gpu_model == command.gpu_model) {
+      call.target_id = qid;
+      return json_reply(200, quota_json(state, q));
+    }
+  }
+  return fail(ErrorCode::kInternal, "the quota set is not there");
+}
+
+Result<HttpResponse> list_quotas(Call& call) {
+  const State& state = call.ctx.state();
+  return list_rules(
+      call, state.quotas, [](const Quota& q) { return q.live(); },
+      [&](const Quota& q) { return quota_json(state, q); });
+}
+
+Result<HttpResponse> delete_quota(Call& call) {
+  ALLOT_TRY(require_operator_admin(call.caller));
+  const std::string& id = call.params.front();
+  ALLOT_TRY(check_id("quota id", id, "quo"));
+  ALLOT_TRY(call.ctx.apply(DeleteQuota{.id = id}));
+  return json_reply(200, quota_json(call.ctx.state(), *call.ctx.state().quota(id)));
+}
+
+Result<TimeMs> read_time(const std::string& field, const std::string& text) {
+  auto at = parse_time(text);
+  if (!at) {
+    return fail(ErrorCode::kInvalidArgument,
+                fmt::format("'{}' must be RFC 3339 time in UTC, e.g. 2026-12-01T09:00:00Z", field));
+  }
+  return *at;
+}
+
+Result<HttpResponse> create_reservation(Call& call) {
+  JsonBody body(call.request.body);
+  std::string tenant_id = body.required_string("tenant_id");
+  std::string gpu_model = body.required_string("gpu_model");
+  auto gpus = body.optional_int("gpus", INT32_MIN, INT32_MAX);
+  std::string starts_at = body.required_string("starts_at");
+  std::string ends_at = body.required_string("ends_at");
+  ALLOT_TRY(body.finish());
+  ALLOT_TRY(require_operator_admin(call.caller));
+  if (!gpus) return fail(ErrorCode::kMissingField, "'gpus' is required");
+  ALLOT_TRY(check_id("tenant_id", tenant_id, "ten"));
+  auto starts = read_time("starts_at", starts_at);
+  if (!starts) return std::unexpected(starts.error());
+  auto ends = read_time("ends_at", ends_at);
+  if (!ends) return std::unexpected(ends.error());
+  const std::string id = call.ctx.ids().new_id("rsv");
+  ALLOT_TRY(call.ctx.apply(CreateReservation{.id = id,
+                                             .tenant_id = tenant_id,
+                                             .gpu_model = gpu_model,
+                                             .gpus = static_cast<int>(*gpus),
+                                             .starts_at_ms = *starts,
+                                             .ends_at_ms = *ends}));
+  call.target_id = id;
+  return json_reply(201, reservation_json(call.ctx.state(), *call.ctx.state().reservation(id),
+                                          call.ctx.now_ms()));
+}
+
+Result<HttpResponse> list_reservations(Call& call) {
+  const State& state = call.ctx.state();
+  const TimeMs now_ms = call.ctx.now_ms();
+  return list_rules(
+      call, state.reservations,
+      [&](const Reservation& r) { return r.cancelled_at_ms == 0 && r.ends_at_ms > now_ms; },
+      [&](const Reservation& r) { return reservation_json(state, r, now_ms); });
+}
+
+Result<HttpResponse> cancel_reservation(Call& call) {
+  ALLOT_TRY(require_operator_admin(call.caller));
+  const std::string& id = call.params.front();
+  ALLOT_TRY(check_id("reservation id", id, "rsv"));
+  ALLOT_TRY(call.ctx.apply(CancelReservation{.id = id}));
+  return json_reply(200, reservation_json(call.ctx.state(), *call.ctx.state().reservation(id),
+                                          call.ctx.now_ms()));
+}
+
+constexpr Route kRoutes[] = {
+    {"PUT", "/v1/quotas", set_quota},
+    {"GET", "/v1/quotas", list_quotas},
+    {"DELETE", "/v1/quotas/{id}", delete_quota},
+    {"POST", "/v1/reservations", create_reservation},
+    {"GET", "/v1/reservations", list_reservations},
+    {"DELETE", "/v1/reservations/{id}", cancel_reservation},
+};
+
+}  // namespace
+
+std::span<const Route> rules_routes() { return kRoutes; }
+
+}  // namespace allot

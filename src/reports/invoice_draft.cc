@@ -1,0 +1,161 @@
+#include "reports/invoice_draft.h"
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+
+#include <fmt/format.h>
+
+#include "core/money/invoices.h"
+#include "core/money/metering.h"
+#include "core/money/money.h"
+
+namespace allot::billing {
+namespace {
+
+Error overflow() {
+  return Error{ErrorCode::kOverflow, "an invoice sum leaves the range of amounts"};
+}
+
+// Of the instance's charge within [from_s, to_s), what the ledger has posted: usage is posted up
+// to the instance's billed_to_ms as it accrues.
+Result<int64_t> posted_within(const State& state, const Instance& instance, const Usage& usage,
+                              int64_t from_s, int64_t to_s) {
+  const int64_t posted_to_s = std::min(to_s, instance.billed_to_ms / 1000);
+  if (posted_to_s <= from_s) return 0;
+  return charge_between(state, usage, from_s, posted_to_s);
+}
+
+// The usage postings from the tenant's prepaid account that paid the period: those made within
+// it and those of the first posting after it, which posts the period's last stretch. A posting
+// that straddles a month's end is therefore named on both months' invoices.
+BalancePayments balance_payments(const State& state, const std::string& tenant_id,
+                                 const Period& period) {
+  const std::string account = tenant_account(tenant_id, BillingMode::kPrepaid);
+  auto usage_from_balance = [&](const ledger::Transfer& t) {
+    return t.code == "usage" && t.debit_account_id == account;
+  };
+  const auto& transfers = state.ledger.transfers();
+  TimeMs closing_ms = period.end_ms;
+  for (const ledger::Transfer& t : transfers) {
+    if (usage_from_balance(t) && t.created_at_ms >= period.end_ms) {
+      closing_ms = t.created_at_ms;
+      break;
+    }
+  }
+  BalancePayments out;
+  for (const ledger::Transfer& t : transfers) {
+    if (!usage_from_balance(t) || t.created_at_ms < period.start_ms ||
+        t.created_at_ms > closing_ms) {
+      continue;
+    }
+    if (out.transfers++ == 0) out.first_transfer_id = t.id;
+    out.last_transfer_id = t.id;
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<int64_t> milli_seconds_within(int64_t milli, int64_t start_s, int64_t end_s, int64_t from_s,
+                                     int64_t to_s) {
+  const int64_t seconds = std::max<int64_t>(0, std::min(end_s, to_s) - std::max(start_s, from_s));
+  int64_t out = 0;
+  if (__builtin_mul_overflow(milli, seconds, &out)) return std::unexpected(overflow());
+  return out;
+}
+
+Result<DraftInvoice> draft_month(const State& state, const std::string& tenant_id, TimeMs month_ms,
+                                 TimeMs now_ms, int64_t promotional_credits_micros) {
+  if (state.tenant(tenant_id) == nullptr) {
+    return fail(ErrorCode::kNotFound, fmt::format("no tenant {}", tenant_id));
+  }
+  if (month_start(month_ms) != month_ms) {
+    return fail(ErrorCode::kInvalidArgument, "an invoice's month starts at its first moment");
+  }
+  const Period period = invoice_period(state, tenant_id, month_ms, now_ms);
+  const int64_t from_s = period.start_ms / 1000;
+  const int64_t to_s = period.end_ms / 1000;
+  // Usage is read no later than the period's end: what runs on after it belongs to later months.
+  const TimeMs read_at_ms = period.end_ms;
+  int64_t posted = 0;  // Of the period's charges, what the ledger has already posted.
+  using Group = std::tuple<std::string, meter::PriceKey>;
+  std::map<Group, InvoiceLine> lines;
+  for (const auto& [id, instance] : state.instances) {
+    if (instance.tenant_id != tenant_id) continue;
+    auto usage = usage_of(state, instance, read_at_ms);
+    if (!usage) continue;
+    auto milli_seconds =
+        milli_seconds_within(usage->milli, usage->start_s, usage->end_s, from_s, to_s);
+    if (!milli_seconds) return std::unexpected(milli_seconds.error());
+    if (*milli_seconds == 0) continue;
+    auto amount = charge_between(state, *usage, from_s, to_s);
+    if (!amount) return std::unexpected(amount.error());
+    InvoiceLine& line = lines[{instance.project_id, usage->key}];
+    line.project_id = instance.project_id;
+    line.key = usage->key;
+    if (__builtin_add_overflow(line.gpu_milli_seconds, *milli_seconds, &line.gpu_milli_seconds) ||
+        __builtin_add_overflow(line.amount_micros, *amount, &line.amount_micros)) {
+      return std::unexpected(overflow());
+    }
+    auto paid = posted_within(state, instance, *usage, from_s, to_s);
+    if (!paid) return std::unexpected(paid.error());
+    posted += *paid;
+    const EnergyUse energy = instance.energy_between(period.start_ms, period.end_ms);
+    line.energy_mj += energy.energy_mj;
+    line.carbon_ug += energy.carbon_ug;
+  }
+  DraftInvoice out{.tenant_id = tenant_id,
+                   .month_ms = month_ms,
+                   .period_start_ms = period.start_ms,
+                   .period_end_ms = period.end_ms,
+                   .customer = state.tenant(tenant_id)->details};
+  out.lines.reserve(lines.size());
+  int64_t subtotal = 0;
+  for (auto& [group, line] : lines) {
+    if (__builtin_add_overflow(subtotal, line.amount_micros, &subtotal)) {
+      return std::unexpected(overflow());
+    }
+    out.lines.push_back(std::move(line));
+  }
+  // Credits pay for usage, never more than the month's charges.
+  out.credits_micros = std::clamp<int64_t>(promotional_credits_micros, 0, subtotal);
+  if (state.tenant(tenant_id)->billing == BillingMode::kPrepaid) {
+    out.prepaid = true;
+    out.payments = balance_payments(state, tenant_id, period);
+    // Posted usage was paid by credits first, then by the balance.
+    out.payments.paid_micros =
+        std::clamp<int64_t>(posted - out.credits_micros, 0, subtotal - out.credits_micros);
+  }
+  return out;
+}
+
+Period invoice_period(const State& state, const std::string& tenant_id, TimeMs month_ms,
+                      TimeMs now_ms) {
+  const TimeMs month_end_ms = next_month_start(month_ms);
+  Period period{.start_ms = month_ms, .end_ms = std::min(now_ms / 1000 * 1000, month_end_ms)};
+  const Invoice* before = live_invoice(state, tenant_id, month_start(month_ms - 1));
+  if (before != nullptr && before->status != InvoiceStatus::kDraft && before->early) {
+    period.start_ms = before->period_end_ms;
+  }
+  const Invoice* after = live_invoice(state, tenant_id, month_end_ms);
+  if (after != nullptr && after->period_start_ms < month_end_ms) {
+    period.end_ms = std::min(period.end_ms, after->period_start_ms);
+  }
+  period.end_ms = std::max(period.end_ms, period.start_ms);
+  return period;
+}
+
+int64_t credits_applied(const State& state, const std::string& tenant_id, TimeMs month_ms,
+                        TimeMs now_ms) {
+  return credits_spent(state, tenant_id, month_ms,
+                       std::min(next_month_start(month_ms), now_ms + 1));
+}
+
+int64_t invoice_credits(const State& state, const std::string& tenant_id, TimeMs month_ms,
+                        TimeMs now_ms) {
+  const Period period = invoice_period(state, tenant_id, month_ms, now_ms);
+  return credits_spent(state, tenant_id, period.start_ms, std::min(period.end_ms, now_ms + 1));
+}
+
+}  // namespace allot::billing

@@ -1,0 +1,201 @@
+// A month's P&L per node. Every amount is integer micro-units: products are summed in 128 bits and
+// divided once per node, and shared amounts are split with allocate(), so nothing is lost or made
+// up by rounding.
+#include "reports/pnl.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <limits>
+#include <map>
+
+#include "common/int128.h"
+#include "core/money/metering.h"
+#include "finance/schedule.h"
+#include "reports/invoice_draft.h"
+
+namespace allot::finance {
+namespace {
+
+constexpr Int128 kMjPerKwh = 3'600'000'000;
+
+Error overflow() { return Error{ErrorCode::kOverflow, "a sum of the P&L is too large"}; }
+
+bool add(int64_t& sum, int64_t value) { return !__builtin_add_overflow(sum, value, &sum); }
+
+std::string pool_of(const Node& node) {
+  auto it = node.labels.find("pool");
+  return it == node.labels.end() || it->second.empty() ? "default" : it->second;
+}
+
+// The end of a node's service: its deletion, or never.
+TimeMs service_end_ms(const Node& node) {
+  return node.deleted_at_ms != 0 ? node.deleted_at_ms : std::numeric_limits<TimeMs>::max();
+}
+
+// Moments [from, to) of the month the node's GPUs were in service, as GPU-milliseconds.
+int64_t available_gpu_ms(const Node& node, const Asset* asset, TimeMs month_ms, TimeMs now_ms) {
+  TimeMs from = std::max(month_ms, node.joined_at_ms);
+  TimeMs to = std::min({next_month_start(month_ms), now_ms, service_end_ms(node)});
+  if (asset != nullptr) {
+    from = std::max(from, asset->in_service_ms);
+    if (asset->retired_ms != 0) to = std::min(to, asset->retired_ms);
+  }
+  if (to <= from) return 0;
+  return (to - from) * static_cast<int64_t>(node.gpus.size());
+}
+
+// What one node's GPUs used within the month and what that cost and emitted, hour by hour.
+void meter_power(const State& state, const Node& node, TimeMs month_ms, NodeMonth& out) {
+  auto energy = state.books.energy.find(node.id);
+  if (energy == state.books.energy.end()) return;
+  const Site* site = state.books.site(node.region);
+  Int128 cost = 0;
+  Int128 carbon = 0;
+  const TimeMs end_ms = next_month_start(month_ms);
+  for (auto it = energy->second.lower_bound(month_ms);
+       it != energy->second.end() && it->first < end_ms; ++it) {
+    out.energy_mj += it->second;
+    if (site == nullptr) continue;
+    const Int128 facility = Int128{it->second} * site->pue_milli;
+    cost += facility * value_at(site->power_micros_per_kwh, it->first);
+    carbon += facility * value_at(site->carbon_g_per_kwh, it->first);
+  }
+  // µ-units: mJ x pue/1,000 x price per kWh / 3.6e9; µg: mJ x pue/1,000 x g/kWh x 1e6 / 3.6e9.
+  out.power_micros = static_cast<int64_t>(cost / (kMjPerKwh * 1000));
+  out.carbon_ug = static_cast<int64_t>(carbon / 3'600'000);
+}
+
+// The month's row of a schedule, or nullptr.
+template <typename Row>
+const Row* row_of(const std::vector<Row>& rows, TimeMs month_ms) {
+  auto it = std::ranges::find_if(rows, [&](const Row& r) { return r.month_ms == month_ms; });
+  return it == rows.end() ? nullptr : &*it;
+}
+
+// Splits one asset's month (depreciation, financing, colocation) over its nodes by GPUs.
+void charge_asset(const State& state, const Asset& asset, TimeMs month_ms,
+                  std::map<std::string, NodeMonth>& nodes) {
+  std::vector<int64_t> weights;
+  weights.reserve(asset.node_ids.size());
+  for (const std::string& id : asset.node_ids) {
+    weights.push_back(static_cast<int64_t>(state.nodes.at(id).gpus.size()));
+  }
+  auto share = [&](int64_t amount, int64_t NodeMonth::* field) {
+    const std::vector<int64_t> parts = allocate(amount, weights);
+    for (size_t i = 0; i < parts.size(); ++i) nodes[asset.node_ids[i]].*field += parts[i];
+  };
+  const auto depreciation = depreciation_schedule(asset);
+  if (const DepreciationMonth* d = row_of(depreciation, month_ms); d != nullptr) {
+    share(d->depreciation_micros, &NodeMonth::depreciation_micros);
+    share(d->retirement_loss_micros, &NodeMonth::retirement_loss_micros);
+  }
+  const auto financing = financing_schedule(asset.financing, asset.in_service_ms);
+  if (const FinancingMonth* f = row_of(financing, month_ms); f != nullptr) {
+    share(f->interest_micros, &NodeMonth::interest_micros);
+    share(f->lease_micros, &NodeMonth::lease_micros);
+    share(f->principal_micros, &NodeMonth::principal_micros);
+  }
+  const bool in_service = month_ms >= month_start(asset.in_service_ms) &&
+                          (asset.retired_ms == 0 || month_ms <= month_start(asset.retired_ms));
+  const Site* site = state.books.site(state.nodes.at(asset.node_ids.front()).region);
+  if (in_service && site != nullptr) {
+    const Int128 colocation = Int128{site->colocation_micros_per_kw_month} * asset.power_kw_milli;
+    share(static_cast<int64_t>(colocation / 1000), &NodeMonth::colocation_micros);
+  }
+}
+
+// The part of the month a node is in the fleet, from its joining to its deletion, in ms. A node
+// still in the fleet counts to the month's end: a fixed cost is the whole month's.
+int64_t service_ms(const Node& node, TimeMs month_ms) {
+  const TimeMs from = std::max(month_ms, node.joined_at_ms);
+  const TimeMs to = std::min(next_month_start(month_ms), service_end_ms(node));
+  return std::max<TimeMs>(to - from, 0);
+}
+
+// Shares each fixed cost in force this month over the nodes it covers, by its rule and their
+// time in service.
+void charge_fixed_costs(const State& state, TimeMs month_ms,
+                        std::map<std::string, NodeMonth>& nodes) {
+  for (const auto& [id, cost] : state.books.fixed_costs) {
+    if (cost.deleted_at_ms != 0 || cost.from_month_ms > month_ms) continue;
+    if (cost.until_month_ms != 0 && cost.until_month_ms <= month_ms) continue;
+    std::vector<std::string> covered;
+    std::vector<Int128> weights;
+    for (const auto& [node_id, row] : nodes) {
+      if (row.available_gpu_ms == 0 || (!cost.region.empty() && row.region != cost.region))
+        continue;
+      const Asset* asset = state.books.asset_of_node(node_id);
+      const auto batch = asset != nullptr ? static_cast<int64_t>(asset->node_ids.size()) : 1;
+      int64_t weight = 1;
+      if (cost.rule == AllocationRule::kPerGpu) weight = row.gpus;
+      if (cost.rule == AllocationRule::kByCost) weight = asset ? asset->cost_micros / batch : 0;
+      if (cost.rule == AllocationRule::kByPower) weight = asset ? asset->power_kw_milli / batch : 0;
+      covered.push_back(node_id);
+      // The rule's weight for each second in service: a node in the fleet 32 s of the month bears
+      // 32 s of the cost at the fleet's rate, and the month's cost is charged in full.
+      weights.push_back(Int128{weight} * (service_ms(state.nodes.at(node_id), month_ms) / 1000));
+    }
+    const std::vector<int64_t> parts = allocate_wide(cost.monthly_micros, weights);
+    for (size_t i = 0; i < parts.size(); ++i) nodes[covered[i]].other_micros += parts[i];
+  }
+}
+
+}  // namespace
+
+int64_t NodeMonth::costs_micros() const {
+  return depreciation_micros + retirement_loss_micros + interest_micros + lease_micros +
+         power_micros + colocation_micros + other_micros;
+}
+
+Result<MonthPnl> month_pnl(const State& state, TimeMs month_ms, TimeMs now_ms) {
+  if (month_start(month_ms) != month_ms) {
+    return fail(ErrorCode::kInvalidArgument, "a P&L's month starts at its first moment");
+  }
+  std::map<std::string, NodeMonth> nodes;
+  for (const auto& [id, node] : state.nodes) {
+    if (node.joined_at_ms >= next_month_start(month_ms)) continue;
+    if (node.deleted_at_ms != 0 && node.deleted_at_ms <= month_ms) continue;  // Gone before.
+    const Asset* asset = state.books.asset_of_node(id);
+    NodeMonth& row = nodes[id];
+    row.node_id = id;
+    row.node_name = node.name;
+    row.region = node.region;
+    row.pool = pool_of(node);
+    row.gpu_model = node.gpus.empty() ? "" : node.gpus.front().model;
+    row.gpus = static_cast<int>(node.gpus.size());
+    row.asset_id = asset != nullptr ? asset->id : "";
+    row.available_gpu_ms = available_gpu_ms(node, asset, month_ms, now_ms);
+    meter_power(state, node, month_ms, row);
+  }
+  const int64_t from_s = month_ms / 1000;
+  const int64_t to_s = next_month_start(month_ms) / 1000;
+  const TimeMs read_at_ms = std::min(now_ms, next_month_start(month_ms));
+  std::map<std::string, int64_t> revenue_by_tenant;
+  for (const auto& [id, instance] : state.instances) {
+    auto usage = usage_of(state, instance, read_at_ms);
+    if (!usage || !nodes.contains(instance.node_id)) continue;
+    auto amount = charge_between(state, *usage, from_s, to_s);
+    if (!amount) return std::unexpected(amount.error());
+    auto held =
+        billing::milli_seconds_within(usage->milli, usage->start_s, usage->end_s, from_s, to_s);
+    if (!held) return std::unexpected(held.error());
+    NodeMonth& row = nodes[instance.node_id];
+    // GPU milli x seconds is GPU-milliseconds: 1,000 milli for one second is one GPU-second.
+    if (!add(row.revenue_micros, *amount) || !add(revenue_by_tenant[instance.tenant_id], *amount) ||
+        !add(row.allocated_gpu_ms, *held)) {
+      return std::unexpected(overflow());
+    }
+  }
+  for (const auto& [id, asset] : state.books.assets) charge_asset(state, asset, month_ms, nodes);
+  charge_fixed_costs(state, month_ms, nodes);
+  MonthPnl out{.month_ms = month_ms};
+  for (auto& [id, row] : nodes) out.nodes.push_back(std::move(row));
+  for (const auto& [tenant_id, revenue] : revenue_by_tenant) {
+    const int64_t credits = billing::credits_applied(state, tenant_id, month_ms, now_ms);
+    out.credits_micros += std::clamp<int64_t>(credits, 0, revenue);
+  }
+  return out;
+}
+
+}  // namespace allot::finance

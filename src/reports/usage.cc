@@ -1,0 +1,145 @@
+#include "reports/usage.h"
+
+#include <algorithm>
+#include <map>
+
+#include "core/money/metering.h"
+#include "reports/invoice_draft.h"
+
+namespace allot::billing {
+namespace {
+
+constexpr int64_t kDaySeconds = 86'400;
+
+Error overflow() { return Error{ErrorCode::kOverflow, "a usage sum leaves the range of amounts"}; }
+
+// "2026-12-01" for the UTC day starting at day_s.
+std::string day_name(int64_t day_s) { return format_time(day_s * 1000).substr(0, 10); }
+
+std::string group_key(const Instance& instance, const Usage& usage, const UsageQuery& query) {
+  switch (query.group_by) {
+    case GroupBy::kTenant:
+      return instance.tenant_id;
+    case GroupBy::kProject:
+      return instance.project_id;
+    case GroupBy::kLabel: {
+      auto it = instance.spec.labels.find(query.label_key);
+      return it == instance.spec.labels.end() ? std::string{} : it->second;
+    }
+    case GroupBy::kGpuModel:
+      return usage.key.model;
+    case GroupBy::kDay:
+      break;
+  }
+  return {};
+}
+
+Status add_to(UsageGroup& group, int64_t milli_seconds, int64_t spend_micros,
+              const EnergyUse& energy) {
+  if (__builtin_add_overflow(group.gpu_milli_seconds, milli_seconds, &group.gpu_milli_seconds) ||
+      __builtin_add_overflow(group.spend_micros, spend_micros, &group.spend_micros) ||
+      __builtin_add_overflow(group.energy_mj, energy.energy_mj, &group.energy_mj) ||
+      __builtin_add_overflow(group.carbon_ug, energy.carbon_ug, &group.carbon_ug)) {
+    return std::unexpected(overflow());
+  }
+  return {};
+}
+
+// Adds one instance's share of [from_s, to_s) to the group named `key`, with the energy of the
+// days that start in [energy_from_s, energy_to_s).
+Status add_window(const State& state, const Instance& instance, const Usage& usage, int64_t from_s,
+                  int64_t to_s, const std::string& key, std::map<std::string, UsageGroup>& groups,
+                  int64_t energy_from_s, int64_t energy_to_s) {
+  auto milli_seconds = milli_seconds_within(usage.milli, usage.start_s, usage.end_s, from_s, to_s);
+  if (!milli_seconds) return std::unexpected(milli_seconds.error());
+  if (*milli_seconds == 0) return {};
+  auto spend = charge_between(state, usage, from_s, to_s);
+  if (!spend) return std::unexpected(spend.error());
+  UsageGroup& group = groups[key];
+  group.key = key;
+  return add_to(group, *milli_seconds, *spend,
+                instance.energy_between(energy_from_s * 1000, energy_to_s * 1000));
+}
+
+// Days are cut at UTC midnights, each charged by charge_between, so the days add up to the window.
+Status add_days(const State& state, const Instance& instance, const Usage& usage,
+                const UsageQuery& query, std::map<std::string, UsageGroup>& groups) {
+  const int64_t first_s = std::max(usage.start_s, query.from_s);
+  const int64_t last_s = std::min(usage.end_s, query.to_s);
+  for (int64_t day_s = first_s - first_s % kDaySeconds; day_s < last_s; day_s += kDaySeconds) {
+    const int64_t from_s = std::max(day_s, query.from_s);
+    const int64_t to_s = std::min(day_s + kDaySeconds, query.to_s);
+    if (auto ok = add_window(state, instance, usage, from_s, to_s, day_name(day_s), groups, day_s,
+                             day_s + kDaySeconds);
+        !ok) {
+      return ok;
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+Result<std::vector<UsageGroup>> usage_report(const State& state, const UsageQuery& query,
+                                             TimeMs now_ms) {
+  if (query.to_s <= query.from_s) {
+    return fail(ErrorCode::kInvalidArgument, "the window must end after it starts");
+  }
+  if (query.group_by == GroupBy::kDay && query.to_s - query.from_s > kMaxReportDays * kDaySeconds) {
+    return fail(ErrorCode::kInvalidArgument, "a report by day covers at most 366 days");
+  }
+  std::map<std::string, UsageGroup> groups;
+  for (const auto& [id, instance] : state.instances) {
+    if (query.tenant_id && instance.tenant_id != *query.tenant_id) continue;
+    auto usage = usage_of(state, instance, now_ms);
+    if (!usage) continue;
+    Status added =
+        query.group_by == GroupBy::kDay
+            ? add_days(state, instance, *usage, query, groups)
+            : add_window(state, instance, *usage, query.from_s, query.to_s,
+                         group_key(instance, *usage, query), groups, query.from_s, query.to_s);
+    if (!added) return std::unexpected(added.error());
+  }
+  std::vector<UsageGroup> out;
+  out.reserve(groups.size());
+  for (auto& [key, group] : groups) out.push_back(std::move(group));
+  return out;
+}
+
+Result<Forecast> month_forecast(const State& state, const std::optional<std::string>& tenant_id,
+                                TimeMs now_ms) {
+  Forecast out{.month_ms = month_start(now_ms)};
+  const int64_t from_s = out.month_ms / 1000;
+  const int64_t now_s = now_ms / 1000;
+  const int64_t end_s = next_month_start(now_ms) / 1000;
+  int64_t to_come = 0;
+  for (const auto& [id, instance] : state.instances) {
+    if (tenant_id && instance.tenant_id != *tenant_id) continue;
+    auto usage = usage_of(state, instance, now_ms);
+    if (!usage) continue;
+    auto spent = charge_between(state, *usage, from_s, now_s);
+    if (!spent) return std::unexpected(spent.error());
+    if (__builtin_add_overflow(out.spent_micros, *spent, &out.spent_micros)) {
+      return std::unexpected(overflow());
+    }
+    if (instance.state != InstanceState::kRunning) continue;
+    const meter::Price* price = state.prices.charged(usage->key, now_ms);
+    if (price == nullptr) continue;
+    // The charge rule itself, over an hour and over the rest of the month at today's price.
+    auto hour = meter::stretches_charge({meter::Stretch{0, 3'600, price}}, usage->milli,
+                                        usage->cpu_milli, usage->memory_mib);
+    auto rest = meter::stretches_charge({meter::Stretch{now_s, end_s, price}}, usage->milli,
+                                        usage->cpu_milli, usage->memory_mib);
+    if (!hour || !rest) return std::unexpected(hour ? rest.error() : hour.error());
+    if (__builtin_add_overflow(out.burn_micros_per_hour, *hour, &out.burn_micros_per_hour) ||
+        __builtin_add_overflow(to_come, *rest, &to_come)) {
+      return std::unexpected(overflow());
+    }
+  }
+  if (__builtin_add_overflow(out.spent_micros, to_come, &out.forecast_micros)) {
+    return std::unexpected(overflow());
+  }
+  return out;
+}
+
+}  // namespace allot::billing
