@@ -160,6 +160,13 @@ Status Ledger::apply(const Transfer& t, TimeMs now_ms, Undo* undo) {
   if (ok) ok = within_limits(d);
   if (ok) ok = within_limits(c);
   if (!ok) return ok;
+  // Double entry: what the transfer debits is what it credits, and a post or void only ever
+  // releases a pending amount that was there.
+  assert(d.debits_posted + d.debits_pending - debit->second.debits_posted -
+             debit->second.debits_pending ==
+         c.credits_posted + c.credits_pending - credit->second.credits_posted -
+             credit->second.credits_pending);
+  assert(d.debits_pending >= 0 && c.credits_pending >= 0);
   if (undo != nullptr) {
     undo->accounts.push_back(debit->second);
     undo->accounts.push_back(credit->second);
@@ -182,6 +189,7 @@ Status Ledger::apply(const Transfer& t, TimeMs now_ms, Undo* undo) {
 }
 
 void Ledger::roll_back(const Undo& undo) {
+  assert(log_.size() >= undo.log_size && requests_.size() == log_.size());
   // Newest first, so each account ends at its value from before the chain.
   for (auto it = undo.accounts.rbegin(); it != undo.accounts.rend(); ++it) {
     accounts_[it->id] = *it;
@@ -202,6 +210,7 @@ void Ledger::roll_back(const Undo& undo) {
     log_.pop_back();
     requests_.pop_back();
   }
+  assert(log_.size() == undo.log_size && transfer_index_.size() == log_.size());
 }
 
 std::vector<Status> Ledger::create_transfers(std::span<const Transfer> transfers, TimeMs now_ms) {

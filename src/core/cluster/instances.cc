@@ -1,6 +1,7 @@
 // Instances: creation, stopping, placement and the lifecycle's transitions.
 #include <algorithm>
 #include <array>
+#include <cassert>
 #include <map>
 #include <tuple>
 
@@ -229,8 +230,12 @@ void put(State& state, const Instance& instance) {
       old != state.instances.end() && old->second.state == InstanceState::kQueued;
   const bool is_queued = instance.state == InstanceState::kQueued;
   const bool was_active = old != state.instances.end() && !is_final(old->second.state);
+  // An instance never changes tenant: the per-tenant indexes below rely on it.
+  assert(old == state.instances.end() || old->second.tenant_id == instance.tenant_id);
+  assert(!instance.id.empty() && !instance.tenant_id.empty());
   if (was_active != !is_final(instance.state)) {
     size_t& active = state.active_by_tenant[instance.tenant_id];
+    assert(!was_active || active > 0);
     active = was_active ? active - 1 : active + 1;
     // No entry rather than a zero: the index is the same however the state was built.
     if (active == 0) state.active_by_tenant.erase(instance.tenant_id);
@@ -245,6 +250,7 @@ void put(State& state, const Instance& instance) {
   }
   if (was_queued && !is_queued) state.queue.erase(instance.id);
   if (is_queued && !was_queued) state.queue.insert(instance.id);
+  assert(state.queue.contains(instance.id) == is_queued);
 }
 
 }  // namespace allot

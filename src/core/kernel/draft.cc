@@ -29,11 +29,13 @@ Instance& Draft::edit_instance(const std::string& id) {
 }
 
 Node& Draft::add_node(Node node) {
+  assert(!node.id.empty());
   const std::string id = node.id;
   return nodes_.insert_or_assign(id, std::move(node)).first->second;
 }
 
 Instance& Draft::add_instance(Instance instance) {
+  assert(!instance.id.empty());
   const std::string id = instance.id;
   return instances_.insert_or_assign(id, std::move(instance)).first->second;
 }
