@@ -5,7 +5,7 @@
 #include <fmt/format.h>
 
 #include "common/money.h"
-#include "core/cluster/gpu_models.h"
+#include "core/kernel/gpu_models.h"
 
 namespace allot {
 

@@ -3,7 +3,7 @@
 #include <map>
 #include <tuple>
 
-#include "core/cluster/gpu_models.h"
+#include "core/kernel/gpu_models.h"
 #include "sched/internal.h"
 
 namespace allot::sched {

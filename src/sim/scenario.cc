@@ -6,7 +6,7 @@
 #include <fmt/format.h>
 
 #include "common/money.h"
-#include "core/cluster/gpu_models.h"
+#include "core/kernel/gpu_models.h"
 #include "sim/scenario_books.h"
 #include "sim/scenario_fields.h"
 #include "sim/scenario_pools.h"

@@ -9,7 +9,7 @@
 
 #include "common/clock.h"
 #include "common/limits.h"
-#include "core/cluster/gpu_models.h"
+#include "core/kernel/gpu_models.h"
 
 namespace allot::sim {
 

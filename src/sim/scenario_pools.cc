@@ -8,7 +8,7 @@
 #include <fmt/format.h>
 
 #include "common/limits.h"
-#include "core/cluster/gpu_models.h"
+#include "core/kernel/gpu_models.h"
 #include "sim/replay.h"
 #include "sim/scenario_fields.h"
 

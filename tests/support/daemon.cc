@@ -14,7 +14,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "core/cluster/gpu_models.h"
+#include "core/kernel/gpu_models.h"
 
 extern char** environ;
 

@@ -6,7 +6,7 @@
 #include "api/routes/admission.h"
 #include "api/routes_util.h"
 #include "api/wire/admission.h"
-#include "core/cluster/gpu_models.h"
+#include "core/kernel/gpu_models.h"
 #include "core/kernel/validate.h"
 
 namespace allot {

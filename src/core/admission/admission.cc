@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "core/cluster/gpu_models.h"
+#include "core/kernel/gpu_models.h"
 #include "core/kernel/scheduler.h"
 #include "core/money/budgets.h"
 #include "core/money/money.h"

@@ -7,6 +7,7 @@
 
 #include "common/error.h"
 #include "core/kernel/draft.h"
+#include "core/kernel/handler.h"
 
 namespace allot {
 
@@ -31,6 +32,18 @@ Status check_admissible(const State& state, const std::string& tenant_id,
 
 // GPU milli written as GPUs: 8000 -> "8", 2500 -> "2.5".
 std::string gpus_text(int64_t milli);
+
+// The rules' commands (rules.cc).
+[[nodiscard]] Result<Rows> apply(const State& state, const SetQuota& c, TimeMs now_ms,
+                                 const Placing& placing);
+[[nodiscard]] Result<Rows> apply(const State& state, const DeleteQuota& c, TimeMs now_ms,
+                                 const Placing& placing);
+[[nodiscard]] Result<Rows> apply(const State& state, const CreateReservation& c, TimeMs now_ms,
+                                 const Placing& placing);
+[[nodiscard]] Result<Rows> apply(const State& state, const CancelReservation& c, TimeMs now_ms,
+                                 const Placing& placing);
+[[nodiscard]] Result<Rows> apply(const State& state, const SetTenantWeight& c, TimeMs now_ms,
+                                 const Placing& placing);
 
 void put(State& state, const Quota& quota);
 void put(State& state, const Reservation& reservation);

@@ -5,8 +5,7 @@
 
 #include "common/limits.h"
 #include "core/admission/admission.h"
-#include "core/cluster/cluster.h"
-#include "core/cluster/gpu_models.h"
+#include "core/kernel/gpu_models.h"
 #include "core/kernel/validate.h"
 
 namespace allot {

@@ -8,7 +8,7 @@
 #include <set>
 
 #include "common/limits.h"
-#include "core/cluster/gpu_models.h"
+#include "core/kernel/gpu_models.h"
 #include "core/kernel/validate.h"
 
 namespace allot {

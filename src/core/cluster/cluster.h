@@ -9,6 +9,7 @@
 #include "common/error.h"
 #include "common/limits.h"
 #include "core/kernel/handler.h"
+#include "core/kernel/lifecycle.h"
 
 namespace allot {
 
@@ -31,24 +32,9 @@ namespace allot {
 // Refused with kConflict while work is placed on the node.
 [[nodiscard]] Result<Rows> apply(const State& state, const DeleteNode& c, TimeMs now_ms,
                                  const Placing& placing);
-// Takes a node out of the fleet for good at now_ms (its machine is gone): work still on it is
-// lost, its credential stops working. Shared by DeleteNode and a pool's deletion.
-void remove_node(Draft& draft, const std::string& node_id, TimeMs now_ms);
 [[nodiscard]] Result<Rows> apply(const State& state, const CreateInstance& c, TimeMs now_ms,
                                  const Placing& placing);
 [[nodiscard]] Result<Rows> apply(const State& state, const StopInstance& c, TimeMs now_ms,
-                                 const Placing& placing);
-[[nodiscard]] Result<Rows> apply(const State& state, const SetQuota& c, TimeMs now_ms,
-                                 const Placing& placing);
-[[nodiscard]] Result<Rows> apply(const State& state, const DeleteQuota& c, TimeMs now_ms,
-                                 const Placing& placing);
-[[nodiscard]] Result<Rows> apply(const State& state, const CreateReservation& c, TimeMs now_ms,
-                                 const Placing& placing);
-[[nodiscard]] Result<Rows> apply(const State& state, const CancelReservation& c, TimeMs now_ms,
-                                 const Placing& placing);
-[[nodiscard]] Result<Rows> apply(const State& state, const SetPrice& c, TimeMs now_ms,
-                                 const Placing& placing);
-[[nodiscard]] Result<Rows> apply(const State& state, const SetTenantWeight& c, TimeMs now_ms,
                                  const Placing& placing);
 // The timer's cluster phases (core/tick.cc): nodes silent past the heartbeat timeout are lost
 // with their work; running work past its maximum run time is asked to stop.
@@ -57,14 +43,6 @@ void stop_overrun_work(Draft& draft, TimeMs now_ms);
 
 // Shared by the functions above (instances.cc).
 
-// Moves an instance to `to`, recording the event; final states set ended_at_ms to `at_ms`.
-void transition(Instance& instance, InstanceState to, TimeMs at_ms, std::string message);
-// Ends a bound or queued instance in a final state and gives back what it held.
-void end_instance(Draft& draft, const std::string& id, InstanceState to, TimeMs at_ms,
-                  std::string message);
-// Asks an instance to stop: one that has not started ends now (stopped, with `message`); a running
-// one is told to stop and ends when its agent reports it gone.
-void stop_member(Draft& draft, const std::string& id, TimeMs at_ms, const std::string& message);
 // Binds an instance to its placement: the node's GPUs, CPU and memory are taken; it is scheduled.
 void bind(Draft& draft, Instance& instance, const Placement& placement, TimeMs now_ms);
 // Tries to place queued instances: on-demand and reserved before spot, then the tenant with the
@@ -92,8 +70,6 @@ struct FailedShapes {
 // records why it waits.
 Outcome try_place(Draft& draft, const std::string& id, TimeMs now_ms, const Placing& placing,
                   FailedShapes* failed = nullptr);
-// All members of a gang, in rank order, as the draft sees them.
-std::vector<std::string> gang_members(const Draft& draft, const std::string& gang_id);
 // Places every member of a gang on its own node, all at once or none (gang.cc).
 Outcome place_gang(Draft& draft, const std::vector<std::string>& members, TimeMs now_ms,
                    const Placing& placing);

@@ -1,7 +1,7 @@
 #include <algorithm>
 #include <tuple>
 
-#include "core/cluster/gpu_models.h"
+#include "core/kernel/gpu_models.h"
 #include "core/kernel/scheduler.h"
 
 namespace allot {

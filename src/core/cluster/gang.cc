@@ -127,18 +127,6 @@ std::string member_share(const InstanceSpec& spec) {
 
 }  // namespace
 
-std::vector<std::string> gang_members(const Draft& draft, const std::string& gang_id) {
-  std::vector<std::pair<int, std::string>> ranked;
-  draft.for_each_instance([&](const Instance& instance) {
-    if (instance.gang_id == gang_id) ranked.emplace_back(instance.gang_rank, instance.id);
-  });
-  std::sort(ranked.begin(), ranked.end());
-  std::vector<std::string> out;
-  out.reserve(ranked.size());
-  for (auto& [rank, id] : ranked) out.push_back(std::move(id));
-  return out;
-}
-
 Outcome place_gang(Draft& draft, const std::vector<std::string>& members, TimeMs now_ms,
                    const Placing& placing) {
   for (const std::string& id : members) {

@@ -311,20 +311,6 @@ Result<Rows> apply(const State& state, const RevokeNodeCredential& c, TimeMs /*n
   return draft.rows();
 }
 
-void remove_node(Draft& draft, const std::string& node_id, TimeMs now_ms) {
-  const Node& node = *draft.node(node_id);
-  const TimeMs last = node.last_heartbeat_ms != 0 ? node.last_heartbeat_ms : node.joined_at_ms;
-  for (const std::string& instance_id : draft.instances_on(node_id)) {
-    end_instance(draft, instance_id, InstanceState::kLost, last,
-                 fmt::format("node {} was deleted", node.name));
-  }
-  Node& gone = draft.edit_node(node_id);
-  gone.deleted_at_ms = now_ms;
-  gone.lost = true;  // Not heard from any more: whatever counts nodes in service leaves it out.
-  gone.credential_hash.clear();
-  gone.admin = NodeAdmin::kCordoned;
-}
-
 Result<Rows> apply(const State& state, const DeleteNode& c, TimeMs now_ms,
                    const Placing& /*placing*/) {
   const Node* node = state.node(c.node_id);

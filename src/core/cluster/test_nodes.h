@@ -5,8 +5,8 @@
 #include <vector>
 
 #include "common/random.h"
-#include "core/cluster/gpu_models.h"
 #include "core/kernel/command.h"
+#include "core/kernel/gpu_models.h"
 
 namespace allot {
 

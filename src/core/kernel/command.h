@@ -4,7 +4,7 @@
 // overload in its domain (core/kernel/handler.h), so that one without a handler does not compile.
 #pragma once
 
-#include "core/kernel/type_list.h"
+#include "common/type_list.h"
 #include "core/model/admission_commands.h"
 #include "core/model/books_commands.h"
 #include "core/model/cluster_commands.h"

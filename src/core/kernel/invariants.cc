@@ -8,7 +8,7 @@
 
 #include <fmt/format.h>
 
-#include "core/money/money.h"
+#include "core/model/accounts.h"
 
 namespace allot::kernel {
 namespace {

@@ -4,8 +4,8 @@
 // (store/codecs/), so that a row without either does not compile.
 #pragma once
 
+#include "common/type_list.h"
 #include "core/kernel/command.h"
-#include "core/kernel/type_list.h"
 
 namespace allot {
 

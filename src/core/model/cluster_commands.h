@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "core/kernel/type_list.h"
+#include "common/type_list.h"
 #include "core/model/cluster.h"
 #include "core/model/idle_policy.h"
 #include "core/model/image.h"

@@ -6,7 +6,7 @@
 #include <optional>
 #include <string>
 
-#include "core/kernel/type_list.h"
+#include "common/type_list.h"
 #include "core/model/identity.h"
 
 namespace allot {

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "core/kernel/type_list.h"
+#include "common/type_list.h"
 #include "core/model/pool.h"
 #include "core/model/spot_rule.h"
 

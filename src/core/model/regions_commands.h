@@ -7,7 +7,7 @@
 #include <optional>
 #include <string>
 
-#include "core/kernel/type_list.h"
+#include "common/type_list.h"
 #include "core/model/latency.h"
 
 namespace allot {

@@ -10,6 +10,7 @@
 #include "common/int128.h"
 #include "common/limits.h"
 #include "common/money.h"
+#include "core/kernel/lifecycle.h"
 #include "core/kernel/validate.h"
 #include "core/money/spend.h"
 

@@ -6,7 +6,6 @@
 #include <string>
 
 #include "common/error.h"
-#include "core/cluster/cluster.h"
 #include "core/kernel/command.h"
 #include "core/kernel/handler.h"
 

@@ -3,7 +3,6 @@
 #pragma once
 
 #include "common/error.h"
-#include "core/cluster/cluster.h"
 #include "core/kernel/handler.h"
 
 namespace allot {

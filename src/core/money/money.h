@@ -14,19 +14,10 @@
 #include <optional>
 #include <string>
 
-#include "core/cluster/cluster.h"
 #include "core/kernel/handler.h"
+#include "core/model/accounts.h"
 
 namespace allot {
-
-inline constexpr std::string_view kFundingAccount = "operator/funding";
-inline constexpr std::string_view kPromotionsAccount = "operator/promotions";
-inline constexpr std::string_view kRevenueAccount = "operator/revenue";
-
-// The tenant's own account for its billing mode.
-std::string tenant_account(const std::string& tenant_id, BillingMode mode);
-// The account of one promotional credit.
-std::string credit_account(const std::string& tenant_id, const std::string& grant_id);
 
 struct Balance {
   int64_t cash_micros = 0;      // Posted on the tenant's own account (negative: owed).
@@ -71,6 +62,9 @@ void hold_runway(Draft& draft, Instance& instance, const Node& node, TimeMs now_
 // `post_all` posts every tenant's usage now, due or not.
 void settle_money(Draft& draft, TimeMs now_ms, const CoreOptions& options, bool post_all = false);
 
+// A price in the catalog (prices.cc).
+[[nodiscard]] Result<Rows> apply(const State& state, const SetPrice& c, TimeMs now_ms,
+                                 const Placing& placing);
 void put(State& state, const meter::Price& price);
 void put(State& state, const ledger::Account& account);
 void put(State& state, const LedgerEntry& entry);

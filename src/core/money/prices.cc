@@ -2,9 +2,9 @@
 // a moment on.
 #include <fmt/format.h>
 
-#include "core/cluster/cluster.h"
-#include "core/cluster/gpu_models.h"
+#include "core/kernel/gpu_models.h"
 #include "core/kernel/validate.h"
+#include "core/money/money.h"
 
 namespace allot {
 

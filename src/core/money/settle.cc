@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "common/money.h"
+#include "core/kernel/lifecycle.h"
 #include "core/money/metering.h"
 #include "core/money/money.h"
 #include "core/money/money_internal.h"

@@ -10,7 +10,7 @@
 
 #include <fmt/format.h>
 
-#include "core/cluster/gpu_models.h"
+#include "core/kernel/gpu_models.h"
 #include "core/pools/pools.h"
 
 namespace allot {

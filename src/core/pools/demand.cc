@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "core/cluster/gpu_models.h"
+#include "core/kernel/gpu_models.h"
 
 namespace allot {
 

@@ -9,8 +9,8 @@
 #include <nlohmann/json.hpp>
 
 #include "common/limits.h"
-#include "core/cluster/cluster.h"
-#include "core/cluster/gpu_models.h"
+#include "core/kernel/gpu_models.h"
+#include "core/kernel/lifecycle.h"
 #include "core/kernel/validate.h"
 
 namespace allot {

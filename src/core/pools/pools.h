@@ -2,7 +2,6 @@
 // joins with a pool node's token a member of that pool.
 #pragma once
 
-#include "core/cluster/cluster.h"
 #include "core/kernel/handler.h"
 
 namespace allot {

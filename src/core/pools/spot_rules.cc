@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 
 #include "common/limits.h"
-#include "core/cluster/gpu_models.h"
+#include "core/kernel/gpu_models.h"
 #include "core/kernel/validate.h"
 
 namespace allot {

@@ -3,7 +3,6 @@
 // price in force, sets the new price from that moment on.
 #pragma once
 
-#include "core/cluster/cluster.h"
 #include "core/kernel/handler.h"
 
 namespace allot {

@@ -10,7 +10,7 @@
 
 #include "common/limits.h"
 #include "common/money.h"
-#include "core/cluster/gpu_models.h"
+#include "core/kernel/gpu_models.h"
 #include "core/kernel/validate.h"
 
 namespace allot {

@@ -9,7 +9,6 @@
 #include <vector>
 
 #include "core/admission/quote.h"
-#include "core/cluster/cluster.h"
 #include "core/kernel/handler.h"
 
 namespace allot {

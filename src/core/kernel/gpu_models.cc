@@ -1,4 +1,4 @@
-#include "core/cluster/gpu_models.h"
+#include "core/kernel/gpu_models.h"
 
 #include <algorithm>
 #include <vector>
