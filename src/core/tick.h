@@ -5,7 +5,6 @@
 
 namespace allot {
 
-[[nodiscard]] Result<Rows> apply(const State& state, const Tick& c, TimeMs now_ms,
-                                 const Placing& placing);
+[[nodiscard]] Handler<Tick> apply;
 
 }  // namespace allot

@@ -34,16 +34,11 @@ Status check_admissible(const State& state, const std::string& tenant_id,
 std::string gpus_text(int64_t milli);
 
 // The rules' commands (rules.cc).
-[[nodiscard]] Result<Rows> apply(const State& state, const SetQuota& c, TimeMs now_ms,
-                                 const Placing& placing);
-[[nodiscard]] Result<Rows> apply(const State& state, const DeleteQuota& c, TimeMs now_ms,
-                                 const Placing& placing);
-[[nodiscard]] Result<Rows> apply(const State& state, const CreateReservation& c, TimeMs now_ms,
-                                 const Placing& placing);
-[[nodiscard]] Result<Rows> apply(const State& state, const CancelReservation& c, TimeMs now_ms,
-                                 const Placing& placing);
-[[nodiscard]] Result<Rows> apply(const State& state, const SetTenantWeight& c, TimeMs now_ms,
-                                 const Placing& placing);
+[[nodiscard]] Handler<SetQuota> apply;
+[[nodiscard]] Handler<DeleteQuota> apply;
+[[nodiscard]] Handler<CreateReservation> apply;
+[[nodiscard]] Handler<CancelReservation> apply;
+[[nodiscard]] Handler<SetTenantWeight> apply;
 
 void put(State& state, const Quota& quota);
 void put(State& state, const Reservation& reservation);

@@ -6,53 +6,27 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include "core/cluster/test_nodes.h"
-#include "core/core.h"
+#include "core/test_core.h"
 
 namespace allot {
 namespace {
 
-constexpr TimeMs kT0 = 1'800'000'000'000;
-const std::string kToken = std::string(64, 'a');
-const std::string kA = "ten_000000000000000a";
-const std::string kB = "ten_000000000000000b";
-const std::string kProjectA = "prj_000000000000000a";
-const std::string kProjectA2 = "prj_00000000000000a2";
-const std::string kProjectB = "prj_000000000000000b";
 // Nodes: three with H100s in region eu (racks r1, r2, r1) and one with A100s in us.
 const std::string kNodeA = "nod_0000000000000001";
 const std::string kNodeB = "nod_0000000000000002";
 const std::string kNodeC = "nod_0000000000000003";
 const std::string kNodeD = "nod_0000000000000004";
 
-class RulesTest : public ::testing::Test {
+class RulesTest : public CoreTest {
  protected:
   void SetUp() override {
-    ok(CreateTenant{kA, "alpha"});
-    ok(CreateTenant{kB, "beta"});
-    ok(CreateProject{kProjectA, kA, "one"});
-    ok(CreateProject{kProjectA2, kA, "two"});
-    ok(CreateProject{kProjectB, kB, "main"});
-    ok(CreateJoinToken{"jtk_0000000000000001", "all", kToken, 0});
+    two_tenants();
     join(kNodeA, "a", "eu", "r1", "H100-80GB");
     join(kNodeB, "b", "eu", "r2", "H100-80GB");
     join(kNodeC, "c", "eu", "r1", "H100-80GB");
     join(kNodeD, "d", "us", "", "A100-80GB");
     for (const Command& c : free_prices("eu", kT0 - 1)) ok(c, kT0 - 1);
     for (const Command& c : free_prices("us", kT0 - 1)) ok(c, kT0 - 1);
-  }
-
-  void ok(const Command& command, TimeMs at = kT0) {
-    auto rows = core.apply(command, at);
-    ASSERT_TRUE(rows) << rows.error().message;
-  }
-
-  ErrorCode refused(const Command& command, TimeMs at = kT0) {
-    const size_t instances = core.state().instances.size();
-    auto rows = core.apply(command, at);
-    EXPECT_FALSE(rows);
-    EXPECT_EQ(core.state().instances.size(), instances);
-    return rows ? ErrorCode::kInternal : rows.error().code;
   }
 
   void join(const std::string& id, const std::string& name, const std::string& region,
@@ -69,7 +43,7 @@ class RulesTest : public ::testing::Test {
     if (spec.command.empty()) spec.command = {"true"};
     std::vector<std::string> members;
     for (int rank = 1; rank < spec.nodes; ++rank) members.push_back(next_id());
-    const std::string p = !project.empty() ? project : tenant == kA ? kProjectA : kProjectB;
+    const std::string p = !project.empty() ? project : tenant == kTenantA ? kProjectA : kProjectB;
     ok(CreateInstance{id, tenant, p, "usr_1", spec, members}, at);
     return id;
   }
@@ -77,31 +51,32 @@ class RulesTest : public ::testing::Test {
   std::string next_id() { return fmt::format("ins_{:016x}", ++next_); }
   const Instance& instance(const std::string& id) { return *core.state().instance(id); }
 
-  Core core{CoreOptions{.heartbeat_timeout_ms = 60'000}};
+  RulesTest() : CoreTest(CoreOptions{.heartbeat_timeout_ms = 60'000}) {}
+
   int next_ = 0;
 };
 
 TEST_F(RulesTest, AQuotaHoldsWorkBackUntilTheTenantsUsageFalls) {
-  ok(SetQuota{.id = "quo_0000000000000001", .tenant_id = kA, .gpu_milli = 8'000});
-  const std::string first = launch(kA, {.gpus = 6});
-  const std::string second = launch(kA, {.gpus = 4});
+  ok(SetQuota{.id = "quo_0000000000000001", .tenant_id = kTenantA, .gpu_milli = 8'000});
+  const std::string first = launch(kTenantA, {.gpus = 6});
+  const std::string second = launch(kTenantA, {.gpus = 4});
   EXPECT_EQ(instance(first).state, InstanceState::kScheduled);
   EXPECT_EQ(instance(second).state, InstanceState::kQueued);
   EXPECT_NE(instance(second).reason.find("quota quo_0000000000000001"), std::string::npos)
       << instance(second).reason;
   EXPECT_NE(instance(second).reason.find("holds 6 of its 8 GPUs"), std::string::npos);
   // Another tenant is neither limited nor held up behind it.
-  EXPECT_EQ(instance(launch(kB, {.gpus = 8})).state, InstanceState::kScheduled);
+  EXPECT_EQ(instance(launch(kTenantB, {.gpus = 8})).state, InstanceState::kScheduled);
   ok(StopInstance{first}, kT0 + 1);
   EXPECT_EQ(instance(second).state, InstanceState::kScheduled);
 }
 
 TEST_F(RulesTest, ARaisedQuotaLetsWaitingWorkStartAtTheNextPass) {
-  ok(SetQuota{.id = "quo_0000000000000001", .tenant_id = kA, .gpu_milli = 2'000});
-  const std::string waiting = launch(kA, {.gpus = 1});
-  const std::string more = launch(kA, {.gpus = 2});
+  ok(SetQuota{.id = "quo_0000000000000001", .tenant_id = kTenantA, .gpu_milli = 2'000});
+  const std::string waiting = launch(kTenantA, {.gpus = 1});
+  const std::string more = launch(kTenantA, {.gpus = 2});
   EXPECT_EQ(instance(more).state, InstanceState::kQueued);
-  ok(SetQuota{.id = "quo_00000000000000ff", .tenant_id = kA, .gpu_milli = 3'000});
+  ok(SetQuota{.id = "quo_00000000000000ff", .tenant_id = kTenantA, .gpu_milli = 3'000});
   EXPECT_EQ(core.state().quotas.size(), 1u);  // The same (tenant, project, model): replaced.
   ok(Tick{}, kT0 + 1);
   EXPECT_EQ(instance(waiting).state, InstanceState::kScheduled);
@@ -110,90 +85,95 @@ TEST_F(RulesTest, ARaisedQuotaLetsWaitingWorkStartAtTheNextPass) {
 
 TEST_F(RulesTest, AModelQuotaOnAProjectSendsItsWorkToOtherModels) {
   ok(SetQuota{.id = "quo_0000000000000001",
-              .tenant_id = kA,
+              .tenant_id = kTenantA,
               .project_id = kProjectA,
               .gpu_model = "H100",
               .gpu_milli = 2'000});
-  EXPECT_EQ(instance(launch(kA, {.gpus = 2})).state, InstanceState::kScheduled);
-  const std::string elsewhere = launch(kA, {.gpus = 1});
+  EXPECT_EQ(instance(launch(kTenantA, {.gpus = 2})).state, InstanceState::kScheduled);
+  const std::string elsewhere = launch(kTenantA, {.gpus = 1});
   EXPECT_EQ(instance(elsewhere).node_id, kNodeD);  // The A100s: its H100 quota is used up.
-  const std::string h100 = launch(kA, {.gpus = 1, .gpu_models = {"H100"}});
+  const std::string h100 = launch(kTenantA, {.gpus = 1, .gpu_models = {"H100"}});
   EXPECT_EQ(instance(h100).state, InstanceState::kQueued);
   // The tenant's other project is not under this quota.
-  EXPECT_EQ(instance(launch(kA, {.gpus = 1}, kT0, kProjectA2)).node_id, kNodeA);
+  EXPECT_EQ(instance(launch(kTenantA, {.gpus = 1}, kT0, kProjectA2)).node_id, kNodeA);
 }
 
 TEST_F(RulesTest, WhatNoQuotaCouldEverAdmitIsRefusedAndChangesNothing) {
-  ok(SetQuota{.id = "quo_0000000000000001", .tenant_id = kA, .gpu_milli = 4'000});
-  EXPECT_EQ(refused(CreateInstance{"ins_00000000000000aa", kA, kProjectA, "usr_1",
+  ok(SetQuota{.id = "quo_0000000000000001", .tenant_id = kTenantA, .gpu_milli = 4'000});
+  EXPECT_EQ(refused(CreateInstance{"ins_00000000000000aa", kTenantA, kProjectA, "usr_1",
                                    InstanceSpec{.gpus = 8, .command = {"true"}}}),
             ErrorCode::kLimitExceeded);
-  EXPECT_EQ(refused(SetQuota{.id = "quo_0000000000000002", .tenant_id = kA, .gpu_model = "Z9"}),
-            ErrorCode::kInvalidArgument);
-  EXPECT_EQ(refused(SetQuota{.id = "quo_0000000000000002", .tenant_id = kA, .gpu_milli = -1}),
-            ErrorCode::kInvalidArgument);
   EXPECT_EQ(
-      refused(SetQuota{
-          .id = "quo_0000000000000002", .tenant_id = kA, .project_id = kProjectB, .gpu_milli = 1}),
-      ErrorCode::kNotFound);
+      refused(SetQuota{.id = "quo_0000000000000002", .tenant_id = kTenantA, .gpu_model = "Z9"}),
+      ErrorCode::kInvalidArgument);
+  EXPECT_EQ(refused(SetQuota{.id = "quo_0000000000000002", .tenant_id = kTenantA, .gpu_milli = -1}),
+            ErrorCode::kInvalidArgument);
+  EXPECT_EQ(refused(SetQuota{.id = "quo_0000000000000002",
+                             .tenant_id = kTenantA,
+                             .project_id = kProjectB,
+                             .gpu_milli = 1}),
+            ErrorCode::kNotFound);
   ok(DeleteQuota{"quo_0000000000000001"}, kT0 + 1);
-  EXPECT_EQ(instance(launch(kA, {.gpus = 8})).state, InstanceState::kScheduled);
+  EXPECT_EQ(instance(launch(kTenantA, {.gpus = 8})).state, InstanceState::kScheduled);
 }
 
 TEST_F(RulesTest, AReservationKeepsOthersOnDemandWorkOffButLetsSpotInUntilTheHolderNeedsIt) {
   ok(CreateReservation{.id = "rsv_0000000000000001",
-                       .tenant_id = kA,
+                       .tenant_id = kTenantA,
                        .gpu_model = "H100-80GB",
                        .gpus = 16,
                        .starts_at_ms = kT0,
                        .ends_at_ms = kT0 + 3'600'000});
-  const std::string fits = launch(kB, {.gpus = 8, .gpu_models = {"H100"}});
+  const std::string fits = launch(kTenantB, {.gpus = 8, .gpu_models = {"H100"}});
   EXPECT_EQ(instance(fits).state, InstanceState::kScheduled);  // 24 H100s, 16 held.
-  const std::string held_off = launch(kB, {.gpus = 1, .gpu_models = {"H100"}});
+  const std::string held_off = launch(kTenantB, {.gpus = 1, .gpu_models = {"H100"}});
   EXPECT_EQ(instance(held_off).state, InstanceState::kQueued);
   EXPECT_NE(instance(held_off).reason.find("reserved for other tenants"), std::string::npos)
       << instance(held_off).reason;
   const std::string spot =
-      launch(kB, {.gpus = 8, .gpu_models = {"H100"}, .price_class = PriceClass::kSpot});
+      launch(kTenantB, {.gpus = 8, .gpu_models = {"H100"}, .price_class = PriceClass::kSpot});
   EXPECT_EQ(instance(spot).state, InstanceState::kScheduled);
   // The holder's reserved work takes the free half, then preempts the spot work for the rest.
-  const std::string first = launch(kA, {.gpus = 8, .price_class = PriceClass::kReserved}, kT0 + 1);
-  const std::string second = launch(kA, {.gpus = 8, .price_class = PriceClass::kReserved}, kT0 + 2);
+  const std::string first =
+      launch(kTenantA, {.gpus = 8, .price_class = PriceClass::kReserved}, kT0 + 1);
+  const std::string second =
+      launch(kTenantA, {.gpus = 8, .price_class = PriceClass::kReserved}, kT0 + 2);
   EXPECT_EQ(instance(first).state, InstanceState::kScheduled);
   EXPECT_EQ(instance(second).state, InstanceState::kScheduled);
   EXPECT_EQ(instance(spot).state, InstanceState::kPreempted);
   EXPECT_EQ(instance(held_off).state, InstanceState::kQueued);
   // Beyond its reservation, reserved work waits.
-  const std::string beyond = launch(kA, {.gpus = 1, .price_class = PriceClass::kReserved}, kT0 + 3);
+  const std::string beyond =
+      launch(kTenantA, {.gpus = 1, .price_class = PriceClass::kReserved}, kT0 + 3);
   EXPECT_NE(instance(beyond).reason.find("in full use"), std::string::npos)
       << instance(beyond).reason;
 }
 
 TEST_F(RulesTest, AReservationTakesEffectInItsWindowOnly) {
   ok(CreateReservation{.id = "rsv_0000000000000001",
-                       .tenant_id = kA,
+                       .tenant_id = kTenantA,
                        .gpu_model = "H100-80GB",
                        .gpus = 24,
                        .starts_at_ms = kT0 + 1'000,
                        .ends_at_ms = kT0 + 2'000});
-  EXPECT_EQ(instance(launch(kB, {.gpus = 1, .gpu_models = {"H100"}})).state,
+  EXPECT_EQ(instance(launch(kTenantB, {.gpus = 1, .gpu_models = {"H100"}})).state,
             InstanceState::kScheduled);
-  EXPECT_EQ(instance(launch(kB, {.gpus = 1, .gpu_models = {"H100"}}, kT0 + 1'500)).state,
+  EXPECT_EQ(instance(launch(kTenantB, {.gpus = 1, .gpu_models = {"H100"}}, kT0 + 1'500)).state,
             InstanceState::kQueued);
-  EXPECT_EQ(instance(launch(kB, {.gpus = 1, .gpu_models = {"H100"}}, kT0 + 2'000)).state,
+  EXPECT_EQ(instance(launch(kTenantB, {.gpus = 1, .gpu_models = {"H100"}}, kT0 + 2'000)).state,
             InstanceState::kScheduled);
 }
 
 TEST_F(RulesTest, ReservationsBeyondTheClusterOrWithoutAWindowAreRefused) {
   CreateReservation r{.id = "rsv_0000000000000001",
-                      .tenant_id = kA,
+                      .tenant_id = kTenantA,
                       .gpu_model = "H100-80GB",
                       .gpus = 16,
                       .starts_at_ms = kT0,
                       .ends_at_ms = kT0 + 1'000};
   ok(r);
   r.id = "rsv_0000000000000002";
-  r.tenant_id = kB;
+  r.tenant_id = kTenantB;
   EXPECT_EQ(refused(r), ErrorCode::kConflict);  // 16 + 16 > 24 H100s.
   r.starts_at_ms = kT0 + 1'000;
   r.ends_at_ms = kT0 + 2'000;
@@ -205,7 +185,7 @@ TEST_F(RulesTest, ReservationsBeyondTheClusterOrWithoutAWindowAreRefused) {
   r.gpu_model = "H100-81GB";
   EXPECT_EQ(refused(r), ErrorCode::kInvalidArgument);
   // Reserved work needs a reservation of its tenant.
-  EXPECT_EQ(refused(CreateInstance{"ins_00000000000000aa", kB, kProjectB, "usr_1",
+  EXPECT_EQ(refused(CreateInstance{"ins_00000000000000aa", kTenantB, kProjectB, "usr_1",
                                    InstanceSpec{.gpus = 1,
                                                 .gpu_models = {"A100"},
                                                 .price_class = PriceClass::kReserved,
@@ -216,25 +196,26 @@ TEST_F(RulesTest, ReservationsBeyondTheClusterOrWithoutAWindowAreRefused) {
 }
 
 TEST_F(RulesTest, AHeavierWeightPutsATenantFirstAtEqualUse) {
-  launch(kA, {.gpus = 8});
-  launch(kA, {.gpus = 8});
-  const std::string b_running = launch(kB, {.gpus = 8});
-  launch(kB, {.gpus = 8});
-  const std::string a_waiting = launch(kA, {.gpus = 8}, kT0 + 1);
-  const std::string b_waiting = launch(kB, {.gpus = 8}, kT0 + 2);
-  ok(SetTenantWeight{kB, 4});
-  EXPECT_EQ(core.state().tenant(kB)->weight, 4);
+  launch(kTenantA, {.gpus = 8});
+  launch(kTenantA, {.gpus = 8});
+  const std::string b_running = launch(kTenantB, {.gpus = 8});
+  launch(kTenantB, {.gpus = 8});
+  const std::string a_waiting = launch(kTenantA, {.gpus = 8}, kT0 + 1);
+  const std::string b_waiting = launch(kTenantB, {.gpus = 8}, kT0 + 2);
+  ok(SetTenantWeight{kTenantB, 4});
+  EXPECT_EQ(core.state().tenant(kTenantB)->weight, 4);
   ok(StopInstance{b_running}, kT0 + 3);
   // Equal GPUs held, but beta's share counts a quarter: its later work goes first.
   EXPECT_EQ(instance(b_waiting).state, InstanceState::kScheduled);
   EXPECT_EQ(instance(a_waiting).state, InstanceState::kQueued);
-  EXPECT_EQ(refused(SetTenantWeight{kB, 0}), ErrorCode::kInvalidArgument);
-  EXPECT_EQ(refused(SetTenantWeight{kB, 1'001}), ErrorCode::kInvalidArgument);
+  EXPECT_EQ(refused(SetTenantWeight{kTenantB, 0}), ErrorCode::kInvalidArgument);
+  EXPECT_EQ(refused(SetTenantWeight{kTenantB, 1'001}), ErrorCode::kInvalidArgument);
 }
 
 TEST_F(RulesTest, AGangStartsOnAllItsNodesAtOnceOrNotAtAll) {
-  const std::string blocker = launch(kB, {.gpus = 8, .gpu_models = {"H100"}});
-  const std::string gang = launch(kA, {.gpus = 8, .gpu_models = {"H100"}, .nodes = 3}, kT0 + 1);
+  const std::string blocker = launch(kTenantB, {.gpus = 8, .gpu_models = {"H100"}});
+  const std::string gang =
+      launch(kTenantA, {.gpus = 8, .gpu_models = {"H100"}, .nodes = 3}, kT0 + 1);
   const Instance& leader = instance(gang);
   ASSERT_EQ(core.state().instances.size(), 4u);
   EXPECT_EQ(leader.gang_id, gang);
@@ -269,7 +250,7 @@ TEST_F(RulesTest, AGangStartsOnAllItsNodesAtOnceOrNotAtAll) {
 }
 
 TEST_F(RulesTest, GangMembersSharingANodePublishApartPorts) {
-  for (int i = 0; i < 3; ++i) launch(kA, {.gpus = 4, .nodes = 2});
+  for (int i = 0; i < 3; ++i) launch(kTenantA, {.gpus = 4, .nodes = 2});
   std::map<std::string, std::set<int>> ports;
   int members = 0;
   for (const auto& [id, member] : core.state().instances) {
@@ -291,14 +272,14 @@ TEST_F(RulesTest, GangMembersSharingANodePublishApartPorts) {
 }
 
 TEST_F(RulesTest, AGangPrefersOneRackThenOneRegion) {
-  const std::string gang = launch(kA, {.gpus = 4, .nodes = 2});
+  const std::string gang = launch(kTenantA, {.gpus = 4, .nodes = 2});
   const Instance& rank0 = instance(gang);
   const Instance& rank1 = instance(fmt::format("ins_{:016x}", 2));
   EXPECT_EQ(rank1.gang_rank, 1);
   EXPECT_EQ(rank0.node_id, kNodeA);  // Rack r1 of eu holds nodes a and c.
   EXPECT_EQ(rank1.node_id, kNodeC);
   // Three nodes: no rack has three, region eu does.
-  const std::string wide = launch(kA, {.gpus = 4, .nodes = 3});
+  const std::string wide = launch(kTenantA, {.gpus = 4, .nodes = 3});
   for (const auto& [id, member] : core.state().instances) {
     if (member.gang_id == wide) {
       EXPECT_NE(member.node_id, kNodeD) << id;
@@ -307,7 +288,7 @@ TEST_F(RulesTest, AGangPrefersOneRackThenOneRegion) {
 }
 
 TEST_F(RulesTest, AGangMemberThatFailsEndsTheGang) {
-  const std::string gang = launch(kA, {.gpus = 8, .nodes = 2});
+  const std::string gang = launch(kTenantA, {.gpus = 8, .nodes = 2});
   const std::string other = fmt::format("ins_{:016x}", 2);
   using S = WorkloadReportState;
   ok(NodeHeartbeat{.node_id = instance(gang).node_id, .workloads = {{gang, S::kRunning}}}, kT0 + 1);
@@ -321,13 +302,14 @@ TEST_F(RulesTest, AGangMemberThatFailsEndsTheGang) {
 }
 
 TEST_F(RulesTest, StoppingOneMemberStopsTheGangAndBadGangsAreRefused) {
-  const std::string gang = launch(kA, {.gpus = 8, .nodes = 2});
+  const std::string gang = launch(kTenantA, {.gpus = 8, .nodes = 2});
   ok(StopInstance{fmt::format("ins_{:016x}", 2)}, kT0 + 1);
   EXPECT_EQ(instance(gang).state, InstanceState::kStopped);
   EXPECT_EQ(instance(fmt::format("ins_{:016x}", 2)).state, InstanceState::kStopped);
   auto create = [](InstanceSpec spec, std::vector<std::string> members) {
     spec.command = {"true"};
-    return CreateInstance{"ins_00000000000000aa", kA, kProjectA, "usr_1", spec, std::move(members)};
+    return CreateInstance{"ins_00000000000000aa", kTenantA, kProjectA, "usr_1", spec,
+                          std::move(members)};
   };
   EXPECT_EQ(refused(create({.gpus = 1, .nodes = 2}, {})), ErrorCode::kInvalidArgument);
   EXPECT_EQ(refused(create({.gpu_milli = 500, .nodes = 2}, {"ins_00000000000000ab"})),

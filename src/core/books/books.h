@@ -8,22 +8,14 @@
 
 namespace allot {
 
-[[nodiscard]] Result<Rows> apply(const State& state, const CreateAsset& c, TimeMs now_ms,
-                                 const Placing& placing);
-[[nodiscard]] Result<Rows> apply(const State& state, const ChangeAssetEstimate& c, TimeMs now_ms,
-                                 const Placing& placing);
-[[nodiscard]] Result<Rows> apply(const State& state, const RetireAsset& c, TimeMs now_ms,
-                                 const Placing& placing);
-[[nodiscard]] Result<Rows> apply(const State& state, const SetSite& c, TimeMs now_ms,
-                                 const Placing& placing);
-[[nodiscard]] Result<Rows> apply(const State& state, const AddSiteRate& c, TimeMs now_ms,
-                                 const Placing& placing);
-[[nodiscard]] Result<Rows> apply(const State& state, const AddFixedCost& c, TimeMs now_ms,
-                                 const Placing& placing);
-[[nodiscard]] Result<Rows> apply(const State& state, const DeleteFixedCost& c, TimeMs now_ms,
-                                 const Placing& placing);
-[[nodiscard]] Result<Rows> apply(const State& state, const SetRentalPrice& c, TimeMs now_ms,
-                                 const Placing& placing);
+[[nodiscard]] Handler<CreateAsset> apply;
+[[nodiscard]] Handler<ChangeAssetEstimate> apply;
+[[nodiscard]] Handler<RetireAsset> apply;
+[[nodiscard]] Handler<SetSite> apply;
+[[nodiscard]] Handler<AddSiteRate> apply;
+[[nodiscard]] Handler<AddFixedCost> apply;
+[[nodiscard]] Handler<DeleteFixedCost> apply;
+[[nodiscard]] Handler<SetRentalPrice> apply;
 
 // The heartbeat's step, before its workload reports are applied: each GPU's energy since its last
 // reading (a lower reading than the last is a counter that restarted from zero: all of it is new)

@@ -4,21 +4,17 @@
 #include <gtest/gtest.h>
 
 #include "core/books/books.h"
-#include "core/cluster/test_nodes.h"
-#include "core/core.h"
+#include "core/test_core.h"
 
 namespace allot {
 namespace {
 
-constexpr TimeMs kT0 = 1'800'000'000'000;  // 2027-01-15T08:00:00Z
-constexpr int64_t kUnit = 1'000'000;
-const std::string kToken = std::string(64, 'a');
 const std::string kTenant = "ten_000000000000000a";
 const std::string kProject = "prj_000000000000000a";
 const std::string kNode = "nod_0000000000000001";
 const std::string kAsset = "ast_0000000000000001";
 
-class BooksTest : public ::testing::Test {
+class BooksTest : public CoreTest {
  protected:
   void SetUp() override {
     ok(CreateTenant{kTenant, "alpha"});
@@ -27,25 +23,6 @@ class BooksTest : public ::testing::Test {
     ok(eight_gpu_join(kNode, "h", "eu", "H100-80GB", kToken));
     ok(NodeHeartbeat{.node_id = kNode});
     for (const Command& c : free_prices("eu", kT0 - 1)) ok(c, kT0 - 1);
-  }
-
-  Rows ok(const Command& command, TimeMs at = kT0) {
-    auto rows = core.apply(command, at);
-    EXPECT_TRUE(rows) << rows.error().message;
-    return rows ? *rows : Rows{};
-  }
-
-  // A refusal changes nothing in the books.
-  ErrorCode refused(const Command& command, TimeMs at = kT0) {
-    const auto assets = core.state().books.assets;
-    const auto sites = core.state().books.sites;
-    const auto costs = core.state().books.fixed_costs;
-    auto rows = core.apply(command, at);
-    EXPECT_FALSE(rows);
-    EXPECT_EQ(core.state().books.assets, assets);
-    EXPECT_EQ(core.state().books.sites, sites);
-    EXPECT_EQ(core.state().books.fixed_costs, costs);
-    return rows ? ErrorCode::kInternal : rows.error().code;
   }
 
   static finance::Asset server() {
@@ -84,7 +61,7 @@ class BooksTest : public ::testing::Test {
     return core.state().instance(id)->energy_between(month_start(kT0), next_month_start(kT0));
   }
 
-  Core core{CoreOptions{.heartbeat_timeout_ms = 3'600'000'000}};
+  BooksTest() : CoreTest(CoreOptions{.heartbeat_timeout_ms = 3'600'000'000}) {}
   int next_ = 0;
 };
 

@@ -17,25 +17,16 @@ namespace allot {
 // known models, and the region wishes (core/admission/quote.h). Shared by instances and quotes.
 [[nodiscard]] Status check_gpu_request(const InstanceSpec& spec);
 
-[[nodiscard]] Result<Rows> apply(const State& state, const CreateJoinToken& c, TimeMs now_ms,
-                                 const Placing& placing);
-[[nodiscard]] Result<Rows> apply(const State& state, const RevokeJoinToken& c, TimeMs now_ms,
-                                 const Placing& placing);
-[[nodiscard]] Result<Rows> apply(const State& state, const JoinNode& c, TimeMs now_ms,
-                                 const Placing& placing);
-[[nodiscard]] Result<Rows> apply(const State& state, const NodeHeartbeat& c, TimeMs now_ms,
-                                 const Placing& placing);
-[[nodiscard]] Result<Rows> apply(const State& state, const SetNodeAdmin& c, TimeMs now_ms,
-                                 const Placing& placing);
-[[nodiscard]] Result<Rows> apply(const State& state, const RevokeNodeCredential& c, TimeMs now_ms,
-                                 const Placing& placing);
+[[nodiscard]] Handler<CreateJoinToken> apply;
+[[nodiscard]] Handler<RevokeJoinToken> apply;
+[[nodiscard]] Handler<JoinNode> apply;
+[[nodiscard]] Handler<NodeHeartbeat> apply;
+[[nodiscard]] Handler<SetNodeAdmin> apply;
+[[nodiscard]] Handler<RevokeNodeCredential> apply;
 // Refused with kConflict while work is placed on the node.
-[[nodiscard]] Result<Rows> apply(const State& state, const DeleteNode& c, TimeMs now_ms,
-                                 const Placing& placing);
-[[nodiscard]] Result<Rows> apply(const State& state, const CreateInstance& c, TimeMs now_ms,
-                                 const Placing& placing);
-[[nodiscard]] Result<Rows> apply(const State& state, const StopInstance& c, TimeMs now_ms,
-                                 const Placing& placing);
+[[nodiscard]] Handler<DeleteNode> apply;
+[[nodiscard]] Handler<CreateInstance> apply;
+[[nodiscard]] Handler<StopInstance> apply;
 // The timer's cluster phases (core/tick.cc): nodes silent past the heartbeat timeout are lost
 // with their work; running work past its maximum run time is asked to stop.
 void lose_silent_nodes(Draft& draft, TimeMs now_ms, const CoreOptions& options);

@@ -28,8 +28,7 @@ std::optional<IdlePolicy> idle_policy_for(const State& state, const Instance& in
 // "idle: GPUs under 10 % for 600 s".
 std::string idle_reason(const IdlePolicy& policy);
 
-[[nodiscard]] Result<Rows> apply(const State& state, const SetProjectIdle& c, TimeMs now_ms,
-                                 const Placing& placing);
+[[nodiscard]] Handler<SetProjectIdle> apply;
 
 // The heartbeat's step, after its workload reports are applied: for each running instance on the
 // node with a policy, starts, continues or ends its idle stretch from this heartbeat's readings,

@@ -16,8 +16,7 @@ namespace allot {
 // kInvalidArgument for a malformed image reference or pool name; kFailedPrecondition when no ready
 // container node matches (nothing would pull it); kLimitExceeded past limits::kMaxOpenImagePulls
 // unfinished pulls.
-[[nodiscard]] Result<Rows> apply(const State& state, const RequestImagePull& c, TimeMs now_ms,
-                                 const Placing& placing);
+[[nodiscard]] Handler<RequestImagePull> apply;
 
 // Records an agent's reports of its pulls. A report for a pull the node was not asked for, or one
 // already finished, changes nothing.

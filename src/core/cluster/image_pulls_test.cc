@@ -1,19 +1,16 @@
 #include <gtest/gtest.h>
 
 #include "core/cluster/image_pulls.h"
-#include "core/cluster/test_nodes.h"
-#include "core/core.h"
+#include "core/test_core.h"
 
 namespace allot {
 namespace {
 
-constexpr TimeMs kT0 = 1'800'000'000'000;
-const std::string kToken = std::string(64, 'b');
 const std::string kPooled = "nod_0000000000000001";
 const std::string kUnpooled = "nod_0000000000000002";
 const std::string kTrusted = "nod_0000000000000003";
 
-class ImagePullTest : public ::testing::Test {
+class ImagePullTest : public CoreTest {
  protected:
   void SetUp() override {
     ok(CreateTenant{"ten_0000000000000001", "operator", true});
@@ -32,20 +29,9 @@ class ImagePullTest : public ::testing::Test {
     for (const Command& c : free_prices("eu", kT0 - 1)) ok(c, kT0 - 1);
   }
 
-  void ok(const Command& command, TimeMs at = kT0) {
-    auto rows = core.apply(command, at);
-    ASSERT_TRUE(rows) << rows.error().message;
-  }
-
-  ErrorCode refused(const Command& command) {
-    auto rows = core.apply(command, kT0);
-    EXPECT_FALSE(rows) << "accepted";
-    return rows ? ErrorCode::kInternal : rows.error().code;
-  }
-
   const Node& node(const std::string& id) { return *core.state().node(id); }
 
-  Core core{CoreOptions{.heartbeat_timeout_ms = 10'000}};
+  ImagePullTest() : CoreTest(CoreOptions{.heartbeat_timeout_ms = 10'000}) {}
 };
 
 TEST_F(ImagePullTest, APoolsContainerNodesPullAndThePullEndsWithTheirReports) {

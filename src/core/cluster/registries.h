@@ -10,11 +10,9 @@ namespace allot {
 
 // kNotFound for an unknown tenant; kInvalidArgument for a malformed host or an empty username,
 // password or one with a line break; kLimitExceeded past limits::kMaxRegistryCredentials.
-[[nodiscard]] Result<Rows> apply(const State& state, const SetRegistryCredential& c, TimeMs now_ms,
-                                 const Placing& placing);
+[[nodiscard]] Handler<SetRegistryCredential> apply;
 // kNotFound when the tenant has no credential for the host.
-[[nodiscard]] Result<Rows> apply(const State& state, const DeleteRegistryCredential& c,
-                                 TimeMs now_ms, const Placing& placing);
+[[nodiscard]] Handler<DeleteRegistryCredential> apply;
 
 void put(State& state, const RegistryCredential& credential);
 

@@ -7,22 +7,15 @@
 
 namespace allot {
 
-[[nodiscard]] Result<Rows> apply(const State& state, const CreateTenant& c, TimeMs now_ms,
-                                 const Placing& placing);
-[[nodiscard]] Result<Rows> apply(const State& state, const CreateProject& c, TimeMs now_ms,
-                                 const Placing& placing);
-[[nodiscard]] Result<Rows> apply(const State& state, const DeleteProject& c, TimeMs now_ms,
-                                 const Placing& placing);
-[[nodiscard]] Result<Rows> apply(const State& state, const CreateUser& c, TimeMs now_ms,
-                                 const Placing& placing);
+[[nodiscard]] Handler<CreateTenant> apply;
+[[nodiscard]] Handler<CreateProject> apply;
+[[nodiscard]] Handler<DeleteProject> apply;
+[[nodiscard]] Handler<CreateUser> apply;
 // Changes the fields that are set; the last live operator admin cannot be demoted or disabled.
-[[nodiscard]] Result<Rows> apply(const State& state, const UpdateUser& c, TimeMs now_ms,
-                                 const Placing& placing);
-[[nodiscard]] Result<Rows> apply(const State& state, const CreateKey& c, TimeMs now_ms,
-                                 const Placing& placing);
+[[nodiscard]] Handler<UpdateUser> apply;
+[[nodiscard]] Handler<CreateKey> apply;
 // Revoking twice is harmless: the key stays revoked from the first time.
-[[nodiscard]] Result<Rows> apply(const State& state, const RevokeKey& c, TimeMs now_ms,
-                                 const Placing& placing);
+[[nodiscard]] Handler<RevokeKey> apply;
 
 void put(State& state, const Tenant& tenant);
 void put(State& state, const Project& project);

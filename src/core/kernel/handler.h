@@ -1,8 +1,9 @@
 // What every command's handler is given, and what it returns. Each domain declares one overload
 //
-//   Result<Rows> apply(const State& state, const C& c, TimeMs now_ms, const Placing& placing);
+//   [[nodiscard]] Handler<C> apply;
 //
-// per command C it lists (core/model/*_commands.h): it reads the state as it was before the
+// that is, Result<Rows> apply(const State&, const C&, TimeMs now_ms, const Placing&), per command C
+// it lists (core/model/*_commands.h): it reads the state as it was before the
 // command, works on a Draft, and returns the changed rows or a rejection that changes nothing.
 // The machine (core/machine.cc) dispatches to them with one std::visit, so a command without its
 // overload does not compile. Each row likewise has one `void put(State&, const R&)` overload that
@@ -63,5 +64,9 @@ struct Placing {
 };
 
 using Rows = std::vector<Row>;
+
+// The type of command C's handler, so that a domain's header declares each in one line.
+template <class C>
+using Handler = Result<Rows>(const State& state, const C& c, TimeMs now_ms, const Placing& placing);
 
 }  // namespace allot

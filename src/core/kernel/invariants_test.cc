@@ -4,22 +4,19 @@
 
 #include <gtest/gtest.h>
 
-#include "core/cluster/test_nodes.h"
-#include "core/core.h"
 #include "core/kernel/state_diff.h"
+#include "core/test_core.h"
 
 namespace allot::kernel {
 namespace {
 
-constexpr TimeMs kT0 = 1'800'000'000'000;
-const std::string kToken = std::string(64, 'a');
 const std::string kTenant = "ten_0000000000000001";
 const std::string kNode = "nod_0000000000000001";
 const std::string kWork = "ins_0000000000000001";
 
 // A real state with one instance on one GPU; each test breaks one thing behind the core's back
 // (Core::restore writes a row as given) and expects the check to name it.
-class InvariantsTest : public ::testing::Test {
+class InvariantsTest : public CoreTest {
  protected:
   void SetUp() override {
     for (const Command& c : one_node_cloud(kTenant, "prj_0000000000000001", kNode, kToken)) ok(c);
@@ -32,8 +29,6 @@ class InvariantsTest : public ::testing::Test {
     ASSERT_TRUE(check_state(core.state()).empty()) << describe(check_state(core.state()));
   }
 
-  void ok(const Command& command) { ASSERT_TRUE(core.apply(command, kT0)); }
-
   // Whether the state breaks the named invariant (and says so).
   static bool breaks(const State& state, std::string_view invariant) {
     const std::vector<Violation> found = check_state(state);
@@ -44,7 +39,7 @@ class InvariantsTest : public ::testing::Test {
   Node node() const { return *core.state().node(kNode); }
   Instance work() const { return *core.state().instance(kWork); }
 
-  Core core{CoreOptions{.check_invariants = InvariantCheck::kCount}};
+  InvariantsTest() : CoreTest(CoreOptions{.check_invariants = InvariantCheck::kCount}) {}
 };
 
 TEST_F(InvariantsTest, AGpusMilliMustBeTheWorkOnIt) {

@@ -2,37 +2,22 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include "core/cluster/test_nodes.h"
-#include "core/core.h"
 #include "core/money/budgets.h"
 #include "core/money/spend.h"
+#include "core/test_core.h"
 
 namespace allot {
 namespace {
 
-// 2027-01-15T08:00:00Z: mid-month, so that the month's end is far and its start is behind.
-constexpr TimeMs kT0 = 1'800'000'000'000;
-constexpr int64_t kUnit = 1'000'000;  // One currency unit in micros.
-const std::string kToken = std::string(64, 'a');
-const std::string kA = "ten_000000000000000a";
-const std::string kB = "ten_000000000000000b";
-const std::string kProjectA = "prj_000000000000000a";
-const std::string kProjectA2 = "prj_00000000000000a2";
-const std::string kProjectB = "prj_000000000000000b";
 const std::string kNodeH = "nod_0000000000000001";
 const std::string kNodeA100 = "nod_0000000000000002";
 const std::string kBudget = "bud_0000000000000001";
 const std::string kSecret = "0123456789abcdef0123";
 
-class BudgetTest : public ::testing::Test {
+class BudgetTest : public CoreTest {
  protected:
   void SetUp() override {
-    ok(CreateTenant{kA, "alpha"});
-    ok(CreateTenant{kB, "beta"});
-    ok(CreateProject{kProjectA, kA, "one"});
-    ok(CreateProject{kProjectA2, kA, "two"});
-    ok(CreateProject{kProjectB, kB, "main"});
-    ok(CreateJoinToken{"jtk_0000000000000001", "all", kToken, 0});
+    two_tenants();
     ok(eight_gpu_join(kNodeH, "h", "eu", "H100-80GB", kToken));
     ok(eight_gpu_join(kNodeA100, "a", "eu", "A100-80GB", kToken));
     ok(NodeHeartbeat{.node_id = kNodeH});
@@ -43,23 +28,6 @@ class BudgetTest : public ::testing::Test {
                                .gpu_hour_micros = 3'600 * kUnit}},
          kT0 - 60'000);
     }
-  }
-
-  Rows ok(const Command& command, TimeMs at = kT0) {
-    auto rows = core.apply(command, at);
-    EXPECT_TRUE(rows) << rows.error().message;
-    return rows ? *rows : Rows{};
-  }
-
-  // A refusal changes nothing: budgets and instances stay as they were.
-  ErrorCode refused(const Command& command, TimeMs at = kT0) {
-    const auto budgets = core.state().budgets;
-    const size_t instances = core.state().instances.size();
-    auto rows = core.apply(command, at);
-    EXPECT_FALSE(rows);
-    EXPECT_EQ(core.state().budgets, budgets);
-    EXPECT_EQ(core.state().instances.size(), instances);
-    return rows ? ErrorCode::kInternal : rows.error().code;
   }
 
   // Creates an instance of `gpus` GPUs of `model` and, if it was placed, has its agent report it
@@ -99,13 +67,14 @@ class BudgetTest : public ::testing::Test {
 
   const Instance& instance(const std::string& id) { return *core.state().instance(id); }
 
-  Core core{CoreOptions{.heartbeat_timeout_ms = 3'600'000'000}};
+  BudgetTest() : CoreTest(CoreOptions{.heartbeat_timeout_ms = 3'600'000'000}) {}
+
   int next_ = 0;
 };
 
 TEST_F(BudgetTest, EachThresholdAlertsOnceAMonthAndANewMonthRearmsIt) {
   ok(SetBudget{.id = kBudget,
-               .tenant_id = kA,
+               .tenant_id = kTenantA,
                .amount_micros = 10 * kUnit,
                .thresholds_pct = {50, 100},
                .webhook_url = "https://hooks.example.com/allot",
@@ -116,7 +85,7 @@ TEST_F(BudgetTest, EachThresholdAlertsOnceAMonthAndANewMonthRearmsIt) {
   ASSERT_EQ(half.size(), 1u);
   EXPECT_EQ(half[0].seq, 1);
   EXPECT_EQ(half[0].kind, "budget.threshold");
-  EXPECT_EQ(half[0].tenant_id, kA);
+  EXPECT_EQ(half[0].tenant_id, kTenantA);
   EXPECT_EQ(half[0].webhook_url, "https://hooks.example.com/allot");
   EXPECT_EQ(half[0].webhook_budget_id, kBudget);
   EXPECT_NE(half[0].payload.find(R"("threshold_pct":50)"), std::string::npos) << half[0].payload;
@@ -142,8 +111,10 @@ TEST_F(BudgetTest, EachThresholdAlertsOnceAMonthAndANewMonthRearmsIt) {
 }
 
 TEST_F(BudgetTest, ChangingTheAmountRearmsItsThresholdsAgainstTheNewAmount) {
-  const SetBudget ten{
-      .id = kBudget, .tenant_id = kA, .amount_micros = 10 * kUnit, .thresholds_pct = {50, 100}};
+  const SetBudget ten{.id = kBudget,
+                      .tenant_id = kTenantA,
+                      .amount_micros = 10 * kUnit,
+                      .thresholds_pct = {50, 100}};
   ok(ten);
   run(kProjectA, 1);                                         // One unit a second.
   ASSERT_EQ(events_in(ok(Tick{}, kT0 + 5'000)).size(), 1u);  // 50 % of 10.
@@ -170,7 +141,7 @@ TEST_F(BudgetTest, ChangingTheAmountRearmsItsThresholdsAgainstTheNewAmount) {
 TEST_F(BudgetTest, EveryEnforcementEmitsItsEventWhateverTheThresholds) {
   // Thresholds that stop short of the amount: the enforcement still says when it begins.
   ok(SetBudget{.id = kBudget,
-               .tenant_id = kA,
+               .tenant_id = kTenantA,
                .amount_micros = 3 * kUnit,
                .thresholds_pct = {50},
                .webhook_url = "https://hooks.example.com/allot",
@@ -192,14 +163,15 @@ TEST_F(BudgetTest, EveryEnforcementEmitsItsEventWhateverTheThresholds) {
   // A block_new budget whose 100 % alert went out before it enforced: its enforcement is its own
   // event.
   const std::string budget_b = "bud_0000000000000002";
-  ok(
-      SetBudget{
-          .id = budget_b, .tenant_id = kB, .amount_micros = 2 * kUnit, .thresholds_pct = {100}},
-      kT0 + 4'000);
+  ok(SetBudget{.id = budget_b,
+               .tenant_id = kTenantB,
+               .amount_micros = 2 * kUnit,
+               .thresholds_pct = {100}},
+     kT0 + 4'000);
   run(kProjectB, 1, "H100-80GB", kT0 + 4'000);
   ASSERT_EQ(events_in(ok(Tick{}, kT0 + 6'000)).size(), 1u);  // The 100 % alert.
   ok(SetBudget{.id = budget_b,
-               .tenant_id = kB,
+               .tenant_id = kTenantB,
                .amount_micros = 2 * kUnit,
                .thresholds_pct = {100},
                .enforcement = Enforcement::kBlockNew},
@@ -207,14 +179,14 @@ TEST_F(BudgetTest, EveryEnforcementEmitsItsEventWhateverTheThresholds) {
   const auto blocked = events_in(ok(Tick{}, kT0 + 7'000));
   ASSERT_EQ(blocked.size(), 1u);
   EXPECT_EQ(blocked[0].kind, "budget.enforced");
-  EXPECT_EQ(blocked[0].tenant_id, kB);
+  EXPECT_EQ(blocked[0].tenant_id, kTenantB);
   EXPECT_NE(blocked[0].payload.find(R"("enforcement":"block_new")"), std::string::npos);
   EXPECT_NE(blocked[0].payload.find(R"("stopped":[])"), std::string::npos) << blocked[0].payload;
   EXPECT_TRUE(events_in(ok(Tick{}, kT0 + 8'000)).empty());
 }
 
 TEST_F(BudgetTest, SeveralThresholdsReachedAtOnceEachAlert) {
-  ok(SetBudget{.id = kBudget, .tenant_id = kA, .amount_micros = 2 * kUnit});
+  ok(SetBudget{.id = kBudget, .tenant_id = kTenantA, .amount_micros = 2 * kUnit});
   run(kProjectA, 4);  // Four units a second.
   const auto events = events_in(ok(Tick{}, kT0 + 1'000));
   ASSERT_EQ(events.size(), 3u);  // 50, 80 and 100 % of 2 units: all within the first second.
@@ -230,7 +202,7 @@ TEST_F(BudgetTest, ABlockNewBudgetRefusesNewWorkAndHoldsQueuedWork) {
   const std::string queued = run(kProjectA, 8, "A100-80GB", kT0 + 1'000);
   EXPECT_EQ(instance(queued).state, InstanceState::kQueued);
   ok(SetBudget{.id = kBudget,
-               .tenant_id = kA,
+               .tenant_id = kTenantA,
                .amount_micros = 3 * kUnit,
                .enforcement = Enforcement::kBlockNew},
      kT0 + 2'000);
@@ -239,7 +211,7 @@ TEST_F(BudgetTest, ABlockNewBudgetRefusesNewWorkAndHoldsQueuedWork) {
   EXPECT_EQ(instance(before).state, InstanceState::kRunning);
   // At +3 s the first instance alone has spent 3 units: the amount.
   EXPECT_EQ(refused(CreateInstance{.id = "ins_00000000000000ff",
-                                   .tenant_id = kA,
+                                   .tenant_id = kTenantA,
                                    .project_id = kProjectA2,
                                    .user_id = "usr_1",
                                    .spec = {.gpus = 1, .command = {"true"}}},
@@ -267,7 +239,7 @@ TEST_F(BudgetTest, ABlockNewBudgetRefusesNewWorkAndHoldsQueuedWork) {
 
 TEST_F(BudgetTest, AStopRunningBudgetStopsTheTenantsRunningWorkWhenSpent) {
   ok(SetBudget{.id = kBudget,
-               .tenant_id = kA,
+               .tenant_id = kTenantA,
                .amount_micros = 3 * kUnit,
                .enforcement = Enforcement::kStopRunning});
   const std::string mine = run(kProjectA, 1);
@@ -287,13 +259,13 @@ TEST_F(BudgetTest, AStopRunningBudgetStopsTheTenantsRunningWorkWhenSpent) {
 
 TEST_F(BudgetTest, AProjectBudgetCountsOnlyItsProjectsSpend) {
   ok(SetBudget{.id = kBudget,
-               .tenant_id = kA,
+               .tenant_id = kTenantA,
                .project_id = kProjectA2,
                .amount_micros = 4 * kUnit,
                .enforcement = Enforcement::kStopRunning});
   const std::string one = run(kProjectA, 2);
   const std::string two = run(kProjectA2, 1);
-  const TenantSpend spend = month_spend(core.state(), kA, kT0 + 3'000);
+  const TenantSpend spend = month_spend(core.state(), kTenantA, kT0 + 3'000);
   EXPECT_EQ(spend.total_micros, 9 * kUnit);
   EXPECT_EQ(spend.of(kProjectA), 6 * kUnit);
   EXPECT_EQ(spend.of(kProjectA2), 3 * kUnit);
@@ -305,14 +277,14 @@ TEST_F(BudgetTest, AProjectBudgetCountsOnlyItsProjectsSpend) {
   EXPECT_FALSE(instance(one).stop_requested);  // Another project of the same tenant.
   // Project one may still start work; project two may not.
   EXPECT_EQ(instance(run(kProjectA, 1, "H100-80GB", kT0 + 4'000)).state, InstanceState::kRunning);
-  EXPECT_FALSE(budget_blocks(core.state(), kA, kProjectA, kT0 + 4'000));
-  EXPECT_TRUE(budget_blocks(core.state(), kA, kProjectA2, kT0 + 4'000));
+  EXPECT_FALSE(budget_blocks(core.state(), kTenantA, kProjectA, kT0 + 4'000));
+  EXPECT_TRUE(budget_blocks(core.state(), kTenantA, kProjectA2, kT0 + 4'000));
 }
 
 TEST_F(BudgetTest, SettingTheSameScopeAgainReplacesTheBudget) {
-  ok(SetBudget{.id = kBudget, .tenant_id = kA, .amount_micros = 5 * kUnit});
+  ok(SetBudget{.id = kBudget, .tenant_id = kTenantA, .amount_micros = 5 * kUnit});
   ok(SetBudget{.id = "bud_0000000000000002",
-               .tenant_id = kA,
+               .tenant_id = kTenantA,
                .amount_micros = 7 * kUnit,
                .thresholds_pct = {90},
                .enforcement = Enforcement::kBlockNew});
@@ -323,7 +295,7 @@ TEST_F(BudgetTest, SettingTheSameScopeAgainReplacesTheBudget) {
   EXPECT_EQ(b.enforcement, Enforcement::kBlockNew);
   // A project's budget is a scope of its own.
   ok(SetBudget{.id = "bud_0000000000000003",
-               .tenant_id = kA,
+               .tenant_id = kTenantA,
                .project_id = kProjectA,
                .amount_micros = kUnit});
   EXPECT_EQ(core.state().budgets.size(), 2u);
@@ -333,7 +305,7 @@ TEST_F(BudgetTest, SettingTheSameScopeAgainReplacesTheBudget) {
 }
 
 TEST_F(BudgetTest, BadSettingsAreRefusedWithStableCodesAndChangeNothing) {
-  const SetBudget good{.id = kBudget, .tenant_id = kA, .amount_micros = kUnit};
+  const SetBudget good{.id = kBudget, .tenant_id = kTenantA, .amount_micros = kUnit};
   auto with = [&](auto change) {
     SetBudget c = good;
     change(c);
@@ -372,7 +344,7 @@ TEST_F(BudgetTest, BadSettingsAreRefusedWithStableCodesAndChangeNothing) {
   EXPECT_TRUE(core.state().budgets.empty());
   // The largest amount and threshold are taken and compared without overflow.
   ok(SetBudget{.id = kBudget,
-               .tenant_id = kA,
+               .tenant_id = kTenantA,
                .amount_micros = INT64_MAX,
                .thresholds_pct = {1, 1000},
                .webhook_url = "http://127.0.0.1:9/hook",
@@ -392,10 +364,10 @@ TEST_F(BudgetTest, SpendCountsOnlyThisMonthOfWorkThatSpansMonths) {
           .workloads = {{.instance_id = id, .state = WorkloadReportState::kExited, .signal = 15}}},
       start + 15'000);
   ASSERT_TRUE(is_final(instance(id).state));
-  EXPECT_EQ(month_spend(core.state(), kA, start + 9'000).total_micros, 9 * kUnit);
-  EXPECT_EQ(month_spend(core.state(), kA, start + 60'000).total_micros, 5 * kUnit);
+  EXPECT_EQ(month_spend(core.state(), kTenantA, start + 9'000).total_micros, 9 * kUnit);
+  EXPECT_EQ(month_spend(core.state(), kTenantA, start + 60'000).total_micros, 5 * kUnit);
   // A month later it is history.
-  EXPECT_EQ(month_spend(core.state(), kA, next_month_start(start + 60'000)).total_micros, 0);
+  EXPECT_EQ(month_spend(core.state(), kTenantA, next_month_start(start + 60'000)).total_micros, 0);
 }
 
 }  // namespace

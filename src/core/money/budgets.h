@@ -11,10 +11,8 @@
 
 namespace allot {
 
-[[nodiscard]] Result<Rows> apply(const State& state, const SetBudget& c, TimeMs now_ms,
-                                 const Placing& placing);
-[[nodiscard]] Result<Rows> apply(const State& state, const DeleteBudget& c, TimeMs now_ms,
-                                 const Placing& placing);
+[[nodiscard]] Handler<SetBudget> apply;
+[[nodiscard]] Handler<DeleteBudget> apply;
 
 // Why the tenant's (and project's) new work may not start now because a budget that enforces is
 // spent; nullopt when none is. Computes spend only for tenants that have such a budget.

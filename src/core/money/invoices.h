@@ -7,20 +7,14 @@
 
 namespace allot {
 
-[[nodiscard]] Result<Rows> apply(const State& state, const DraftInvoice& c, TimeMs now_ms,
-                                 const Placing& placing);
-[[nodiscard]] Result<Rows> apply(const State& state, const FinalizeInvoice& c, TimeMs now_ms,
-                                 const Placing& placing);
-[[nodiscard]] Result<Rows> apply(const State& state, const MarkInvoicePaid& c, TimeMs now_ms,
-                                 const Placing& placing);
-[[nodiscard]] Result<Rows> apply(const State& state, const VoidInvoice& c, TimeMs now_ms,
-                                 const Placing& placing);
+[[nodiscard]] Handler<DraftInvoice> apply;
+[[nodiscard]] Handler<FinalizeInvoice> apply;
+[[nodiscard]] Handler<MarkInvoicePaid> apply;
+[[nodiscard]] Handler<VoidInvoice> apply;
 // Whether the details may replace the tenant's (SetBillingDetails, checked before it is applied).
 [[nodiscard]] Status check_billing_details(const State& state, const SetBillingDetails& c);
-[[nodiscard]] Result<Rows> apply(const State& state, const SetBillingDetails& c, TimeMs now_ms,
-                                 const Placing& placing);
-[[nodiscard]] Result<Rows> apply(const State& state, const CreateCreditNote& c, TimeMs now_ms,
-                                 const Placing& placing);
+[[nodiscard]] Handler<SetBillingDetails> apply;
+[[nodiscard]] Handler<CreateCreditNote> apply;
 
 // The tenant's invoice for the month starting at month_ms that is not void, or null.
 const Invoice* live_invoice(const State& state, const std::string& tenant_id, TimeMs month_ms);

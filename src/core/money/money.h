@@ -39,10 +39,8 @@ struct Balance {
 int64_t credits_spent(const State& state, const std::string& tenant_id, TimeMs from_ms,
                       TimeMs to_ms);
 
-[[nodiscard]] Result<Rows> apply(const State& state, const Topup& c, TimeMs now_ms,
-                                 const Placing& placing);
-[[nodiscard]] Result<Rows> apply(const State& state, const SetBilling& c, TimeMs now_ms,
-                                 const Placing& placing);
+[[nodiscard]] Handler<Topup> apply;
+[[nodiscard]] Handler<SetBilling> apply;
 
 // Why a tenant's new work may not start now (its money is used up), or nullopt.
 std::optional<std::string> funds_block(const Draft& draft, const std::string& tenant_id,
@@ -63,8 +61,7 @@ void hold_runway(Draft& draft, Instance& instance, const Node& node, TimeMs now_
 void settle_money(Draft& draft, TimeMs now_ms, const CoreOptions& options, bool post_all = false);
 
 // A price in the catalog (prices.cc).
-[[nodiscard]] Result<Rows> apply(const State& state, const SetPrice& c, TimeMs now_ms,
-                                 const Placing& placing);
+[[nodiscard]] Handler<SetPrice> apply;
 void put(State& state, const meter::Price& price);
 void put(State& state, const ledger::Account& account);
 void put(State& state, const LedgerEntry& entry);

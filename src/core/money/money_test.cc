@@ -5,37 +5,22 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include "core/cluster/test_nodes.h"
-#include "core/core.h"
 #include "core/money/metering.h"
+#include "core/test_core.h"
 
 namespace allot {
 namespace {
 
-constexpr TimeMs kT0 = 1'800'000'000'000;
-constexpr int64_t kUnit = 1'000'000;
 // 3,600 units per GPU-hour: one unit per GPU-second.
 constexpr int64_t kUnitPerSecond = 3'600 * kUnit;
-const std::string kToken = std::string(64, 'a');
 const std::string kTenant = "ten_0000000000000001";
 const std::string kNode = "nod_0000000000000001";
 
-class MoneyTest : public ::testing::Test {
+class MoneyTest : public CoreTest {
  protected:
   void SetUp() override {
     for (const Command& c : one_node_cloud(kTenant, "prj_0000000000000001", kNode, kToken)) ok(c);
     price(PriceClass::kOnDemand, kUnitPerSecond);
-  }
-
-  void ok(const Command& command, TimeMs at = kT0) {
-    auto rows = core.apply(command, at);
-    ASSERT_TRUE(rows) << rows.error().message << " at " << at;
-  }
-
-  ErrorCode refused(const Command& command, TimeMs at = kT0) {
-    auto rows = core.apply(command, at);
-    EXPECT_FALSE(rows) << "accepted";
-    return rows ? ErrorCode::kInternal : rows.error().code;
   }
 
   void price(PriceClass price_class, int64_t per_gpu_hour, TimeMs from = kT0) {
@@ -60,17 +45,7 @@ class MoneyTest : public ::testing::Test {
   // Ticks every 10 s up to `until`, with the node's heartbeats saying its work runs (placed work
   // starts, work told to stop is gone).
   void advance(TimeMs from, TimeMs until) {
-    for (TimeMs at = from; at <= until; at += 10'000) {
-      std::vector<WorkloadReport> running;
-      for (const auto& [id, i] : core.state().instances) {
-        if (is_final(i.state) || i.state == InstanceState::kQueued) continue;
-        running.push_back({.instance_id = id,
-                           .state = i.stop_requested ? WorkloadReportState::kExited
-                                                     : WorkloadReportState::kRunning});
-      }
-      beat(running, at);
-      ok(Tick{}, at);
-    }
+    for (TimeMs at = from; at <= until; at += 10'000) beat_and_tick(kNode, at);
   }
 
   Balance balance(TimeMs at) { return *balance_of(core.state(), kTenant, at); }
@@ -81,7 +56,8 @@ class MoneyTest : public ::testing::Test {
     EXPECT_TRUE(sums.posted == 0 && sums.pending == 0);
   }
 
-  Core core{CoreOptions{.heartbeat_timeout_ms = 30'000, .rating_interval_ms = 10'000}};
+  MoneyTest()
+      : CoreTest(CoreOptions{.heartbeat_timeout_ms = 30'000, .rating_interval_ms = 10'000}) {}
   int next_ = 0;
 };
 

@@ -6,18 +6,12 @@
 
 namespace allot {
 
-[[nodiscard]] Result<Rows> apply(const State& state, const CreatePool& c, TimeMs now_ms,
-                                 const Placing& placing);
-[[nodiscard]] Result<Rows> apply(const State& state, const UpdatePool& c, TimeMs now_ms,
-                                 const Placing& placing);
-[[nodiscard]] Result<Rows> apply(const State& state, const DeletePool& c, TimeMs now_ms,
-                                 const Placing& placing);
-[[nodiscard]] Result<Rows> apply(const State& state, const ScaleUpPool& c, TimeMs now_ms,
-                                 const Placing& placing);
-[[nodiscard]] Result<Rows> apply(const State& state, const RetirePoolNode& c, TimeMs now_ms,
-                                 const Placing& placing);
-[[nodiscard]] Result<Rows> apply(const State& state, const RecordPoolNode& c, TimeMs now_ms,
-                                 const Placing& placing);
+[[nodiscard]] Handler<CreatePool> apply;
+[[nodiscard]] Handler<UpdatePool> apply;
+[[nodiscard]] Handler<DeletePool> apply;
+[[nodiscard]] Handler<ScaleUpPool> apply;
+[[nodiscard]] Handler<RetirePoolNode> apply;
+[[nodiscard]] Handler<RecordPoolNode> apply;
 
 // When `token` was made for a booting pool node: the new node takes the pool's region and a
 // `pool` label, the pool node is ready, and the token is spent. Adds the changed rows to `draft`.

@@ -4,22 +4,20 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include "core/cluster/test_nodes.h"
-#include "core/core.h"
 #include "core/pools/autoscale.h"
 #include "core/pools/pools.h"
+#include "core/test_core.h"
 
 namespace allot {
 namespace {
 
-constexpr TimeMs kT0 = 1'800'000'000'000;
 const std::string kTenant = "ten_000000000000000a";
 const std::string kProject = "prj_000000000000000a";
 const std::string kPool = "pol_0000000000000001";
 
 using Kind = ScaleDecision::Kind;
 
-class PoolsTest : public ::testing::Test {
+class PoolsTest : public CoreTest {
  protected:
   void SetUp() override {
     ok(CreateTenant{"ten_00000000000000ff", "operator", true});
@@ -28,22 +26,6 @@ class PoolsTest : public ::testing::Test {
     for (const Command& c : free_prices("eu", kT0 - 1)) ok(c, kT0 - 1);
     for (const Command& c : free_prices("elsewhere", kT0 - 1)) ok(c, kT0 - 1);
     for (const Command& c : free_prices("us", kT0 - 1)) ok(c, kT0 - 1);
-  }
-
-  Rows ok(const Command& command, TimeMs at = kT0) {
-    auto rows = core.apply(command, at);
-    EXPECT_TRUE(rows) << rows.error().message;
-    return rows ? *rows : Rows{};
-  }
-
-  ErrorCode refused(const Command& command, TimeMs at = kT0) {
-    const auto pools = core.state().pools;
-    const auto nodes = core.state().pool_nodes;
-    auto rows = core.apply(command, at);
-    EXPECT_FALSE(rows);
-    EXPECT_EQ(core.state().pools, pools);
-    EXPECT_EQ(core.state().pool_nodes, nodes);
-    return rows ? ErrorCode::kInternal : rows.error().code;
   }
 
   static Pool burst() {
@@ -116,7 +98,6 @@ class PoolsTest : public ::testing::Test {
     return kNone;
   }
 
-  Core core;
   int next_ = 0;
 };
 

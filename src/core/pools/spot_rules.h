@@ -7,10 +7,8 @@
 
 namespace allot {
 
-[[nodiscard]] Result<Rows> apply(const State& state, const SetSpotRule& c, TimeMs now_ms,
-                                 const Placing& placing);
-[[nodiscard]] Result<Rows> apply(const State& state, const DeleteSpotRule& c, TimeMs now_ms,
-                                 const Placing& placing);
+[[nodiscard]] Handler<SetSpotRule> apply;
+[[nodiscard]] Handler<DeleteSpotRule> apply;
 
 // The allocated share of the in-service GPUs of `model` on the live nodes of `region`, in
 // thousandths; 0 when there are none.

@@ -4,16 +4,12 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include "core/cluster/test_nodes.h"
-#include "core/core.h"
 #include "core/pools/spot_rules.h"
+#include "core/test_core.h"
 
 namespace allot {
 namespace {
 
-constexpr TimeMs kT0 = 1'800'000'000'000;
-constexpr int64_t kUnit = 1'000'000;
-const std::string kToken = std::string(64, 'a');
 const std::string kTenant = "ten_0000000000000001";
 const std::string kNode = "nod_0000000000000001";
 const meter::PriceKey kSpotKey{
@@ -51,23 +47,10 @@ TEST(PriceOnCurve, InterpolatesBetweenPointsAndRoundsDown) {
   EXPECT_EQ(price_on_curve({{0, 8}, {100, 7}}, 333), 7) << "a falling curve rounds down too";
 }
 
-class SpotRulesTest : public ::testing::Test {
+class SpotRulesTest : public CoreTest {
  protected:
   void SetUp() override {
     for (const Command& c : one_node_cloud(kTenant, "prj_0000000000000001", kNode, kToken)) ok(c);
-  }
-
-  void ok(const Command& command, TimeMs at = kT0) {
-    auto rows = core.apply(command, at);
-    ASSERT_TRUE(rows) << rows.error().message << " at " << at;
-  }
-
-  ErrorCode refused(const Command& command) {
-    const auto rules = core.state().spot_rules;
-    auto rows = core.apply(command, kT0);
-    EXPECT_FALSE(rows) << "accepted";
-    EXPECT_EQ(core.state().spot_rules, rules);
-    return rows ? ErrorCode::kInternal : rows.error().code;
   }
 
   // Starts spot work of `gpus` GPUs at `at`, paying at most `max_micros` per GPU-hour.
@@ -83,18 +66,7 @@ class SpotRulesTest : public ::testing::Test {
     return id;
   }
 
-  // A heartbeat saying all placed work runs (work told to stop has exited), then the timer.
-  void tick(TimeMs at) {
-    std::vector<WorkloadReport> running;
-    for (const auto& [id, i] : core.state().instances) {
-      if (is_final(i.state) || i.state == InstanceState::kQueued) continue;
-      running.push_back({.instance_id = id,
-                         .state = i.stop_requested ? WorkloadReportState::kExited
-                                                   : WorkloadReportState::kRunning});
-    }
-    ok(NodeHeartbeat{.node_id = kNode, .workloads = std::move(running)}, at);
-    ok(Tick{}, at);
-  }
+  void tick(TimeMs at) { beat_and_tick(kNode, at); }
 
   // The spot prices in the catalog, oldest first: {effective, per GPU-hour}.
   std::vector<std::pair<TimeMs, int64_t>> history() {
@@ -105,7 +77,6 @@ class SpotRulesTest : public ::testing::Test {
     return out;
   }
 
-  Core core;
   int next_ = 0;
 };
 

@@ -13,10 +13,8 @@
 
 namespace allot {
 
-[[nodiscard]] Result<Rows> apply(const State& state, const SetLatency& c, TimeMs now_ms,
-                                 const Placing& placing);
-[[nodiscard]] Result<Rows> apply(const State& state, const DeleteLatency& c, TimeMs now_ms,
-                                 const Placing& placing);
+[[nodiscard]] Handler<SetLatency> apply;
+[[nodiscard]] Handler<DeleteLatency> apply;
 
 struct ModelOffer {
   std::string gpu_model;
