@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "store/document.h"
+
 namespace allot {
 namespace {
 
@@ -44,39 +46,17 @@ std::optional<DeliveryStatus> delivery_of(const DbRow& r, Event& event) {
 
 }  // namespace
 
-json budget_document(const Budget& b) {
-  return {{"id", b.id},
-          {"tenant_id", b.tenant_id},
-          {"project_id", b.project_id},
-          {"amount_micros", b.amount_micros},
-          {"thresholds_pct", b.thresholds_pct},
-          {"webhook_url", b.webhook_url},
-          {"webhook_secret", b.webhook_secret},
-          {"enforcement", enforcement_name(b.enforcement)},
-          {"created_at_ms", b.created_at_ms},
-          {"updated_at_ms", b.updated_at_ms},
-          {"deleted_at_ms", b.deleted_at_ms}};
-}
+// Not in the unnamed namespace: nlohmann finds these by argument-dependent lookup.
+static void to_json(json& doc, Enforcement e) { doc = enforcement_name(e); }
+static void from_json(const json& doc, Enforcement& e) { read_name(doc, e, parse_enforcement); }
 
-Result<Budget> budget_from_document(const json& d) {
-  try {
-    auto enforcement = parse_enforcement(d.at("enforcement").get<std::string>());
-    if (!enforcement) return fail(ErrorCode::kInternal, "a stored budget has a bad enforcement");
-    return Budget{.id = d.at("id"),
-                  .tenant_id = d.at("tenant_id"),
-                  .project_id = d.at("project_id"),
-                  .amount_micros = d.at("amount_micros"),
-                  .thresholds_pct = d.at("thresholds_pct").get<std::vector<int64_t>>(),
-                  .webhook_url = d.at("webhook_url"),
-                  .webhook_secret = d.at("webhook_secret"),
-                  .enforcement = *enforcement,
-                  .created_at_ms = d.at("created_at_ms"),
-                  .updated_at_ms = d.at("updated_at_ms"),
-                  .deleted_at_ms = d.at("deleted_at_ms")};
-  } catch (const json::exception& e) {
-    return fail(ErrorCode::kInternal, std::string("a stored budget is malformed: ") + e.what());
-  }
-}
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Budget, id, tenant_id, project_id, amount_micros, thresholds_pct,
+                                   webhook_url, webhook_secret, enforcement, created_at_ms,
+                                   updated_at_ms, deleted_at_ms)
+
+json budget_document(const Budget& b) { return b; }
+
+Result<Budget> budget_from_document(const json& d) { return from_document<Budget>(d, "budget"); }
 
 json event_json(const Event& e) {
   return {{"id", e.id()},

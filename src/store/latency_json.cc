@@ -1,27 +1,15 @@
 #include "store/latency_json.h"
 
+#include "store/document.h"
+
 namespace allot {
 
-using nlohmann::json;
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Latency, from, region, rtt_ms, updated_at_ms, deleted_at_ms)
 
-json latency_document(const Latency& l) {
-  return {{"from", l.from},
-          {"region", l.region},
-          {"rtt_ms", l.rtt_ms},
-          {"updated_at_ms", l.updated_at_ms},
-          {"deleted_at_ms", l.deleted_at_ms}};
-}
+nlohmann::json latency_document(const Latency& l) { return l; }
 
-Result<Latency> latency_from_document(const json& d) {
-  try {
-    return Latency{.from = d.at("from"),
-                   .region = d.at("region"),
-                   .rtt_ms = d.at("rtt_ms"),
-                   .updated_at_ms = d.at("updated_at_ms"),
-                   .deleted_at_ms = d.at("deleted_at_ms")};
-  } catch (const json::exception& e) {
-    return fail(ErrorCode::kInternal, std::string("a stored latency is malformed: ") + e.what());
-  }
+Result<Latency> latency_from_document(const nlohmann::json& d) {
+  return from_document<Latency>(d, "latency");
 }
 
 }  // namespace allot
