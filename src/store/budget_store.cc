@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "store/document.h"
+#include "common/document.h"
 
 namespace allot {
 namespace {

@@ -1,5 +1,7 @@
 #include "store/cluster_json.h"
 
+#include "common/document.h"
+
 namespace allot {
 namespace {
 
@@ -43,82 +45,75 @@ Gpu gpu_from(const json& d) {
                            .ecc_errors = d.at("ecc_errors")}};
 }
 
-InstanceSpec spec_from(const json& d) {
-  return InstanceSpec{
-      .gpus = d.at("gpus"),
-      .gpu_milli = d.at("gpu_milli"),
-      .gpu_models = d.at("gpu_models").get<std::vector<std::string>>(),
-      .cpu_milli = d.at("cpu_milli"),
-      .memory_mib = d.at("memory_mib"),
-      .region = d.at("region"),
-      .price_class =
-          parse_price_class(d.at("price_class").get<std::string>()).value_or(PriceClass::kOnDemand),
-      .image = d.value("image", std::string()),
-      .command = d.at("command").get<std::vector<std::string>>(),
-      .env = d.at("env").get<std::map<std::string, std::string>>(),
-      .labels = d.at("labels").get<std::map<std::string, std::string>>(),
-      .max_run_s = d.at("max_run_s"),
-      .interactive = d.at("interactive"),
-      .requeue = d.value("requeue", false),
-      .nodes = d.value("nodes", 1),
-      .max_price_micros = d.value("max_price_micros", int64_t{0}),
-      // Rows written before regions and preferences existed have none: any region, no preference.
-      .regions = d.value("regions", std::vector<std::string>{}),
-      .prefer = parse_prefer(d.value("prefer", std::string())).value_or(Prefer::kNone),
-      .from = d.value("from", std::string()),
-  };
-}
-
-InstanceState state_from(const std::string& name) {
-  for (auto state : {InstanceState::kQueued, InstanceState::kScheduled, InstanceState::kStarting,
-                     InstanceState::kRunning, InstanceState::kSucceeded, InstanceState::kFailed,
-                     InstanceState::kStopped, InstanceState::kPreempted}) {
-    if (instance_state_name(state) == name) return state;
-  }
-  return InstanceState::kLost;
-}
-
 }  // namespace
 
-json spec_document(const InstanceSpec& s) {
-  return {{"gpus", s.gpus},
-          {"gpu_milli", s.gpu_milli},
-          {"gpu_models", s.gpu_models},
-          {"cpu_milli", s.cpu_milli},
-          {"memory_mib", s.memory_mib},
-          {"region", s.region},
-          {"price_class", price_class_name(s.price_class)},
-          {"image", s.image},
-          {"command", s.command},
-          {"env", s.env},
-          {"labels", s.labels},
-          {"max_run_s", s.max_run_s},
-          {"interactive", s.interactive},
-          {"requeue", s.requeue},
-          {"nodes", s.nodes},
-          {"max_price_micros", s.max_price_micros},
-          {"regions", s.regions},
-          {"prefer", prefer_name(s.prefer)},
-          {"from", s.from},
-          {"idle", s.idle ? idle_policy_document(*s.idle) : json(nullptr)}};
+// Outside the unnamed namespace, where nlohmann finds them by argument-dependent lookup. Rows
+// written before a field existed read as they were then: without a class, on demand; without a
+// preference, none; a state this version does not know, lost.
+static void to_json(json& doc, PriceClass c) { doc = price_class_name(c); }
+static void from_json(const json& doc, PriceClass& c) {
+  c = parse_price_class(doc.get<std::string>()).value_or(PriceClass::kOnDemand);
 }
-
-json idle_policy_document(const IdlePolicy& p) {
-  return {{"threshold_pct", p.threshold_pct},
-          {"window_s", p.window_s},
-          {"action", std::string(idle_action_name(p.action))}};
+static void to_json(json& doc, Prefer p) { doc = prefer_name(p); }
+static void from_json(const json& doc, Prefer& p) {
+  p = parse_prefer(doc.get<std::string>()).value_or(Prefer::kNone);
 }
-
-Result<IdlePolicy> idle_policy_from_document(const json& d) {
-  try {
-    auto action = parse_idle_action(d.at("action").get<std::string>());
-    if (!action) return fail(ErrorCode::kInternal, "a stored idle policy has an unknown action");
-    return IdlePolicy{
-        .threshold_pct = d.at("threshold_pct"), .window_s = d.at("window_s"), .action = *action};
-  } catch (const json::exception& e) {
-    return fail(ErrorCode::kInternal,
-                std::string("a stored idle policy is malformed: ") + e.what());
+static void to_json(json& doc, IdleAction a) { doc = idle_action_name(a); }
+static void from_json(const json& doc, IdleAction& a) { read_name(doc, a, parse_idle_action); }
+static void to_json(json& doc, InstanceState state) { doc = instance_state_name(state); }
+static void from_json(const json& doc, InstanceState& state) {
+  state = InstanceState::kLost;
+  for (auto known : {InstanceState::kQueued, InstanceState::kScheduled, InstanceState::kStarting,
+                     InstanceState::kRunning, InstanceState::kSucceeded, InstanceState::kFailed,
+                     InstanceState::kStopped, InstanceState::kPreempted}) {
+    if (instance_state_name(known) == doc.get<std::string>()) state = known;
   }
+}
+
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(IdlePolicy, threshold_pct, window_s, action)
+
+// A spec without an idle policy of its own keeps null.
+static void to_json(json& doc, const std::optional<IdlePolicy>& idle) {
+  doc = idle ? json(*idle) : json(nullptr);
+}
+static void from_json(const json& doc, std::optional<IdlePolicy>& idle) {
+  idle = doc.is_null() ? std::nullopt : std::optional(doc.get<IdlePolicy>());
+}
+
+// The energy an instance used, by UTC day: [{"day_ms", "energy_mj", "carbon_ug"}, ...].
+static void to_json(json& doc, const std::map<TimeMs, EnergyUse>& energy) {
+  doc = json::array();
+  for (const auto& [day_ms, use] : energy) {
+    doc.push_back({{"day_ms", day_ms}, {"energy_mj", use.energy_mj}, {"carbon_ug", use.carbon_ug}});
+  }
+}
+static void from_json(const json& doc, std::map<TimeMs, EnergyUse>& energy) {
+  for (const json& e : doc) {
+    energy[e.at("day_ms").get<TimeMs>()] =
+        EnergyUse{.energy_mj = e.at("energy_mj"), .carbon_ug = e.at("carbon_ug")};
+  }
+}
+
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(InstanceEvent, at_ms, state, message)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(InstanceSpec, gpus, gpu_milli, gpu_models,
+                                                cpu_milli, memory_mib, region, price_class, image,
+                                                command, env, labels, max_run_s, interactive,
+                                                requeue, nodes, max_price_micros, regions, prefer,
+                                                from, idle)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(
+    Instance, id, tenant_id, project_id, user_id, spec, state, reason, node_id, gpu_indices,
+    gpu_uuids, stop_requested, stop_reason, exit_code, created_at_ms, started_at_ms, ended_at_ms,
+    events, gang_id, gang_rank, gang_port, billed_micros, billed_to_ms, postings, hold_id,
+    hold_micros, settled, billing_cap_ms, energy, idle_since_ms, idle_notified)
+
+json spec_document(const InstanceSpec& s) { return s; }
+json idle_policy_document(const IdlePolicy& p) { return p; }
+Result<IdlePolicy> idle_policy_from_document(const json& d) {
+  return from_document<IdlePolicy>(d, "idle policy");
+}
+json instance_document(const Instance& i) { return i; }
+Result<Instance> instance_from_document(const json& d) {
+  return from_document<Instance>(d, "instance");
 }
 
 json node_document(const Node& n) {
@@ -156,48 +151,6 @@ json node_document(const Node& n) {
           {"image_store",
            {{"total_bytes", n.image_store.total_bytes}, {"free_bytes", n.image_store.free_bytes}}},
           {"images_at_ms", n.images_at_ms}};
-}
-
-json instance_document(const Instance& i) {
-  json events = json::array();
-  for (const InstanceEvent& e : i.events) {
-    events.push_back({{"at_ms", e.at_ms}, {"state", e.state}, {"message", e.message}});
-  }
-  json energy = json::array();
-  for (const auto& [day_ms, use] : i.energy) {
-    energy.push_back(
-        {{"day_ms", day_ms}, {"energy_mj", use.energy_mj}, {"carbon_ug", use.carbon_ug}});
-  }
-  return {{"id", i.id},
-          {"tenant_id", i.tenant_id},
-          {"project_id", i.project_id},
-          {"user_id", i.user_id},
-          {"spec", spec_document(i.spec)},
-          {"state", instance_state_name(i.state)},
-          {"reason", i.reason},
-          {"node_id", i.node_id},
-          {"gpu_indices", i.gpu_indices},
-          {"gpu_uuids", i.gpu_uuids},
-          {"stop_requested", i.stop_requested},
-          {"stop_reason", i.stop_reason},
-          {"exit_code", i.exit_code},
-          {"created_at_ms", i.created_at_ms},
-          {"started_at_ms", i.started_at_ms},
-          {"ended_at_ms", i.ended_at_ms},
-          {"events", events},
-          {"gang_id", i.gang_id},
-          {"gang_rank", i.gang_rank},
-          {"gang_port", i.gang_port},
-          {"billed_micros", i.billed_micros},
-          {"billed_to_ms", i.billed_to_ms},
-          {"postings", i.postings},
-          {"hold_id", i.hold_id},
-          {"hold_micros", i.hold_micros},
-          {"settled", i.settled},
-          {"billing_cap_ms", i.billing_cap_ms},
-          {"energy", energy},
-          {"idle_since_ms", i.idle_since_ms},
-          {"idle_notified", i.idle_notified}};
 }
 
 Result<Node> node_from_document(const json& d) {
@@ -241,104 +194,16 @@ Result<Node> node_from_document(const json& d) {
   }
 }
 
-Result<Instance> instance_from_document(const json& d) {
-  try {
-    Instance i{.id = d.at("id"),
-               .tenant_id = d.at("tenant_id"),
-               .project_id = d.at("project_id"),
-               .user_id = d.at("user_id"),
-               .spec = spec_from(d.at("spec")),
-               .state = state_from(d.at("state")),
-               .reason = d.at("reason"),
-               .node_id = d.at("node_id"),
-               .gpu_indices = d.at("gpu_indices").get<std::vector<int>>(),
-               .gpu_uuids = d.at("gpu_uuids").get<std::vector<std::string>>(),
-               .stop_requested = d.at("stop_requested"),
-               .stop_reason = d.value("stop_reason", std::string()),
-               .exit_code = d.at("exit_code"),
-               .created_at_ms = d.at("created_at_ms"),
-               .started_at_ms = d.at("started_at_ms"),
-               .ended_at_ms = d.at("ended_at_ms"),
-               .gang_id = d.value("gang_id", std::string()),
-               .gang_rank = d.value("gang_rank", 0),
-               .gang_port = d.value("gang_port", 0),
-               .billed_micros = d.value("billed_micros", int64_t{0}),
-               .billed_to_ms = d.value("billed_to_ms", int64_t{0}),
-               .postings = d.value("postings", int64_t{0}),
-               .hold_id = d.value("hold_id", std::string()),
-               .hold_micros = d.value("hold_micros", int64_t{0}),
-               .settled = d.value("settled", false),
-               .billing_cap_ms = d.value("billing_cap_ms", int64_t{0}),
-               .idle_since_ms = d.value("idle_since_ms", int64_t{0}),
-               .idle_notified = d.value("idle_notified", false)};
-    // Rows written before idle stop have no "idle": no policy of their own.
-    if (const json& spec = d.at("spec"); spec.contains("idle") && !spec.at("idle").is_null()) {
-      auto policy = idle_policy_from_document(spec.at("idle"));
-      if (!policy) return std::unexpected(policy.error());
-      i.spec.idle = *policy;
-    }
-    for (const json& e : d.at("events")) {
-      i.events.push_back(InstanceEvent{e.at("at_ms"), e.at("state"), e.at("message")});
-    }
-    for (const json& e : d.value("energy", json::array())) {
-      i.energy[e.at("day_ms").get<TimeMs>()] =
-          EnergyUse{.energy_mj = e.at("energy_mj"), .carbon_ug = e.at("carbon_ug")};
-    }
-    return i;
-  } catch (const json::exception& e) {
-    return fail(ErrorCode::kInternal, std::string("a stored instance is malformed: ") + e.what());
-  }
-}
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Quota, id, tenant_id, project_id, gpu_model, gpu_milli,
+                                   created_at_ms, deleted_at_ms)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Reservation, id, tenant_id, gpu_model, gpus, starts_at_ms,
+                                   ends_at_ms, created_at_ms, cancelled_at_ms)
 
-json quota_document(const Quota& q) {
-  return {{"id", q.id},
-          {"tenant_id", q.tenant_id},
-          {"project_id", q.project_id},
-          {"gpu_model", q.gpu_model},
-          {"gpu_milli", q.gpu_milli},
-          {"created_at_ms", q.created_at_ms},
-          {"deleted_at_ms", q.deleted_at_ms}};
-}
-
-json reservation_document(const Reservation& r) {
-  return {{"id", r.id},
-          {"tenant_id", r.tenant_id},
-          {"gpu_model", r.gpu_model},
-          {"gpus", r.gpus},
-          {"starts_at_ms", r.starts_at_ms},
-          {"ends_at_ms", r.ends_at_ms},
-          {"created_at_ms", r.created_at_ms},
-          {"cancelled_at_ms", r.cancelled_at_ms}};
-}
-
-Result<Quota> quota_from_document(const json& d) {
-  try {
-    return Quota{.id = d.at("id"),
-                 .tenant_id = d.at("tenant_id"),
-                 .project_id = d.at("project_id"),
-                 .gpu_model = d.at("gpu_model"),
-                 .gpu_milli = d.at("gpu_milli"),
-                 .created_at_ms = d.at("created_at_ms"),
-                 .deleted_at_ms = d.at("deleted_at_ms")};
-  } catch (const json::exception& e) {
-    return fail(ErrorCode::kInternal, std::string("a stored quota is malformed: ") + e.what());
-  }
-}
-
+json quota_document(const Quota& q) { return q; }
+json reservation_document(const Reservation& r) { return r; }
+Result<Quota> quota_from_document(const json& d) { return from_document<Quota>(d, "quota"); }
 Result<Reservation> reservation_from_document(const json& d) {
-  try {
-    return Reservation{.id = d.at("id"),
-                       .tenant_id = d.at("tenant_id"),
-                       .gpu_model = d.at("gpu_model"),
-                       .gpus = d.at("gpus"),
-                       .starts_at_ms = d.at("starts_at_ms"),
-                       .ends_at_ms = d.at("ends_at_ms"),
-                       .created_at_ms = d.at("created_at_ms"),
-                       .cancelled_at_ms = d.at("cancelled_at_ms")};
-  } catch (const json::exception& e) {
-    return fail(ErrorCode::kInternal,
-                std::string("a stored reservation is malformed: ") + e.what());
-  }
+  return from_document<Reservation>(d, "reservation");
 }
 
 json price_document(const meter::Price& p) {

@@ -1,24 +1,22 @@
 #include "store/invoice_json.h"
 
+#include "common/document.h"
+
 namespace allot {
 
 using nlohmann::json;
 
+// Every detail may be absent: a tenant gives those it has.
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(BillingDetails, legal_name, address, tax_id, email)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CreditNote, id, invoice_id, tenant_id, number, amount_micros,
+                                   reason, created_at_ms)
+
 namespace {
 
-json details_document(const BillingDetails& d) {
-  return {{"legal_name", d.legal_name},
-          {"address", d.address},
-          {"tax_id", d.tax_id},
-          {"email", d.email}};
-}
+json details_document(const BillingDetails& d) { return d; }
 
 BillingDetails details_from_document(const json& d) {
-  if (!d.is_object()) return {};
-  return BillingDetails{.legal_name = d.value("legal_name", ""),
-                        .address = d.value("address", ""),
-                        .tax_id = d.value("tax_id", ""),
-                        .email = d.value("email", "")};
+  return d.is_object() ? d.get<BillingDetails>() : BillingDetails{};
 }
 
 }  // namespace
@@ -117,29 +115,10 @@ Result<Invoice> invoice_from_document(const json& d) {
   }
 }
 
-json credit_note_document(const CreditNote& n) {
-  return {{"id", n.id},
-          {"invoice_id", n.invoice_id},
-          {"tenant_id", n.tenant_id},
-          {"number", n.number},
-          {"amount_micros", n.amount_micros},
-          {"reason", n.reason},
-          {"created_at_ms", n.created_at_ms}};
-}
+json credit_note_document(const CreditNote& n) { return n; }
 
 Result<CreditNote> credit_note_from_document(const json& d) {
-  try {
-    return CreditNote{.id = d.at("id"),
-                      .invoice_id = d.at("invoice_id"),
-                      .tenant_id = d.at("tenant_id"),
-                      .number = d.at("number"),
-                      .amount_micros = d.at("amount_micros"),
-                      .reason = d.at("reason"),
-                      .created_at_ms = d.at("created_at_ms")};
-  } catch (const json::exception& e) {
-    return fail(ErrorCode::kInternal,
-                std::string("a stored credit note is malformed: ") + e.what());
-  }
+  return from_document<CreditNote>(d, "credit note");
 }
 
 }  // namespace allot

@@ -1,6 +1,6 @@
 #include "store/latency_json.h"
 
-#include "store/document.h"
+#include "common/document.h"
 
 namespace allot {
 

@@ -1,6 +1,6 @@
 #include "store/registry_json.h"
 
-#include "store/document.h"
+#include "common/document.h"
 
 namespace allot {
 

@@ -1,6 +1,6 @@
 #include "store/spot_rule_json.h"
 
-#include "store/document.h"
+#include "common/document.h"
 
 namespace allot {
 

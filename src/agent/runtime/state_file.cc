@@ -14,6 +14,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/document.h"
+
 namespace allot::agent {
 namespace {
 
@@ -35,63 +37,6 @@ std::string read_whole_file(const std::string& path) {
   }
   ::close(fd);
   return out;
-}
-
-std::optional<WorkloadState> parse_state(const std::string& name) {
-  for (const auto state :
-       {WorkloadState::kRunning, WorkloadState::kExited, WorkloadState::kFailedToStart}) {
-    if (workload_state_name(state) == name) return state;
-  }
-  return std::nullopt;
-}
-
-json spec_to_json(const WorkloadSpec& spec) {
-  return {{"instance_id", spec.instance_id},
-          {"argv", spec.argv},
-          {"env", spec.env},
-          {"working_dir", spec.working_dir},
-          {"gpu_uuids", spec.gpu_uuids},
-          {"cpu_milli", spec.cpu_milli},
-          {"memory_mib", spec.memory_mib}};
-}
-
-WorkloadSpec spec_from_json(const json& j) {
-  WorkloadSpec spec;
-  j.at("instance_id").get_to(spec.instance_id);
-  j.at("argv").get_to(spec.argv);
-  j.at("env").get_to(spec.env);
-  j.at("working_dir").get_to(spec.working_dir);
-  j.at("gpu_uuids").get_to(spec.gpu_uuids);
-  j.at("cpu_milli").get_to(spec.cpu_milli);
-  j.at("memory_mib").get_to(spec.memory_mib);
-  return spec;
-}
-
-json status_to_json(const WorkloadStatus& status) {
-  return {{"state", workload_state_name(status.state)},
-          {"pid", status.pid},
-          {"exit_code", status.exit_code},
-          {"signal", status.signal},
-          {"started_at_ms", status.started_at_ms},
-          {"ended_at_ms", status.ended_at_ms},
-          {"log_path", status.log_path},
-          {"message", status.message}};
-}
-
-WorkloadStatus status_from_json(const json& j, const std::string& instance_id) {
-  WorkloadStatus status;
-  status.instance_id = instance_id;
-  const auto state = parse_state(j.at("state").get<std::string>());
-  if (!state) throw std::invalid_argument("unknown workload state");
-  status.state = *state;
-  j.at("pid").get_to(status.pid);
-  j.at("exit_code").get_to(status.exit_code);
-  j.at("signal").get_to(status.signal);
-  j.at("started_at_ms").get_to(status.started_at_ms);
-  j.at("ended_at_ms").get_to(status.ended_at_ms);
-  j.at("log_path").get_to(status.log_path);
-  j.at("message").get_to(status.message);
-  return status;
 }
 
 struct ProcStat {
@@ -120,6 +65,27 @@ std::optional<ProcStat> read_proc_stat(pid_t pid) {
 }
 
 }  // namespace
+
+// Outside the unnamed namespace, where nlohmann finds them by argument-dependent lookup.
+static std::optional<WorkloadState> parse_state(std::string_view name) {
+  for (const auto state :
+       {WorkloadState::kRunning, WorkloadState::kExited, WorkloadState::kFailedToStart}) {
+    if (workload_state_name(state) == name) return state;
+  }
+  return std::nullopt;
+}
+static void to_json(json& doc, WorkloadState s) { doc = workload_state_name(s); }
+static void from_json(const json& doc, WorkloadState& s) { read_name(doc, s, parse_state); }
+
+// What a restarted agent needs to find its workload again. The image and its registry password
+// are not kept: a workload that is found again is never started anew.
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(WorkloadSpec, instance_id, argv, env, working_dir, gpu_uuids,
+                                   cpu_milli, memory_mib)
+// The instance is its spec's.
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(WorkloadStatus, state, pid, exit_code, signal, started_at_ms,
+                                   ended_at_ms, log_path, message)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(WorkloadRecord, spec, status, shim_pid, shim_start_ticks,
+                                   pid_start_ticks, cgroup_dir, stop_requested, kill_at_ms)
 
 WorkloadPaths workload_paths(const std::string& state_dir, std::string_view instance_id) {
   WorkloadPaths paths;
@@ -166,15 +132,8 @@ Status write_file_atomically(const std::string& path, const std::string& tmp_pat
 }
 
 Status save_record(const WorkloadPaths& paths, const WorkloadRecord& record) {
-  const json j = {{"version", kRecordVersion},
-                  {"spec", spec_to_json(record.spec)},
-                  {"status", status_to_json(record.status)},
-                  {"shim_pid", record.shim_pid},
-                  {"shim_start_ticks", record.shim_start_ticks},
-                  {"pid_start_ticks", record.pid_start_ticks},
-                  {"cgroup_dir", record.cgroup_dir},
-                  {"stop_requested", record.stop_requested},
-                  {"kill_at_ms", record.kill_at_ms}};
+  json j = record;
+  j["version"] = kRecordVersion;
   return write_file_atomically(paths.record, paths.record_tmp, j.dump(2) + "\n", 0644);
 }
 
@@ -184,15 +143,8 @@ std::optional<WorkloadRecord> load_record(const std::string& path) {
   // nlohmann reports missing fields and wrong types by throwing; they stay inside this function.
   try {
     if (j.at("version").get<int>() != kRecordVersion) return std::nullopt;
-    WorkloadRecord record;
-    record.spec = spec_from_json(j.at("spec"));
-    record.status = status_from_json(j.at("status"), record.spec.instance_id);
-    j.at("shim_pid").get_to(record.shim_pid);
-    j.at("shim_start_ticks").get_to(record.shim_start_ticks);
-    j.at("pid_start_ticks").get_to(record.pid_start_ticks);
-    j.at("cgroup_dir").get_to(record.cgroup_dir);
-    j.at("stop_requested").get_to(record.stop_requested);
-    j.at("kill_at_ms").get_to(record.kill_at_ms);
+    auto record = j.get<WorkloadRecord>();
+    record.status.instance_id = record.spec.instance_id;
     return record;
   } catch (const std::exception&) {
     return std::nullopt;
