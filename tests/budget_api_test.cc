@@ -49,14 +49,6 @@ class BudgetApiTest : public ClusterTest {
     tenant_id_ = call("GET", "/v1/projects/" + project_id_, nullptr, 200).value("tenant_id", "");
   }
 
-  json as_operator(const std::string& method, const std::string& target, const json& body,
-                   int expected_status) {
-    const ClientResponse response =
-        daemon_.request(method, target, body.is_null() ? "" : body.dump(), daemon_.admin_key());
-    EXPECT_EQ(response.status, expected_status) << method << " " << target << ": " << response.body;
-    return json::parse(response.body, nullptr, false);
-  }
-
   // The receiver's requests for one delivery.
   std::vector<WebhookReceiver::Request> deliveries_of(const std::string& delivery_id) {
     std::vector<WebhookReceiver::Request> out;

@@ -19,14 +19,6 @@ class InvoiceUsageTest : public ClusterTest {
     free_prices_ = false;  // It sets the prices it bills by.
   }
 
-  json as_operator(const std::string& method, const std::string& target, const json& body,
-                   int expected_status) {
-    const ClientResponse response =
-        daemon_.request(method, target, body.is_null() ? "" : body.dump(), daemon_.admin_key());
-    EXPECT_EQ(response.status, expected_status) << method << " " << target << ": " << response.body;
-    return json::parse(response.body, nullptr, false);
-  }
-
   // Sets 3,600 a GPU-hour on the node's GPUs, one unit for each GPU-second, and waits until it
   // applies: a price set within a second applies from the next whole second, and starting after
   // that one has every second the instance runs charged.

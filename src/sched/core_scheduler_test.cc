@@ -26,9 +26,10 @@ class CoreWithPolicyTest : public ::testing::TestWithParam<std::string> {
     ASSERT_TRUE(policy);
     scheduler_ = std::make_unique<PolicyScheduler>(std::move(*policy));
     core_ = std::make_unique<Core>(CoreOptions{}, scheduler_.get());
-    apply(CreateTenant{"ten_0000000000000001", "acme"});
-    apply(CreateProject{"prj_0000000000000001", "ten_0000000000000001", "p"});
-    apply(CreateJoinToken{"jtk_0000000000000001", "t", std::string(64, 'a'), 0});
+    for (const Command& c :
+         one_tenant("ten_0000000000000001", "prj_0000000000000001", std::string(64, 'a'))) {
+      apply(c);
+    }
     for (int n = 1; n <= 2; ++n) {
       JoinNode join{.node_id = fmt::format("nod_{:016x}", n),
                     .join_token_hash = std::string(64, 'a'),

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "core/cluster/test_nodes.h"
 #include "core/core.h"
 #include "sched/core_scheduler.h"
 
@@ -30,9 +31,10 @@ class PreferTest : public ::testing::TestWithParam<PreferCase> {
     ASSERT_TRUE(policy);
     scheduler_ = std::make_unique<PolicyScheduler>(std::move(*policy));
     core_ = std::make_unique<Core>(CoreOptions{}, scheduler_.get());
-    apply(CreateTenant{"ten_0000000000000001", "acme"});
-    apply(CreateProject{"prj_0000000000000001", "ten_0000000000000001", "p"});
-    apply(CreateJoinToken{"jtk_0000000000000001", "t", std::string(64, 'a'), 0});
+    for (const Command& c :
+         one_tenant("ten_0000000000000001", "prj_0000000000000001", std::string(64, 'a'))) {
+      apply(c);
+    }
     int n = 0;
     for (const char* region : {"eu", "us"}) {
       ++n;

@@ -6,6 +6,7 @@
 
 #include "common/random.h"
 #include "core/pools/autoscale.h"
+#include "core/pools/burst_pool.h"
 
 namespace allot::sim {
 namespace {
@@ -82,19 +83,7 @@ ChaosStep ChaosWorld::setup() {
     agents_.push_back(std::move(agent));
   }
   pool_id_ = next_id("pol");
-  out.emplace_back(CreatePool{Pool{.id = pool_id_,
-                                   .name = "burst",
-                                   .gpu_model = "H100-80GB",
-                                   .region = "eu",
-                                   .min_nodes = 0,
-                                   .max_nodes = 2,
-                                   .provider = PoolProvider::kLocal,
-                                   .gpus_per_node = 2,
-                                   .cpu_milli = 16'000,
-                                   .memory_mib = 131'072,
-                                   .boot_timeout_ms = 60'000,
-                                   .idle_timeout_ms = 120'000,
-                                   .cooldown_ms = 30'000}});
+  out.emplace_back(CreatePool{burst_pool(pool_id_, 30'000)});
   return step;
 }
 

@@ -89,16 +89,25 @@ void ClusterTest::kill_agent(size_t i) {
 
 json ClusterTest::call(const std::string& method, const std::string& target, const json& body,
                        int expected_status) {
-  const ClientResponse response =
-      daemon_.request(method, target, body.is_null() ? "" : body.dump(), member_key_);
-  EXPECT_EQ(response.status, expected_status) << method << " " << target << ": " << response.body;
-  return json::parse(response.body, nullptr, false);
+  return call_with(member_key_, method, target, body.is_null() ? "" : body.dump(), expected_status);
+}
+
+json ClusterTest::as_operator(const std::string& method, const std::string& target,
+                              const json& body, int expected_status) {
+  return call_with(daemon_.admin_key(), method, target, body.is_null() ? "" : body.dump(),
+                   expected_status);
 }
 
 json ClusterTest::operator_call(const std::string& method, const std::string& target,
                                 int expected_status) {
   const std::string body = method == "POST" ? R"({"name": "test"})" : "";
-  const ClientResponse response = daemon_.request(method, target, body, daemon_.admin_key());
+  return call_with(daemon_.admin_key(), method, target, body, expected_status);
+}
+
+json ClusterTest::call_with(const std::string& key, const std::string& method,
+                            const std::string& target, const std::string& body,
+                            int expected_status) {
+  const ClientResponse response = daemon_.request(method, target, body, key);
   EXPECT_EQ(response.status, expected_status) << method << " " << target << ": " << response.body;
   return json::parse(response.body, nullptr, false);
 }

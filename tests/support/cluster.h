@@ -38,6 +38,9 @@ class ClusterTest : public ::testing::Test {
 
   nlohmann::json call(const std::string& method, const std::string& target,
                       const nlohmann::json& body, int expected_status);
+  // As the operator's admin key, with a body; operator_call sends {"name": "test"} to a POST.
+  nlohmann::json as_operator(const std::string& method, const std::string& target,
+                             const nlohmann::json& body, int expected_status);
   nlohmann::json operator_call(const std::string& method, const std::string& target,
                                int expected_status);
   // Launches as the member; returns the new instance's id.
@@ -66,6 +69,10 @@ class ClusterTest : public ::testing::Test {
   // Every model of the agents' region "default" priced at 0 in every class (Daemon::
   // set_free_prices); tests about money turn it off and set their own prices.
   bool free_prices_ = true;
+
+ private:
+  nlohmann::json call_with(const std::string& key, const std::string& method,
+                           const std::string& target, const std::string& body, int expected_status);
 };
 
 }  // namespace allot::testing

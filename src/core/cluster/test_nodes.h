@@ -27,13 +27,21 @@ inline JoinNode eight_gpu_join(const std::string& id, const std::string& name,
   return join;
 }
 
+// A tenant ("acme") with one project ("p"), and a join token for its nodes.
+inline std::vector<Command> one_tenant(const std::string& tenant, const std::string& project,
+                                       const std::string& token_hash) {
+  return {CreateTenant{tenant, "acme"}, CreateProject{project, tenant, "p"},
+          CreateJoinToken{"jtk_0000000000000001", "rack", token_hash, 0}};
+}
+
 // What most of the core's tests start from: a tenant with one project ("p"), a join token, and one
 // node of eight H100s in region eu (named "a") that has reported once.
 inline std::vector<Command> one_node_cloud(const std::string& tenant, const std::string& project,
                                            const std::string& node, const std::string& token_hash) {
-  return {CreateTenant{tenant, "acme"}, CreateProject{project, tenant, "p"},
-          CreateJoinToken{"jtk_0000000000000001", "rack", token_hash, 0},
-          eight_gpu_join(node, "a", "eu", "H100-80GB", token_hash), NodeHeartbeat{.node_id = node}};
+  std::vector<Command> out = one_tenant(tenant, project, token_hash);
+  out.emplace_back(eight_gpu_join(node, "a", "eu", "H100-80GB", token_hash));
+  out.emplace_back(NodeHeartbeat{.node_id = node});
+  return out;
 }
 
 // Work is placed only where a price covers it. Tests of placement alone price every catalog model

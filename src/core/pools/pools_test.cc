@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "core/pools/autoscale.h"
+#include "core/pools/burst_pool.h"
 #include "core/pools/pools.h"
 #include "core/test_core.h"
 
@@ -28,21 +29,7 @@ class PoolsTest : public CoreTest {
     for (const Command& c : free_prices("us", kT0 - 1)) ok(c, kT0 - 1);
   }
 
-  static Pool burst() {
-    return Pool{.id = kPool,
-                .name = "burst",
-                .gpu_model = "H100-80GB",
-                .region = "eu",
-                .min_nodes = 0,
-                .max_nodes = 2,
-                .provider = PoolProvider::kLocal,
-                .gpus_per_node = 2,
-                .cpu_milli = 16'000,
-                .memory_mib = 131'072,
-                .boot_timeout_ms = 60'000,
-                .idle_timeout_ms = 120'000,
-                .cooldown_ms = 10'000};
-  }
+  static Pool burst() { return burst_pool(kPool, 10'000); }
 
   std::string launch(int gpus, const std::string& region = "") {
     const std::string id = fmt::format("ins_{:016x}", ++next_);
