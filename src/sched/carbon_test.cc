@@ -10,13 +10,9 @@
 #include "sched/sched.h"
 #include "sched/test_util.h"
 
-namespace allot::sched {
+// Inside the helpers' namespace (sched/test_util.h), so that they need no using-declarations.
+namespace allot::sched::testing {
 namespace {
-
-using testing::make_node;
-using testing::share;
-using testing::whole;
-using testing::worked_cycle;
 
 // Grid intensity times PUE, per region, as the controller fills it in (g/kWh of IT energy).
 const std::map<std::string, double> kGrids = {{"clean", 50}, {"dirty", 700}};
@@ -214,4 +210,4 @@ TEST(Carbon, PlacerRescoresANodeThatMovedRegion) {
 }
 
 }  // namespace
-}  // namespace allot::sched
+}  // namespace allot::sched::testing

@@ -12,6 +12,7 @@
 #include "common/random.h"
 #include "core/cluster/test_nodes.h"
 #include "core/core.h"
+#include "sched/policy_core_test.h"
 
 namespace allot::sched {
 namespace {
@@ -19,39 +20,13 @@ namespace {
 constexpr TimeMs kT0 = 1'800'000'000'000;
 
 // The controller's core, placing through a framework policy.
-class CoreWithPolicyTest : public ::testing::TestWithParam<std::string> {
+class CoreWithPolicyTest : public PolicyCoreTest<std::string> {
  protected:
   void SetUp() override {
-    auto policy = make_policy(GetParam());
-    ASSERT_TRUE(policy);
-    scheduler_ = std::make_unique<PolicyScheduler>(std::move(*policy));
-    core_ = std::make_unique<Core>(CoreOptions{}, scheduler_.get());
-    for (const Command& c :
-         one_tenant("ten_0000000000000001", "prj_0000000000000001", std::string(64, 'a'))) {
-      apply(c);
-    }
-    for (int n = 1; n <= 2; ++n) {
-      JoinNode join{.node_id = fmt::format("nod_{:016x}", n),
-                    .join_token_hash = std::string(64, 'a'),
-                    .credential_hash = std::string(64, static_cast<char>('0' + n)),
-                    .name = fmt::format("n{}", n),
-                    .region = "eu",
-                    .cpu_milli = 64'000,
-                    .memory_mib = 256'000};
-      for (int g = 0; g < 4; ++g) {
-        join.gpus.push_back(GpuReport{.index = g,
-                                      .uuid = fmt::format("n{}-{}", n, g),
-                                      .model = n == 1 ? "A100-80GB" : "H100-80GB"});
-      }
-      apply(join);
-      apply(NodeHeartbeat{.node_id = join.node_id});
-    }
+    start(GetParam());
+    join(1, "n1", "eu", "A100-80GB");
+    join(2, "n2", "eu", "H100-80GB");
     for (const Command& c : free_prices("eu", kT0)) apply(c);
-  }
-
-  void apply(const Command& command) {
-    auto rows = core_->apply(command, kT0);
-    ASSERT_TRUE(rows) << rows.error().message;
   }
 
   const Instance& launch(InstanceSpec spec) {
@@ -61,8 +36,6 @@ class CoreWithPolicyTest : public ::testing::TestWithParam<std::string> {
     return *core_->state().instance(id);
   }
 
-  std::unique_ptr<PolicyScheduler> scheduler_;
-  std::unique_ptr<Core> core_;
   int next_ = 0;
 };
 

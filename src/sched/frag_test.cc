@@ -5,13 +5,9 @@
 #include "sched/frag.h"
 #include "sched/test_util.h"
 
-namespace allot::sched {
+// Inside the helpers' namespace (sched/test_util.h), so that they need no using-declarations.
+namespace allot::sched::testing {
 namespace {
-
-using testing::make_node;
-using testing::share;
-using testing::whole;
-using testing::worked_cycle;
 
 // The worked example, by hand. One node, 4 GPUs free [1000, 1000, 600, 200] = 2800 milli, 32000
 // CPU milli free. Typical shapes: A = 500 milli share, 4000 CPU (weight 0.5); B = one whole GPU,
@@ -201,4 +197,4 @@ TEST(Frag, FullNodeHasNoFragmentation) {
 }
 
 }  // namespace
-}  // namespace allot::sched
+}  // namespace allot::sched::testing

@@ -9,6 +9,7 @@
 #include "core/cluster/test_nodes.h"
 #include "core/core.h"
 #include "sched/core_scheduler.h"
+#include "sched/policy_core_test.h"
 
 namespace allot::sched {
 namespace {
@@ -24,34 +25,12 @@ struct PreferCase {
 };
 
 // Two regions of one H100 node each: eu is dearer, cleaner and closer to eu-users than us.
-class PreferTest : public ::testing::TestWithParam<PreferCase> {
+class PreferTest : public PolicyCoreTest<PreferCase> {
  protected:
   void SetUp() override {
-    auto policy = make_policy(kDefaultPolicy);
-    ASSERT_TRUE(policy);
-    scheduler_ = std::make_unique<PolicyScheduler>(std::move(*policy));
-    core_ = std::make_unique<Core>(CoreOptions{}, scheduler_.get());
-    for (const Command& c :
-         one_tenant("ten_0000000000000001", "prj_0000000000000001", std::string(64, 'a'))) {
-      apply(c);
-    }
-    int n = 0;
-    for (const char* region : {"eu", "us"}) {
-      ++n;
-      JoinNode join{.node_id = fmt::format("nod_{:016x}", n),
-                    .join_token_hash = std::string(64, 'a'),
-                    .credential_hash = std::string(64, static_cast<char>('0' + n)),
-                    .name = region,
-                    .region = region,
-                    .cpu_milli = 64'000,
-                    .memory_mib = 256'000};
-      for (int g = 0; g < 4; ++g) {
-        join.gpus.push_back(
-            GpuReport{.index = g, .uuid = fmt::format("{}-{}", region, g), .model = "H100-80GB"});
-      }
-      apply(join);
-      apply(NodeHeartbeat{.node_id = join.node_id});
-    }
+    start(std::string(kDefaultPolicy));
+    join(1, "eu", "eu", "H100-80GB");
+    join(2, "us", "us", "H100-80GB");
     apply(SetPrice{{.key = {.model = "H100-80GB", .region = "eu"}, .gpu_hour_micros = 3 * kUnit}});
     apply(SetPrice{{.key = {.model = "H100-80GB", .region = "us"}, .gpu_hour_micros = 2 * kUnit}});
     // Priced, but no node there yet (a pool could grow one): work limited to it waits.
@@ -61,14 +40,6 @@ class PreferTest : public ::testing::TestWithParam<PreferCase> {
     apply(SetLatency{.from = "eu-users", .region = "eu", .rtt_ms = 10});
     apply(SetLatency{.from = "eu-users", .region = "us", .rtt_ms = 80});
   }
-
-  void apply(const Command& command) {
-    auto rows = core_->apply(command, kT0);
-    ASSERT_TRUE(rows) << rows.error().message;
-  }
-
-  std::unique_ptr<PolicyScheduler> scheduler_;
-  std::unique_ptr<Core> core_;
 };
 
 const std::string kEu = "nod_0000000000000001";

@@ -6,13 +6,9 @@
 
 #include "sched/test_util.h"
 
-namespace allot::sched {
+// Inside the helpers' namespace (sched/test_util.h), so that they need no using-declarations.
+namespace allot::sched::testing {
 namespace {
-
-using testing::make_node;
-using testing::share;
-using testing::whole;
-using testing::worked_cycle;
 
 struct PolicyCase {
   std::string name;
@@ -305,4 +301,4 @@ TEST(Reserve, TheDefaultReservePluginTakesAndGivesBackWhatAChoiceUses) {
 }
 
 }  // namespace
-}  // namespace allot::sched
+}  // namespace allot::sched::testing
