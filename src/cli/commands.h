@@ -100,6 +100,11 @@ std::optional<nlohmann::json> parse_idle_spec(const std::string& spec, std::stri
 
 // Adds --limit to a listing command; 0 means every item.
 CLI::Option* add_limit(CLI::App& command, int& limit);
+// Adds a `list` subcommand of `path` to `parent`: --limit, --tenant (only that tenant's) and
+// --all, which asks with `all_param`=true for `all_what` ("deleted ones") too.
+CLI::App* add_tenant_list(CLI::App& parent, const std::string& description, std::string path,
+                          std::string all_param, const std::string& all_what,
+                          const std::vector<Column>& columns, Action& action);
 // Adds --limit to a log's listing: the newest N; 0 means every item.
 CLI::Option* add_newest_limit(CLI::App& command, int& limit);
 

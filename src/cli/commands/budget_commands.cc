@@ -22,30 +22,17 @@ struct Options {
   std::string id, tenant, project, amount, enforcement, webhook_url, webhook_secret;
   std::vector<int64_t> thresholds;
   int limit = 0;
-  bool all = false;
 };
 
 }  // namespace
 
 void add_budget_commands(CLI::App& app, Action& action) {
   static Options o;  // Lives as long as the program: the actions read it after parsing.
-  static const std::string kTrue = "true";
-  static const std::string kNone;
 
   CLI::App* budget =
       app.add_subcommand("budget", "monthly budgets per tenant or project")->require_subcommand(1);
-  CLI::App* list = budget->add_subcommand("list", "list budgets with this month's spend");
-  add_limit(*list, o.limit);
-  list->add_option("--tenant", o.tenant, "only this tenant's");
-  list->add_flag("--all", o.all, "deleted ones too");
-  list->callback([&action] {
-    action = show_list(
-        [] {
-          return "/v1/budgets" +
-                 query({{"tenant_id", &o.tenant}, {"include_deleted", o.all ? &kTrue : &kNone}});
-        },
-        o.limit, kBudgetColumns);
-  });
+  add_tenant_list(*budget, "list budgets with this month's spend", "/v1/budgets", "include_deleted",
+                  "deleted ones", kBudgetColumns, action);
   CLI::App* set = budget->add_subcommand("set", "set the budget of a tenant or one project");
   set->add_option("--tenant", o.tenant, "the tenant (default: yours)");
   set->add_option("--project", o.project, "only this project of it");

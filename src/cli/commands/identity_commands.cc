@@ -119,6 +119,31 @@ CLI::Option* add_limit(CLI::App& command, int& limit) {
       ->check(CLI::NonNegativeNumber);
 }
 
+CLI::App* add_tenant_list(CLI::App& parent, const std::string& description, std::string path,
+                          std::string all_param, const std::string& all_what,
+                          const std::vector<Column>& columns, Action& action) {
+  struct Flags {
+    std::string tenant;
+    int limit = 0;
+    bool all = false;
+  };
+  auto flags = std::make_shared<Flags>();  // The action reads them after parsing.
+  CLI::App* list = parent.add_subcommand("list", description);
+  add_limit(*list, flags->limit);
+  list->add_option("--tenant", flags->tenant, "only this tenant's");
+  list->add_flag("--all", flags->all, all_what + " too");
+  list->callback(
+      [flags, path = std::move(path), all_param = std::move(all_param), &columns, &action] {
+        action = show_list(
+            [flags, path, all_param] {
+              const std::string all = flags->all ? "true" : "";
+              return path + query({{"tenant_id", &flags->tenant}, {all_param.c_str(), &all}});
+            },
+            flags->limit, columns);
+      });
+  return list;
+}
+
 CLI::Option* add_newest_limit(CLI::App& command, int& limit) {
   return command.add_option("--limit", limit, "show only the newest N (default: all)")
       ->check(CLI::NonNegativeNumber);

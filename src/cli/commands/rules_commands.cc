@@ -27,30 +27,17 @@ struct Options {
   std::string id, tenant, project, model, starts_at, ends_at, region, price_class, gpu_hour, at;
   int64_t gpus = -1;
   int limit = 0;
-  bool all = false;
 };
 
 }  // namespace
 
 void add_rules_commands(CLI::App& app, Action& action) {
   static Options o;  // Lives as long as the program: the actions read it after parsing.
-  static const std::string kTrue = "true";
-  static const std::string kNone;
 
   CLI::App* quotas =
       app.add_subcommand("quotas", "hard GPU limits per tenant or project")->require_subcommand(1);
-  CLI::App* quota_list = quotas->add_subcommand("list", "list quotas with what they count now");
-  add_limit(*quota_list, o.limit);
-  quota_list->add_option("--tenant", o.tenant, "only this tenant's");
-  quota_list->add_flag("--all", o.all, "deleted ones too");
-  quota_list->callback([&action] {
-    action = show_list(
-        [] {
-          return "/v1/quotas" +
-                 query({{"tenant_id", &o.tenant}, {"include_ended", o.all ? &kTrue : &kNone}});
-        },
-        o.limit, kQuotaColumns);
-  });
+  add_tenant_list(*quotas, "list quotas with what they count now", "/v1/quotas", "include_ended",
+                  "deleted ones", kQuotaColumns, action);
   CLI::App* quota_set = quotas->add_subcommand("set", "set a limit (operator admins)");
   quota_set->add_option("--tenant", o.tenant, "the tenant")->required();
   quota_set->add_option("--project", o.project, "only this project of it");
@@ -108,18 +95,8 @@ void add_rules_commands(CLI::App& app, Action& action) {
   CLI::App* reservations =
       app.add_subcommand("reservations", "GPUs held for a tenant over a time window")
           ->require_subcommand(1);
-  CLI::App* res_list = reservations->add_subcommand("list", "list reservations not yet over");
-  add_limit(*res_list, o.limit);
-  res_list->add_option("--tenant", o.tenant, "only this tenant's");
-  res_list->add_flag("--all", o.all, "cancelled and past ones too");
-  res_list->callback([&action] {
-    action = show_list(
-        [] {
-          return "/v1/reservations" +
-                 query({{"tenant_id", &o.tenant}, {"include_ended", o.all ? &kTrue : &kNone}});
-        },
-        o.limit, kReservationColumns);
-  });
+  add_tenant_list(*reservations, "list reservations not yet over", "/v1/reservations",
+                  "include_ended", "cancelled and past ones", kReservationColumns, action);
   CLI::App* res_create = reservations->add_subcommand("create", "reserve (operator admins)");
   res_create->add_option("--tenant", o.tenant, "for this tenant")->required();
   res_create->add_option("--model", o.model, "GPU model, e.g. H100-80GB")->required();
