@@ -24,6 +24,13 @@ inline const std::string kTenantB = "ten_000000000000000b";
 inline const std::string kProjectA = "prj_000000000000000a";
 inline const std::string kProjectA2 = "prj_00000000000000a2";
 inline const std::string kProjectB = "prj_000000000000000b";
+// One tenant and project (one_node_cloud), and nodes by number.
+inline const std::string kTenant1 = "ten_0000000000000001";
+inline const std::string kProject1 = "prj_0000000000000001";
+inline const std::string kNode1 = "nod_0000000000000001";
+inline const std::string kNode2 = "nod_0000000000000002";
+inline const std::string kNode3 = "nod_0000000000000003";
+inline const std::string kNode4 = "nod_0000000000000004";
 
 class CoreTest : public ::testing::Test {
  protected:

@@ -14,7 +14,6 @@
 namespace allot::sched {
 namespace {
 
-constexpr TimeMs kT0 = 1'800'000'000'000;
 constexpr int64_t kUnit = 1'000'000;
 
 struct PreferCase {

@@ -11,20 +11,15 @@
 namespace allot {
 namespace {
 
-// Nodes: three with H100s in region eu (racks r1, r2, r1) and one with A100s in us.
-const std::string kNodeA = "nod_0000000000000001";
-const std::string kNodeB = "nod_0000000000000002";
-const std::string kNodeC = "nod_0000000000000003";
-const std::string kNodeD = "nod_0000000000000004";
-
 class RulesTest : public CoreTest {
  protected:
   void SetUp() override {
     two_tenants();
-    join(kNodeA, "a", "eu", "r1", "H100-80GB");
-    join(kNodeB, "b", "eu", "r2", "H100-80GB");
-    join(kNodeC, "c", "eu", "r1", "H100-80GB");
-    join(kNodeD, "d", "us", "", "A100-80GB");
+    // Three nodes with H100s in region eu (racks r1, r2, r1) and one with A100s in us.
+    join(kNode1, "a", "eu", "r1", "H100-80GB");
+    join(kNode2, "b", "eu", "r2", "H100-80GB");
+    join(kNode3, "c", "eu", "r1", "H100-80GB");
+    join(kNode4, "d", "us", "", "A100-80GB");
     for (const Command& c : free_prices("eu", kT0 - 1)) ok(c, kT0 - 1);
     for (const Command& c : free_prices("us", kT0 - 1)) ok(c, kT0 - 1);
   }
@@ -91,11 +86,11 @@ TEST_F(RulesTest, AModelQuotaOnAProjectSendsItsWorkToOtherModels) {
               .gpu_milli = 2'000});
   EXPECT_EQ(instance(launch(kTenantA, {.gpus = 2})).state, InstanceState::kScheduled);
   const std::string elsewhere = launch(kTenantA, {.gpus = 1});
-  EXPECT_EQ(instance(elsewhere).node_id, kNodeD);  // The A100s: its H100 quota is used up.
+  EXPECT_EQ(instance(elsewhere).node_id, kNode4);  // The A100s: its H100 quota is used up.
   const std::string h100 = launch(kTenantA, {.gpus = 1, .gpu_models = {"H100"}});
   EXPECT_EQ(instance(h100).state, InstanceState::kQueued);
   // The tenant's other project is not under this quota.
-  EXPECT_EQ(instance(launch(kTenantA, {.gpus = 1}, kT0, kProjectA2)).node_id, kNodeA);
+  EXPECT_EQ(instance(launch(kTenantA, {.gpus = 1}, kT0, kProjectA2)).node_id, kNode1);
 }
 
 TEST_F(RulesTest, WhatNoQuotaCouldEverAdmitIsRefusedAndChangesNothing) {
@@ -237,7 +232,7 @@ TEST_F(RulesTest, AGangStartsOnAllItsNodesAtOnceOrNotAtAll) {
     EXPECT_EQ(member.spec.env.at("ALLOT_GANG_RANK"), std::to_string(member.gang_rank));
     EXPECT_EQ(member.spec.env.at("ALLOT_GANG_ID"), gang);
   }
-  EXPECT_EQ(nodes, (std::set<std::string>{kNodeA, kNodeB, kNodeC}));
+  EXPECT_EQ(nodes, (std::set<std::string>{kNode1, kNode2, kNode3}));
   EXPECT_EQ(leader.spec.env.at("ALLOT_GANG_LEADER"), core.state().node(leader.node_id)->name);
   // Each member publishes its first block of ports on its node; the others are told where.
   EXPECT_EQ(leader.gang_port, 40'000);
@@ -276,13 +271,13 @@ TEST_F(RulesTest, AGangPrefersOneRackThenOneRegion) {
   const Instance& rank0 = instance(gang);
   const Instance& rank1 = instance(fmt::format("ins_{:016x}", 2));
   EXPECT_EQ(rank1.gang_rank, 1);
-  EXPECT_EQ(rank0.node_id, kNodeA);  // Rack r1 of eu holds nodes a and c.
-  EXPECT_EQ(rank1.node_id, kNodeC);
+  EXPECT_EQ(rank0.node_id, kNode1);  // Rack r1 of eu holds nodes a and c.
+  EXPECT_EQ(rank1.node_id, kNode3);
   // Three nodes: no rack has three, region eu does.
   const std::string wide = launch(kTenantA, {.gpus = 4, .nodes = 3});
   for (const auto& [id, member] : core.state().instances) {
     if (member.gang_id == wide) {
-      EXPECT_NE(member.node_id, kNodeD) << id;
+      EXPECT_NE(member.node_id, kNode4) << id;
     }
   }
 }

@@ -9,26 +9,23 @@
 namespace allot {
 namespace {
 
-const std::string kTenant = "ten_000000000000000a";
-const std::string kProject = "prj_000000000000000a";
-const std::string kNode = "nod_0000000000000001";
 const std::string kAsset = "ast_0000000000000001";
 
 class BooksTest : public CoreTest {
  protected:
   void SetUp() override {
-    ok(CreateTenant{kTenant, "alpha"});
-    ok(CreateProject{kProject, kTenant, "one"});
+    ok(CreateTenant{kTenantA, "alpha"});
+    ok(CreateProject{kProjectA, kTenantA, "one"});
     ok(CreateJoinToken{"jtk_0000000000000001", "all", kToken, 0});
-    ok(eight_gpu_join(kNode, "h", "eu", "H100-80GB", kToken));
-    ok(NodeHeartbeat{.node_id = kNode});
+    ok(eight_gpu_join(kNode1, "h", "eu", "H100-80GB", kToken));
+    ok(NodeHeartbeat{.node_id = kNode1});
     for (const Command& c : free_prices("eu", kT0 - 1)) ok(c, kT0 - 1);
   }
 
   static finance::Asset server() {
     return finance::Asset{.id = kAsset,
                           .name = "rack one",
-                          .node_ids = {kNode},
+                          .node_ids = {kNode1},
                           .cost_micros = 300'000 * kUnit,
                           .in_service_ms = kT0,
                           .life_months = 60,
@@ -38,7 +35,7 @@ class BooksTest : public CoreTest {
   // A heartbeat of the node: every GPU's energy counter and the workloads it runs.
   Rows beat(const std::vector<int64_t>& energy_mj, const std::vector<std::string>& running,
             TimeMs at) {
-    NodeHeartbeat beat{.node_id = kNode};
+    NodeHeartbeat beat{.node_id = kNode1};
     for (size_t i = 0; i < energy_mj.size(); ++i) {
       beat.gpus.push_back(
           GpuHeartbeat{.index = static_cast<int>(i), .telemetry = {.energy_mj = energy_mj[i]}});
@@ -52,8 +49,11 @@ class BooksTest : public CoreTest {
   std::string launch(InstanceSpec spec) {
     const std::string id = fmt::format("ins_{:016x}", ++next_);
     spec.command = {"true"};
-    ok(CreateInstance{
-        .id = id, .tenant_id = kTenant, .project_id = kProject, .user_id = "usr_1", .spec = spec});
+    ok(CreateInstance{.id = id,
+                      .tenant_id = kTenantA,
+                      .project_id = kProjectA,
+                      .user_id = "usr_1",
+                      .spec = spec});
     return id;
   }
 
@@ -131,7 +131,7 @@ TEST_F(BooksTest, AnInstancesEnergyIsItsGpusCounterDeltasWhileItRan) {
   beat({9'000, 2'600, 70, 70, 70, 70, 70, 70}, {whole}, t + 4'000);
   EXPECT_EQ(energy(whole).energy_mj, 3'500 + 5'000 + 100);
   // It exits: the report that says so still carries the energy it used up to then.
-  NodeHeartbeat last{.node_id = kNode};
+  NodeHeartbeat last{.node_id = kNode1};
   for (int i = 0; i < 8; ++i) {
     last.gpus.push_back({.index = i, .telemetry = {.energy_mj = i < 2 ? 10'000 : 80}});
   }
@@ -142,7 +142,7 @@ TEST_F(BooksTest, AnInstancesEnergyIsItsGpusCounterDeltasWhileItRan) {
   beat({12'000, 12'000, 90, 90, 90, 90, 90, 90}, {}, t + 8'000);
   EXPECT_EQ(energy(whole).energy_mj, 17'000);
   int64_t node_mj = 0;
-  for (const auto& [hour, mj] : core.state().books.energy.at(kNode)) node_mj += mj;
+  for (const auto& [hour, mj] : core.state().books.energy.at(kNode1)) node_mj += mj;
   EXPECT_EQ(node_mj, 12'000 + 12'000 + 6 * 90);  // Every counter from zero to its last reading.
 }
 

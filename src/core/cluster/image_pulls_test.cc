@@ -14,7 +14,7 @@ class ImagePullTest : public CoreTest {
  protected:
   void SetUp() override {
     ok(CreateTenant{"ten_0000000000000001", "operator", true});
-    ok(CreateProject{"prj_0000000000000001", "ten_0000000000000001", "ops"});
+    ok(CreateProject{kProject1, "ten_0000000000000001", "ops"});
     ok(CreateJoinToken{"jtk_0000000000000001", "rack", kToken, 0});
     JoinNode pooled = eight_gpu_join(kPooled, "a", "eu", "H100-80GB", kToken);
     pooled.labels = {{"pool", "train"}};
@@ -102,7 +102,7 @@ TEST_F(ImagePullTest, ANodeWithoutItsGpuSpecHasItsGpusOutOfServiceUntilItHasOne)
   ok(NodeHeartbeat{.node_id = kUnpooled, .gpu_problem = why}, kT0 + 1);
   EXPECT_EQ(node(kUnpooled).state(), NodeState::kUnhealthy);
   EXPECT_EQ(node(kUnpooled).gpus[3].health_reason, why);
-  ok(CreateInstance{"ins_0000000000000001", "ten_0000000000000001", "prj_0000000000000001", "usr_1",
+  ok(CreateInstance{"ins_0000000000000001", "ten_0000000000000001", kProject1, "usr_1",
                     InstanceSpec{.gpus = 8, .command = {"true"}}},
      kT0 + 2);
   EXPECT_NE(core.state().instance("ins_0000000000000001")->node_id, kUnpooled);

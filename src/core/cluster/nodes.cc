@@ -19,6 +19,11 @@
 namespace allot {
 namespace {
 
+Status node_exists(const State& state, const std::string& id) {
+  if (state.node(id) == nullptr) return fail(ErrorCode::kNotFound, fmt::format("no node {}", id));
+  return {};
+}
+
 Error unknown_token() {
   return Error{ErrorCode::kUnauthenticated, "unknown or revoked join token"};
 }
@@ -224,9 +229,7 @@ Result<Rows> apply(const State& state, const JoinNode& c, TimeMs now_ms,
 
 Result<Rows> apply(const State& state, const NodeHeartbeat& c, TimeMs now_ms,
                    const Placing& placing) {
-  if (state.node(c.node_id) == nullptr) {
-    return fail(ErrorCode::kNotFound, fmt::format("no node {}", c.node_id));
-  }
+  if (auto found = node_exists(state, c.node_id); !found) return std::unexpected(found.error());
   const Node& was = *state.node(c.node_id);
   if (was.deleted_at_ms != 0) {
     return fail(ErrorCode::kUnauthenticated, fmt::format("node {} was deleted", was.name));
@@ -289,9 +292,7 @@ Result<Rows> apply(const State& state, const NodeHeartbeat& c, TimeMs now_ms,
 
 Result<Rows> apply(const State& state, const SetNodeAdmin& c, TimeMs /*now_ms*/,
                    const Placing& /*placing*/) {
-  if (state.node(c.node_id) == nullptr) {
-    return fail(ErrorCode::kNotFound, fmt::format("no node {}", c.node_id));
-  }
+  if (auto found = node_exists(state, c.node_id); !found) return std::unexpected(found.error());
   Draft draft(state);
   Node& node = draft.edit_node(c.node_id);
   node.admin = c.admin;
@@ -303,9 +304,7 @@ Result<Rows> apply(const State& state, const SetNodeAdmin& c, TimeMs /*now_ms*/,
 
 Result<Rows> apply(const State& state, const RevokeNodeCredential& c, TimeMs /*now_ms*/,
                    const Placing& /*placing*/) {
-  if (state.node(c.node_id) == nullptr) {
-    return fail(ErrorCode::kNotFound, fmt::format("no node {}", c.node_id));
-  }
+  if (auto found = node_exists(state, c.node_id); !found) return std::unexpected(found.error());
   Draft draft(state);
   draft.edit_node(c.node_id).credential_hash.clear();
   return draft.rows();
@@ -313,8 +312,8 @@ Result<Rows> apply(const State& state, const RevokeNodeCredential& c, TimeMs /*n
 
 Result<Rows> apply(const State& state, const DeleteNode& c, TimeMs now_ms,
                    const Placing& /*placing*/) {
+  if (auto found = node_exists(state, c.node_id); !found) return std::unexpected(found.error());
   const Node* node = state.node(c.node_id);
-  if (node == nullptr) return fail(ErrorCode::kNotFound, fmt::format("no node {}", c.node_id));
   if (node->deleted_at_ms != 0) return Rows{};
   Draft draft(state);
   if (!draft.instances_on(c.node_id).empty()) {

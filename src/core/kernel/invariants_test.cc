@@ -10,8 +10,6 @@
 namespace allot::kernel {
 namespace {
 
-const std::string kTenant = "ten_0000000000000001";
-const std::string kNode = "nod_0000000000000001";
 const std::string kWork = "ins_0000000000000001";
 
 // A real state with one instance on one GPU; each test breaks one thing behind the core's back
@@ -19,13 +17,10 @@ const std::string kWork = "ins_0000000000000001";
 class InvariantsTest : public CoreTest {
  protected:
   void SetUp() override {
-    for (const Command& c : one_node_cloud(kTenant, "prj_0000000000000001", kNode, kToken)) ok(c);
+    for (const Command& c : one_node_cloud(kTenant1, kProject1, kNode1, kToken)) ok(c);
     for (const Command& c : free_prices("eu", kT0)) ok(c);
-    ok(CreateInstance{kWork,
-                      kTenant,
-                      "prj_0000000000000001",
-                      "usr_1",
-                      {.gpus = 1, .cpu_milli = 500, .command = {"true"}}});
+    ok(CreateInstance{
+        kWork, kTenant1, kProject1, "usr_1", {.gpus = 1, .cpu_milli = 500, .command = {"true"}}});
     ASSERT_TRUE(check_state(core.state()).empty()) << describe(check_state(core.state()));
   }
 
@@ -36,7 +31,7 @@ class InvariantsTest : public CoreTest {
   }
   bool breaks(std::string_view invariant) const { return breaks(core.state(), invariant); }
 
-  Node node() const { return *core.state().node(kNode); }
+  Node node() const { return *core.state().node(kNode1); }
   Instance work() const { return *core.state().instance(kWork); }
 
   InvariantsTest() : CoreTest(CoreOptions{.check_invariants = InvariantCheck::kCount}) {}

@@ -9,8 +9,6 @@
 namespace allot {
 namespace {
 
-const std::string kNodeH = "nod_0000000000000001";
-const std::string kNodeA100 = "nod_0000000000000002";
 const std::string kBudget = "bud_0000000000000001";
 const std::string kSecret = "0123456789abcdef0123";
 
@@ -18,10 +16,10 @@ class BudgetTest : public CoreTest {
  protected:
   void SetUp() override {
     two_tenants();
-    ok(eight_gpu_join(kNodeH, "h", "eu", "H100-80GB", kToken));
-    ok(eight_gpu_join(kNodeA100, "a", "eu", "A100-80GB", kToken));
-    ok(NodeHeartbeat{.node_id = kNodeH});
-    ok(NodeHeartbeat{.node_id = kNodeA100});
+    ok(eight_gpu_join(kNode1, "h", "eu", "H100-80GB", kToken));
+    ok(eight_gpu_join(kNode2, "a", "eu", "A100-80GB", kToken));
+    ok(NodeHeartbeat{.node_id = kNode1});
+    ok(NodeHeartbeat{.node_id = kNode2});
     // One GPU costs one unit a second, on both models.
     for (const char* model : {"H100-80GB", "A100-80GB"}) {
       ok(SetPrice{meter::Price{.key = {.model = model, .region = "eu"},
@@ -218,7 +216,7 @@ TEST_F(BudgetTest, ABlockNewBudgetRefusesNewWorkAndHoldsQueuedWork) {
                     kT0 + 3'000),
             ErrorCode::kBudgetExceeded);
   // Room frees up, but the queued instance waits for the budget, saying so.
-  ok(NodeHeartbeat{.node_id = kNodeA100,
+  ok(NodeHeartbeat{.node_id = kNode2,
                    .workloads = {{.instance_id = b_work,
                                   .state = WorkloadReportState::kExited,
                                   .exit_code = 0}}},

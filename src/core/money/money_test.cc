@@ -13,13 +13,11 @@ namespace {
 
 // 3,600 units per GPU-hour: one unit per GPU-second.
 constexpr int64_t kUnitPerSecond = 3'600 * kUnit;
-const std::string kTenant = "ten_0000000000000001";
-const std::string kNode = "nod_0000000000000001";
 
 class MoneyTest : public CoreTest {
  protected:
   void SetUp() override {
-    for (const Command& c : one_node_cloud(kTenant, "prj_0000000000000001", kNode, kToken)) ok(c);
+    for (const Command& c : one_node_cloud(kTenant1, kProject1, kNode1, kToken)) ok(c);
     price(PriceClass::kOnDemand, kUnitPerSecond);
   }
 
@@ -30,14 +28,14 @@ class MoneyTest : public CoreTest {
   }
 
   void beat(std::vector<WorkloadReport> workloads, TimeMs at = kT0) {
-    ok(NodeHeartbeat{.node_id = kNode, .workloads = std::move(workloads)}, at);
+    ok(NodeHeartbeat{.node_id = kNode1, .workloads = std::move(workloads)}, at);
   }
 
   // Launches and starts running at `at` + 1 s.
   std::string run(InstanceSpec spec, TimeMs at = kT0) {
     const std::string id = fmt::format("ins_{:016x}", ++next_);
     spec.command = {"true"};
-    ok(CreateInstance{id, kTenant, "prj_0000000000000001", "usr_1", spec}, at);
+    ok(CreateInstance{id, kTenant1, kProject1, "usr_1", spec}, at);
     beat({{id, WorkloadReportState::kRunning}}, at + 1'000);
     return id;
   }
@@ -45,10 +43,10 @@ class MoneyTest : public CoreTest {
   // Ticks every 10 s up to `until`, with the node's heartbeats saying its work runs (placed work
   // starts, work told to stop is gone).
   void advance(TimeMs from, TimeMs until) {
-    for (TimeMs at = from; at <= until; at += 10'000) beat_and_tick(kNode, at);
+    for (TimeMs at = from; at <= until; at += 10'000) beat_and_tick(kNode1, at);
   }
 
-  Balance balance(TimeMs at) { return *balance_of(core.state(), kTenant, at); }
+  Balance balance(TimeMs at) { return *balance_of(core.state(), kTenant1, at); }
   const Instance& instance(const std::string& id) { return *core.state().instance(id); }
 
   void expect_ledger_sums_to_zero() {
@@ -62,22 +60,22 @@ class MoneyTest : public CoreTest {
 };
 
 TEST_F(MoneyTest, ATopUpHappensOnceAndItsIdCannotBeReusedForAnother) {
-  ok(SetBilling{kTenant, BillingMode::kPrepaid});
-  ok(Topup{.id = "pay-1", .tenant_id = kTenant, .amount_micros = 100 * kUnit});
-  ok(Topup{.id = "pay-1", .tenant_id = kTenant, .amount_micros = 100 * kUnit});
+  ok(SetBilling{kTenant1, BillingMode::kPrepaid});
+  ok(Topup{.id = "pay-1", .tenant_id = kTenant1, .amount_micros = 100 * kUnit});
+  ok(Topup{.id = "pay-1", .tenant_id = kTenant1, .amount_micros = 100 * kUnit});
   EXPECT_EQ(balance(kT0).cash_micros, 100 * kUnit);
-  EXPECT_EQ(refused(Topup{.id = "pay-1", .tenant_id = kTenant, .amount_micros = 50 * kUnit}),
+  EXPECT_EQ(refused(Topup{.id = "pay-1", .tenant_id = kTenant1, .amount_micros = 50 * kUnit}),
             ErrorCode::kConflict);
   for (int64_t bad : {int64_t{0}, int64_t{-5}, int64_t{1'000'000'000'000'000'001}}) {
-    EXPECT_EQ(refused(Topup{.id = "pay-2", .tenant_id = kTenant, .amount_micros = bad}),
+    EXPECT_EQ(refused(Topup{.id = "pay-2", .tenant_id = kTenant1, .amount_micros = bad}),
               ErrorCode::kInvalidArgument);
   }
   EXPECT_EQ(refused(Topup{.id = "pay-3", .tenant_id = "ten_00000000000000ff", .amount_micros = 1}),
             ErrorCode::kNotFound);
-  EXPECT_EQ(refused(Topup{.id = "bad id!", .tenant_id = kTenant, .amount_micros = 1}),
+  EXPECT_EQ(refused(Topup{.id = "bad id!", .tenant_id = kTenant1, .amount_micros = 1}),
             ErrorCode::kInvalidArgument);
   EXPECT_EQ(refused(Topup{.id = "pay-4",
-                          .tenant_id = kTenant,
+                          .tenant_id = kTenant1,
                           .amount_micros = 1,
                           .credit = true,
                           .expires_at_ms = kT0 - 1}),
@@ -87,8 +85,8 @@ TEST_F(MoneyTest, ATopUpHappensOnceAndItsIdCannotBeReusedForAnother) {
 }
 
 TEST_F(MoneyTest, PrepaidWorkStopsAtTheSecondItsMoneyRunsOutAndNoNewWorkStarts) {
-  ok(SetBilling{kTenant, BillingMode::kPrepaid});
-  ok(Topup{.id = "pay-1", .tenant_id = kTenant, .amount_micros = 100 * kUnit});
+  ok(SetBilling{kTenant1, BillingMode::kPrepaid});
+  ok(Topup{.id = "pay-1", .tenant_id = kTenant1, .amount_micros = 100 * kUnit});
   const std::string id = run({.gpus = 1});
   // The hold takes the runway's worth, or what there is.
   EXPECT_EQ(balance(kT0 + 1'000).held_micros, 100 * kUnit);
@@ -99,18 +97,18 @@ TEST_F(MoneyTest, PrepaidWorkStopsAtTheSecondItsMoneyRunsOutAndNoNewWorkStarts) 
   const Balance after = balance(kT0 + 200'000);
   EXPECT_EQ(after.cash_micros, 0);
   EXPECT_EQ(after.held_micros, 0);
-  EXPECT_EQ(refused(CreateInstance{"ins_00000000000000ff", kTenant, "prj_0000000000000001", "usr_1",
+  EXPECT_EQ(refused(CreateInstance{"ins_00000000000000ff", kTenant1, kProject1, "usr_1",
                                    InstanceSpec{.gpus = 1, .command = {"true"}}},
                     kT0 + 200'000),
             ErrorCode::kInsufficientFunds);
-  ok(Topup{.id = "pay-2", .tenant_id = kTenant, .amount_micros = 5 * kUnit}, kT0 + 200'000);
+  ok(Topup{.id = "pay-2", .tenant_id = kTenant1, .amount_micros = 5 * kUnit}, kT0 + 200'000);
   EXPECT_EQ(balance(kT0 + 200'000).cash_micros, 5 * kUnit);
   expect_ledger_sums_to_zero();
 }
 
 TEST_F(MoneyTest, UsageAccruedWithinAHoldIsCountedOnceInWhatIsAvailable) {
-  ok(SetBilling{kTenant, BillingMode::kPrepaid});
-  ok(Topup{.id = "pay-1", .tenant_id = kTenant, .amount_micros = 10'000 * kUnit});
+  ok(SetBilling{kTenant1, BillingMode::kPrepaid});
+  ok(Topup{.id = "pay-1", .tenant_id = kTenant1, .amount_micros = 10'000 * kUnit});
   run({.gpus = 1});  // Holds the hour's runway: 3,600 units.
   // Four seconds run and are not posted yet: they are spent out of the hold, not beside it.
   const Balance running = balance(kT0 + 5'000);
@@ -118,13 +116,13 @@ TEST_F(MoneyTest, UsageAccruedWithinAHoldIsCountedOnceInWhatIsAvailable) {
   EXPECT_EQ(running.unposted_micros, 4 * kUnit);
   EXPECT_EQ(running.available_micros, 6'400 * kUnit);
   // Past the hold, the usage itself is what is taken.
-  ok(Topup{.id = "pay-2", .tenant_id = kTenant, .amount_micros = kUnit}, kT0 + 5'000);
+  ok(Topup{.id = "pay-2", .tenant_id = kTenant1, .amount_micros = kUnit}, kT0 + 5'000);
   EXPECT_EQ(balance(kT0 + 5'000).available_micros, 6'401 * kUnit);
 }
 
 TEST_F(MoneyTest, APrepaidTenantWhoseHoldCoversItsWorkIsNeverShownBelowZero) {
-  ok(SetBilling{kTenant, BillingMode::kPrepaid});
-  ok(Topup{.id = "pay-1", .tenant_id = kTenant, .amount_micros = 100 * kUnit});
+  ok(SetBilling{kTenant1, BillingMode::kPrepaid});
+  ok(Topup{.id = "pay-1", .tenant_id = kTenant1, .amount_micros = 100 * kUnit});
   run({.gpus = 1});  // The hold takes all 100 units: less than the runway's worth.
   for (TimeMs at : {kT0 + 1'000, kT0 + 5'000, kT0 + 9'000}) {
     const Balance b = balance(at);
@@ -135,10 +133,10 @@ TEST_F(MoneyTest, APrepaidTenantWhoseHoldCoversItsWorkIsNeverShownBelowZero) {
 }
 
 TEST_F(MoneyTest, PromotionalCreditsPayFirstAndWhatIsLeftLapses) {
-  ok(SetBilling{kTenant, BillingMode::kPrepaid});
-  ok(Topup{.id = "cash", .tenant_id = kTenant, .amount_micros = 1'000 * kUnit});
+  ok(SetBilling{kTenant1, BillingMode::kPrepaid});
+  ok(Topup{.id = "cash", .tenant_id = kTenant1, .amount_micros = 1'000 * kUnit});
   ok(Topup{.id = "promo",
-           .tenant_id = kTenant,
+           .tenant_id = kTenant1,
            .amount_micros = 50 * kUnit,
            .credit = true,
            .expires_at_ms = kT0 + 25'000});
@@ -157,16 +155,16 @@ TEST_F(MoneyTest, PromotionalCreditsPayFirstAndWhatIsLeftLapses) {
 }
 
 TEST_F(MoneyTest, PostpaidWorkStopsAtTheCreditLimit) {
-  ok(SetBilling{kTenant, BillingMode::kPostpaid, 30 * kUnit});
+  ok(SetBilling{kTenant1, BillingMode::kPostpaid, 30 * kUnit});
   const std::string id = run({.gpus = 2});
   advance(kT0 + 10'000, kT0 + 60'000);
   EXPECT_EQ(instance(id).state, InstanceState::kStopped);
   EXPECT_EQ(instance(id).ended_at_ms, kT0 + 16'000);  // 2 GPUs: 15 s cost 30.
   EXPECT_EQ(balance(kT0 + 60'000).cash_micros, -30 * kUnit);
-  EXPECT_EQ(refused(SetBilling{kTenant, BillingMode::kPrepaid}, kT0 + 60'000),
+  EXPECT_EQ(refused(SetBilling{kTenant1, BillingMode::kPrepaid}, kT0 + 60'000),
             ErrorCode::kConflict);  // It owes: it pays before it turns prepaid.
-  EXPECT_EQ(refused(SetBilling{kTenant, BillingMode::kPrepaid, 5}), ErrorCode::kInvalidArgument);
-  EXPECT_EQ(refused(SetBilling{kTenant, BillingMode::kPostpaid, -1}), ErrorCode::kInvalidArgument);
+  EXPECT_EQ(refused(SetBilling{kTenant1, BillingMode::kPrepaid, 5}), ErrorCode::kInvalidArgument);
+  EXPECT_EQ(refused(SetBilling{kTenant1, BillingMode::kPostpaid, -1}), ErrorCode::kInvalidArgument);
   expect_ledger_sums_to_zero();
 }
 
@@ -195,7 +193,7 @@ TEST_F(MoneyTest, SpotWorkIsPreemptedAtTheSecondItsPricePassesItsMaximum) {
   EXPECT_EQ(instance(id).billed_micros, 2'000 * kUnit * 99 / 3'600);
   // While the price is over its maximum, spot work with that maximum does not start.
   const std::string later = fmt::format("ins_{:016x}", ++next_);
-  ok(CreateInstance{later, kTenant, "prj_0000000000000001", "usr_1",
+  ok(CreateInstance{later, kTenant1, kProject1, "usr_1",
                     InstanceSpec{.gpus = 1,
                                  .price_class = PriceClass::kSpot,
                                  .command = {"true"},
@@ -203,7 +201,7 @@ TEST_F(MoneyTest, SpotWorkIsPreemptedAtTheSecondItsPricePassesItsMaximum) {
      kT0 + 120'000);
   EXPECT_EQ(instance(later).state, InstanceState::kQueued);
   EXPECT_EQ(
-      refused(CreateInstance{"ins_00000000000000fe", kTenant, "prj_0000000000000001", "usr_1",
+      refused(CreateInstance{"ins_00000000000000fe", kTenant1, kProject1, "usr_1",
                              InstanceSpec{.gpus = 1, .command = {"true"}, .max_price_micros = -1}}),
       ErrorCode::kInvalidArgument);  // A maximum is 0 (none) or above.
 }
@@ -216,7 +214,7 @@ TEST_F(MoneyTest, OnDemandWorkWithAMaximumIsPlacedWithinItAndNotPreemptedWhenThe
   EXPECT_EQ(instance(id).state, InstanceState::kRunning);  // Its maximum limits placement only.
   // Now the price is over its maximum: new work with that maximum waits and says why.
   const std::string later = "ins_00000000000000fd";
-  ok(CreateInstance{later, kTenant, "prj_0000000000000001", "usr_1",
+  ok(CreateInstance{later, kTenant1, kProject1, "usr_1",
                     InstanceSpec{.gpus = 1, .command = {"true"}, .max_price_micros = max}},
      kT0 + 120'000);
   EXPECT_EQ(instance(later).state, InstanceState::kQueued);
@@ -230,7 +228,7 @@ TEST_F(MoneyTest, WorkOfAClassWithNoPriceIsRefusedAndRunsOnlyOnceAPriceIsInForce
   for (int64_t max : {int64_t{0}, 4'000 * kUnit}) {
     const auto before = core.state().instances;
     const ErrorCode code =
-        refused(CreateInstance{"ins_00000000000000fe", kTenant, "prj_0000000000000001", "usr_1",
+        refused(CreateInstance{"ins_00000000000000fe", kTenant1, kProject1, "usr_1",
                                InstanceSpec{.gpus = 1,
                                             .price_class = PriceClass::kSpot,
                                             .command = {"true"},
@@ -240,11 +238,11 @@ TEST_F(MoneyTest, WorkOfAClassWithNoPriceIsRefusedAndRunsOnlyOnceAPriceIsInForce
   }
   // A model with no price anywhere, and a region with none, are refused the same way.
   EXPECT_EQ(
-      refused(CreateInstance{"ins_00000000000000fe", kTenant, "prj_0000000000000001", "usr_1",
+      refused(CreateInstance{"ins_00000000000000fe", kTenant1, kProject1, "usr_1",
                              InstanceSpec{.gpus = 1, .gpu_models = {"A100"}, .command = {"true"}}}),
       ErrorCode::kNoPrice);
   EXPECT_EQ(
-      refused(CreateInstance{"ins_00000000000000fe", kTenant, "prj_0000000000000001", "usr_1",
+      refused(CreateInstance{"ins_00000000000000fe", kTenant1, kProject1, "usr_1",
                              InstanceSpec{.gpus = 1, .command = {"true"}, .regions = {"us"}}}),
       ErrorCode::kNoPrice);
   // A spot price set to begin later: the work is taken and waits for it, saying why.
@@ -290,8 +288,8 @@ TEST_F(MoneyTest, AGangOfSpotWorkStartsOnlyWhereTheSpotPriceIsWithinItsMaximum) 
   price(PriceClass::kSpot, 3'000 * kUnit, kT0 + 60'000);
   const std::string id = fmt::format("ins_{:016x}", ++next_);
   ok(CreateInstance{.id = id,
-                    .tenant_id = kTenant,
-                    .project_id = "prj_0000000000000001",
+                    .tenant_id = kTenant1,
+                    .project_id = kProject1,
                     .user_id = "usr_1",
                     .spec = {.gpus = 8,
                              .price_class = PriceClass::kSpot,
@@ -308,8 +306,8 @@ TEST_F(MoneyTest, AGangOfSpotWorkStartsOnlyWhereTheSpotPriceIsWithinItsMaximum) 
 }
 
 TEST_F(MoneyTest, TheJournalReplaysIntoTheSameBalances) {
-  ok(SetBilling{kTenant, BillingMode::kPrepaid});
-  ok(Topup{.id = "pay-1", .tenant_id = kTenant, .amount_micros = 70 * kUnit});
+  ok(SetBilling{kTenant1, BillingMode::kPrepaid});
+  ok(Topup{.id = "pay-1", .tenant_id = kTenant1, .amount_micros = 70 * kUnit});
   run({.gpus = 1});
   advance(kT0 + 10'000, kT0 + 100'000);
   ledger::Ledger replayed;
@@ -334,14 +332,14 @@ TEST_F(MoneyTest, TheJournalReplaysIntoTheSameBalances) {
 // each preemption gives its hold back; none is left pending on the tenant's balance (the chaos
 // simulation found the second hold kept by nobody).
 TEST_F(MoneyTest, WorkPreemptedBeforeItStartsGivesItsHoldBackEachTime) {
-  ok(SetBilling{kTenant, BillingMode::kPrepaid});
-  ok(Topup{.id = "pay-1", .tenant_id = kTenant, .amount_micros = 100'000 * kUnit});
+  ok(SetBilling{kTenant1, BillingMode::kPrepaid});
+  ok(Topup{.id = "pay-1", .tenant_id = kTenant1, .amount_micros = 100'000 * kUnit});
   price(PriceClass::kSpot, kUnitPerSecond / 2);
   const std::string spot = "ins_00000000000000f1";
   ok(CreateInstance{
       spot,
-      kTenant,
-      "prj_0000000000000001",
+      kTenant1,
+      kProject1,
       "usr_1",
       {.gpus = 8, .price_class = PriceClass::kSpot, .command = {"true"}, .requeue = true}});
   ASSERT_EQ(instance(spot).state, InstanceState::kScheduled);
@@ -349,10 +347,7 @@ TEST_F(MoneyTest, WorkPreemptedBeforeItStartsGivesItsHoldBackEachTime) {
   for (int round = 1; round <= 2; ++round) {
     const TimeMs at = kT0 + static_cast<TimeMs>(round) * 1'000;
     const std::string urgent = fmt::format("ins_00000000000000e{}", round);
-    ok(
-        CreateInstance{
-            urgent, kTenant, "prj_0000000000000001", "usr_1", {.gpus = 8, .command = {"true"}}},
-        at);
+    ok(CreateInstance{urgent, kTenant1, kProject1, "usr_1", {.gpus = 8, .command = {"true"}}}, at);
     EXPECT_EQ(instance(spot).state, InstanceState::kQueued) << "round " << round;
     EXPECT_TRUE(instance(spot).hold_id.empty()) << "round " << round;
     ok(StopInstance{urgent}, at + 1);  // The room is free again: the spot work is placed anew.
@@ -366,7 +361,7 @@ TEST_F(MoneyTest, WorkPreemptedBeforeItStartsGivesItsHoldBackEachTime) {
   int64_t held = 0;
   for (const auto& [id, i] : core.state().instances) held += i.hold_micros;
   EXPECT_EQ(
-      core.state().ledger.account(tenant_account(kTenant, BillingMode::kPrepaid))->debits_pending,
+      core.state().ledger.account(tenant_account(kTenant1, BillingMode::kPrepaid))->debits_pending,
       held);
   expect_ledger_sums_to_zero();
 }
@@ -381,10 +376,10 @@ TEST_F(MoneyTest, PropertyAnySequenceKeepsTheBooksExact) {
   const std::string other = "ten_0000000000000002";
   ok(CreateTenant{other, "beta"});
   ok(CreateProject{"prj_0000000000000002", other, "p"});
-  ok(SetBilling{kTenant, BillingMode::kPrepaid});
+  ok(SetBilling{kTenant1, BillingMode::kPrepaid});
   ok(SetBilling{other, BillingMode::kPostpaid, 40 * kUnit});
-  const std::string tenants[] = {kTenant, other};
-  const std::string projects[] = {"prj_0000000000000001", "prj_0000000000000002"};
+  const std::string tenants[] = {kTenant1, other};
+  const std::string projects[] = {kProject1, "prj_0000000000000002"};
   std::vector<std::string> launched;
   TimeMs now = kT0;
   for (int step = 0; step < 400; ++step) {

@@ -12,8 +12,6 @@
 namespace allot {
 namespace {
 
-const std::string kTenant = "ten_000000000000000a";
-const std::string kProject = "prj_000000000000000a";
 const std::string kPool = "pol_0000000000000001";
 
 using Kind = ScaleDecision::Kind;
@@ -22,8 +20,8 @@ class PoolsTest : public CoreTest {
  protected:
   void SetUp() override {
     ok(CreateTenant{"ten_00000000000000ff", "operator", true});
-    ok(CreateTenant{kTenant, "alpha"});
-    ok(CreateProject{kProject, kTenant, "one"});
+    ok(CreateTenant{kTenantA, "alpha"});
+    ok(CreateProject{kProjectA, kTenantA, "one"});
     for (const Command& c : free_prices("eu", kT0 - 1)) ok(c, kT0 - 1);
     for (const Command& c : free_prices("elsewhere", kT0 - 1)) ok(c, kT0 - 1);
     for (const Command& c : free_prices("us", kT0 - 1)) ok(c, kT0 - 1);
@@ -34,8 +32,8 @@ class PoolsTest : public CoreTest {
   std::string launch(int gpus, const std::string& region = "") {
     const std::string id = fmt::format("ins_{:016x}", ++next_);
     ok(CreateInstance{.id = id,
-                      .tenant_id = kTenant,
-                      .project_id = kProject,
+                      .tenant_id = kTenantA,
+                      .project_id = kProjectA,
                       .user_id = "usr_1",
                       .spec = {.gpus = gpus,
                                .cpu_milli = 1'000,
@@ -172,14 +170,14 @@ TEST_F(PoolsTest, APoolGrowsOnlyForWorkItsNodesCouldRunAtAPriceTheWorkAccepts) {
   // Work that will not pay that much, or may not run in north, still does not grow it.
   const std::string capped = fmt::format("ins_{:016x}", ++next_);
   ok(CreateInstance{.id = capped,
-                    .tenant_id = kTenant,
-                    .project_id = kProject,
+                    .tenant_id = kTenantA,
+                    .project_id = kProjectA,
                     .user_id = "usr_1",
                     .spec = {.gpus = 2, .command = {"true"}, .max_price_micros = 2'000'000}});
   const std::string elsewhere = fmt::format("ins_{:016x}", ++next_);
   ok(CreateInstance{.id = elsewhere,
-                    .tenant_id = kTenant,
-                    .project_id = kProject,
+                    .tenant_id = kTenantA,
+                    .project_id = kProjectA,
                     .user_id = "usr_1",
                     .spec = {.gpus = 2, .command = {"true"}, .regions = {"eu"}}});
   ok(Tick{}, kT0 + 1);

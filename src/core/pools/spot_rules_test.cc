@@ -10,8 +10,6 @@
 namespace allot {
 namespace {
 
-const std::string kTenant = "ten_0000000000000001";
-const std::string kNode = "nod_0000000000000001";
 const meter::PriceKey kSpotKey{
     .model = "H100-80GB", .region = "eu", .price_class = PriceClass::kSpot};
 
@@ -50,13 +48,13 @@ TEST(PriceOnCurve, InterpolatesBetweenPointsAndRoundsDown) {
 class SpotRulesTest : public CoreTest {
  protected:
   void SetUp() override {
-    for (const Command& c : one_node_cloud(kTenant, "prj_0000000000000001", kNode, kToken)) ok(c);
+    for (const Command& c : one_node_cloud(kTenant1, kProject1, kNode1, kToken)) ok(c);
   }
 
   // Starts spot work of `gpus` GPUs at `at`, paying at most `max_micros` per GPU-hour.
   std::string run_spot(int gpus, int64_t max_micros, TimeMs at) {
     const std::string id = fmt::format("ins_{:016x}", ++next_);
-    ok(CreateInstance{id, kTenant, "prj_0000000000000001", "usr_1",
+    ok(CreateInstance{id, kTenant1, kProject1, "usr_1",
                       InstanceSpec{.gpus = gpus,
                                    .price_class = PriceClass::kSpot,
                                    .command = {"true"},
@@ -66,7 +64,7 @@ class SpotRulesTest : public CoreTest {
     return id;
   }
 
-  void tick(TimeMs at) { beat_and_tick(kNode, at); }
+  void tick(TimeMs at) { beat_and_tick(kNode1, at); }
 
   // The spot prices in the catalog, oldest first: {effective, per GPU-hour}.
   std::vector<std::pair<TimeMs, int64_t>> history() {
