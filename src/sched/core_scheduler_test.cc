@@ -106,17 +106,9 @@ TEST_P(CoreCarbon, PlacesOnTheExpectedNode) {
   };
   apply(CreateJoinToken{"jtk_0000000000000001", "t", std::string(64, 'a'), 0}, kT0);
   for (int n = 1; n <= 2; ++n) {
-    JoinNode join{.node_id = fmt::format("nod_{:016x}", n),
-                  .join_token_hash = std::string(64, 'a'),
-                  .credential_hash = std::string(64, static_cast<char>('0' + n)),
-                  .name = fmt::format("n{}", n),
-                  .region = n == 1 ? "north" : "south",
-                  .cpu_milli = 64'000,
-                  .memory_mib = 256'000};
-    for (int g = 0; g < 4; ++g) {
-      join.gpus.push_back(
-          GpuReport{.index = g, .uuid = fmt::format("n{}-{}", n, g), .model = "A100-80GB"});
-    }
+    const JoinNode join =
+        gpu_join(fmt::format("nod_{:016x}", n), fmt::format("n{}", n), n == 1 ? "north" : "south",
+                 "A100-80GB", std::string(64, 'a'), 4);
     apply(join, kT0);
     apply(NodeHeartbeat{.node_id = join.node_id}, c.heard_at_ms);
   }

@@ -29,17 +29,8 @@ class PolicyCoreTest : public ::testing::TestWithParam<Param> {
 
   // Node number `n` (nod_000…n) joins with four GPUs of `model` and reports once.
   void join(int n, const std::string& name, const std::string& region, const std::string& model) {
-    JoinNode join{.node_id = fmt::format("nod_{:016x}", n),
-                  .join_token_hash = std::string(64, 'a'),
-                  .credential_hash = std::string(64, static_cast<char>('0' + n)),
-                  .name = name,
-                  .region = region,
-                  .cpu_milli = 64'000,
-                  .memory_mib = 256'000};
-    for (int g = 0; g < 4; ++g) {
-      join.gpus.push_back(
-          GpuReport{.index = g, .uuid = fmt::format("{}-{}", name, g), .model = model});
-    }
+    const JoinNode join =
+        gpu_join(fmt::format("nod_{:016x}", n), name, region, model, std::string(64, 'a'), 4);
     apply(join);
     apply(NodeHeartbeat{.node_id = join.node_id});
   }

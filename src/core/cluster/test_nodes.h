@@ -1,4 +1,5 @@
-// Nodes for the core's tests: a join of 8 GPUs of one model, as an agent would send it.
+// Nodes for the core's tests: a join of GPUs of one model (8 unless said), as an agent would send
+// it.
 #pragma once
 
 #include <string>
@@ -10,9 +11,8 @@
 
 namespace allot {
 
-inline JoinNode eight_gpu_join(const std::string& id, const std::string& name,
-                               const std::string& region, const std::string& model,
-                               const std::string& token_hash) {
+inline JoinNode gpu_join(const std::string& id, const std::string& name, const std::string& region,
+                         const std::string& model, const std::string& token_hash, int gpus) {
   JoinNode join{.node_id = id,
                 .join_token_hash = token_hash,
                 .credential_hash = sha256_hex(id),
@@ -20,11 +20,17 @@ inline JoinNode eight_gpu_join(const std::string& id, const std::string& name,
                 .region = region,
                 .cpu_milli = 64'000,
                 .memory_mib = 512'000};
-  for (int i = 0; i < 8; ++i) {
+  for (int i = 0; i < gpus; ++i) {
     join.gpus.push_back(
         GpuReport{.index = i, .uuid = name + "-gpu-" + std::to_string(i), .model = model});
   }
   return join;
+}
+
+inline JoinNode eight_gpu_join(const std::string& id, const std::string& name,
+                               const std::string& region, const std::string& model,
+                               const std::string& token_hash) {
+  return gpu_join(id, name, region, model, token_hash, 8);
 }
 
 // A tenant ("acme") with one project ("p"), and a join token for its nodes.
