@@ -502,12 +502,15 @@ TEST_F(ClusterTest, AQuotaHoldsWorkBackAndSaysSo) {
   EXPECT_TRUE(instance_reaches(second, "succeeded")) << instance(second).dump();
 }
 
-// Agents whose workloads may run 3 s without them (the controller's heartbeat timeout is 2 s).
+// Agents whose workloads may run 8 s without them; the controller takes a node as lost after 6 s
+// without a word. Both leave room for an agent that is slow to start again on a loaded machine,
+// so that a restart meant to be short is short.
 class OrphanTest : public ClusterTest {
  protected:
   OrphanTest() {
     agent_count_ = 1;
-    extra_agent_args_ = {"--orphan-timeout-s", "3"};
+    heartbeat_timeout_ms_ = 6'000;
+    extra_agent_args_ = {"--orphan-timeout-s", "8"};
   }
 };
 
@@ -519,9 +522,10 @@ TEST_F(OrphanTest, AShortAgentRestartKillsNothingAndAnAgentGoneForLongerStopsIts
   const pid_t pid = std::stoi(logs(id));
   // Away for one second: back long before the deadline, the work still runs past it.
   kill_agent(0);
+  const auto killed_at = std::chrono::steady_clock::now();
   std::this_thread::sleep_for(std::chrono::seconds(1));
   start_agent(0);
-  std::this_thread::sleep_for(std::chrono::seconds(4));
+  std::this_thread::sleep_until(killed_at + std::chrono::seconds(9));  // Past the orphan deadline.
   EXPECT_EQ(::kill(pid, 0), 0) << "a short agent restart killed the work";
   EXPECT_EQ(instance(id)["state"], "running") << instance(id).dump();
   // Gone for good: the node is lost (billing ends at its last heartbeat) and the work stops
