@@ -6,19 +6,25 @@ namespace allot {
 namespace {
 
 TEST(ImageRefTest, ReadsRegistryRepositoryTagAndDigest) {
-  auto plain = parse_image_ref("busybox");
-  ASSERT_TRUE(plain) << plain.error().message;
-  EXPECT_EQ(plain->registry, "docker.io");
-  EXPECT_EQ(plain->repository, "busybox");
-  EXPECT_EQ(plain->tag, "latest");
-  EXPECT_EQ(plain->full(), "docker.io/library/busybox:latest");
-
-  auto full = parse_image_ref("127.0.0.1:5000/team/trainer:v1.2");
-  ASSERT_TRUE(full) << full.error().message;
-  EXPECT_EQ(full->registry, "127.0.0.1:5000");
-  EXPECT_EQ(full->repository, "team/trainer");
-  EXPECT_EQ(full->tag, "v1.2");
-  EXPECT_EQ(full->full(), "127.0.0.1:5000/team/trainer:v1.2");
+  struct Case {
+    std::string_view text;
+    std::string_view registry;
+    std::string_view repository;
+    std::string_view tag;
+    std::string_view full;
+  };
+  for (const Case& c : {
+           Case{"busybox", "docker.io", "busybox", "latest", "docker.io/library/busybox:latest"},
+           Case{"127.0.0.1:5000/team/trainer:v1.2", "127.0.0.1:5000", "team/trainer", "v1.2",
+                "127.0.0.1:5000/team/trainer:v1.2"},
+       }) {
+    auto ref = parse_image_ref(c.text);
+    ASSERT_TRUE(ref) << ref.error().message;
+    EXPECT_EQ(ref->registry, c.registry) << c.text;
+    EXPECT_EQ(ref->repository, c.repository) << c.text;
+    EXPECT_EQ(ref->tag, c.tag) << c.text;
+    EXPECT_EQ(ref->full(), c.full) << c.text;
+  }
 
   auto local = parse_image_ref("localhost/allot-demo");
   ASSERT_TRUE(local);

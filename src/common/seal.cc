@@ -27,6 +27,28 @@ const unsigned char* bytes(std::string_view text) {
   return reinterpret_cast<const unsigned char*>(text.data());
 }
 
+// AES-256-GCM over `length` bytes of `in` into `out`, with `context` as associated data. Sealing
+// writes the tag to `tag`; opening checks the tag found there.
+bool run_gcm(const unsigned char* key, bool sealing, const unsigned char* nonce,
+             std::string_view context, const unsigned char* in, size_t length, unsigned char* out,
+             unsigned char* tag) {
+  const CipherContext ctx(EVP_CIPHER_CTX_new(), &EVP_CIPHER_CTX_free);
+  int len = 0;
+  const bool started =
+      ctx &&
+      EVP_CipherInit_ex(ctx.get(), EVP_aes_256_gcm(), nullptr, key, nonce, sealing ? 1 : 0) == 1 &&
+      EVP_CipherUpdate(ctx.get(), nullptr, &len, bytes(context),
+                       static_cast<int>(context.size())) == 1 &&
+      EVP_CipherUpdate(ctx.get(), out, &len, in, static_cast<int>(length)) == 1;
+  if (!started) return false;
+  if (sealing) {
+    return EVP_CipherFinal_ex(ctx.get(), out + len, &len) == 1 &&
+           EVP_CIPHER_CTX_ctrl(ctx.get(), EVP_CTRL_GCM_GET_TAG, kTagBytes, tag) == 1;
+  }
+  return EVP_CIPHER_CTX_ctrl(ctx.get(), EVP_CTRL_GCM_SET_TAG, kTagBytes, tag) == 1 &&
+         EVP_CipherFinal_ex(ctx.get(), out + len, &len) == 1;
+}
+
 Result<Sealer> make_key_file(const std::string& path) {
   std::array<unsigned char, Sealer::kKeyBytes> key{};
   if (RAND_bytes(key.data(), static_cast<int>(key.size())) != 1) {
@@ -72,17 +94,9 @@ Result<std::string> Sealer::seal(std::string_view plaintext, std::string_view co
   std::string out(kNonceBytes + plaintext.size() + kTagBytes, '\0');
   auto* data = reinterpret_cast<unsigned char*>(out.data());
   if (RAND_bytes(data, kNonceBytes) != 1) return fail(ErrorCode::kUnavailable, "no random bytes");
-  const CipherContext ctx(EVP_CIPHER_CTX_new(), &EVP_CIPHER_CTX_free);
-  int len = 0;
   const bool ok =
-      ctx && EVP_EncryptInit_ex(ctx.get(), EVP_aes_256_gcm(), nullptr, key_.data(), data) == 1 &&
-      EVP_EncryptUpdate(ctx.get(), nullptr, &len, bytes(context),
-                        static_cast<int>(context.size())) == 1 &&
-      EVP_EncryptUpdate(ctx.get(), data + kNonceBytes, &len, bytes(plaintext),
-                        static_cast<int>(plaintext.size())) == 1 &&
-      EVP_EncryptFinal_ex(ctx.get(), data + kNonceBytes + len, &len) == 1 &&
-      EVP_CIPHER_CTX_ctrl(ctx.get(), EVP_CTRL_GCM_GET_TAG, kTagBytes,
-                          data + kNonceBytes + plaintext.size()) == 1;
+      run_gcm(key_.data(), /*sealing=*/true, data, context, bytes(plaintext), plaintext.size(),
+              data + kNonceBytes, data + kNonceBytes + plaintext.size());
   if (!ok) return fail(ErrorCode::kInternal, "sealing failed");
   return base64_encode(out);
 }
@@ -96,16 +110,8 @@ Result<std::string> Sealer::open(std::string_view sealed, std::string_view conte
   auto* data = reinterpret_cast<unsigned char*>(raw->data());
   std::string plain(length, '\0');
   auto* out = reinterpret_cast<unsigned char*>(plain.data());
-  const CipherContext ctx(EVP_CIPHER_CTX_new(), &EVP_CIPHER_CTX_free);
-  int len = 0;
-  const bool ok =
-      ctx && EVP_DecryptInit_ex(ctx.get(), EVP_aes_256_gcm(), nullptr, key_.data(), data) == 1 &&
-      EVP_DecryptUpdate(ctx.get(), nullptr, &len, bytes(context),
-                        static_cast<int>(context.size())) == 1 &&
-      EVP_DecryptUpdate(ctx.get(), out, &len, data + kNonceBytes, static_cast<int>(length)) == 1 &&
-      EVP_CIPHER_CTX_ctrl(ctx.get(), EVP_CTRL_GCM_SET_TAG, kTagBytes,
-                          data + kNonceBytes + length) == 1 &&
-      EVP_DecryptFinal_ex(ctx.get(), out + len, &len) == 1;
+  const bool ok = run_gcm(key_.data(), /*sealing=*/false, data, context, data + kNonceBytes, length,
+                          out, data + kNonceBytes + length);
   if (!ok) return fail(ErrorCode::kInternal, "a sealed secret does not open with this key");
   return plain;
 }

@@ -29,6 +29,13 @@ Status add(int64_t& field, int64_t amount) {
   return {};
 }
 
+// A transfer moves its amount onto the debit account's debits and the credit account's credits.
+Status add_both(int64_t& debits, int64_t& credits, int64_t amount) {
+  Status ok = add(debits, amount);
+  if (ok) ok = add(credits, amount);
+  return ok;
+}
+
 Status within_limits(const Account& a) {
   if (a.debits_must_not_exceed_credits &&
       static_cast<Int128>(a.debits_pending) + a.debits_posted > a.credits_posted) {
@@ -139,22 +146,18 @@ Status Ledger::apply(const Transfer& t, TimeMs now_ms, Undo* undo) {
   Status ok;
   switch (t.kind) {
     case TransferKind::kSingle:
-      ok = add(d.debits_posted, stored.amount);
-      if (ok) ok = add(c.credits_posted, stored.amount);
+      ok = add_both(d.debits_posted, c.credits_posted, stored.amount);
       break;
     case TransferKind::kPending:
-      ok = add(d.debits_pending, stored.amount);
-      if (ok) ok = add(c.credits_pending, stored.amount);
+      ok = add_both(d.debits_pending, c.credits_pending, stored.amount);
       break;
     case TransferKind::kPostPending:
-      d.debits_pending -= pending->amount;
-      c.credits_pending -= pending->amount;
-      ok = add(d.debits_posted, stored.amount);
-      if (ok) ok = add(c.credits_posted, stored.amount);
-      break;
     case TransferKind::kVoidPending:
       d.debits_pending -= pending->amount;
       c.credits_pending -= pending->amount;
+      if (t.kind == TransferKind::kPostPending) {
+        ok = add_both(d.debits_posted, c.credits_posted, stored.amount);
+      }
       break;
   }
   if (ok) ok = within_limits(d);

@@ -3,9 +3,9 @@
 #include "reports/summary.h"
 
 #include <algorithm>
-#include <array>
 #include <map>
 
+#include "common/enum_names.h"
 #include "common/int128.h"
 
 namespace allot::finance {
@@ -104,17 +104,8 @@ TimeMs add_months(TimeMs month_ms, int64_t months) {
 }  // namespace
 
 std::optional<GroupBy> parse_group_by(std::string_view name) {
-  constexpr std::array<std::pair<std::string_view, GroupBy>, 5> kNames = {{
-      {"node", GroupBy::kNode},
-      {"pool", GroupBy::kPool},
-      {"model", GroupBy::kModel},
-      {"region", GroupBy::kRegion},
-      {"total", GroupBy::kTotal},
-  }};
-  for (const auto& [text, by] : kNames) {
-    if (text == name) return by;
-  }
-  return std::nullopt;
+  constexpr EnumNames<GroupBy, 5> kNames{{"node", "pool", "model", "region", "total"}};
+  return kNames.parse(name);
 }
 
 std::vector<Group> group(const State& state, const MonthPnl& pnl, GroupBy by, const WhatIf& what_if,

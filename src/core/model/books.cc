@@ -1,7 +1,8 @@
 #include "core/model/books.h"
 
 #include <algorithm>
-#include <array>
+
+#include "common/enum_names.h"
 
 namespace allot {
 
@@ -11,29 +12,12 @@ int64_t value_at(const std::vector<RatePoint>& steps, TimeMs at_ms) {
   return after == steps.begin() ? 0 : std::prev(after)->value;
 }
 
-namespace {
+constexpr EnumNames<AllocationRule, 4> kRules{{"per_node", "per_gpu", "by_cost", "by_power"}};
 
-constexpr std::array<std::pair<AllocationRule, std::string_view>, 4> kRules = {{
-    {AllocationRule::kPerNode, "per_node"},
-    {AllocationRule::kPerGpu, "per_gpu"},
-    {AllocationRule::kByCost, "by_cost"},
-    {AllocationRule::kByPower, "by_power"},
-}};
-
-}  // namespace
-
-std::string_view allocation_rule_name(AllocationRule rule) {
-  for (const auto& [value, name] : kRules) {
-    if (value == rule) return name;
-  }
-  return "per_node";
-}
+std::string_view allocation_rule_name(AllocationRule rule) { return kRules.name(rule, "per_node"); }
 
 std::optional<AllocationRule> parse_allocation_rule(std::string_view name) {
-  for (const auto& [value, text] : kRules) {
-    if (text == name) return value;
-  }
-  return std::nullopt;
+  return kRules.parse(name);
 }
 
 const finance::Asset* Books::asset_of_node(const std::string& node_id) const {

@@ -1,33 +1,16 @@
 #include "core/model/invoice.h"
 
-#include <array>
-
 #include <fmt/format.h>
 
+#include "common/enum_names.h"
+
 namespace allot {
-namespace {
+constexpr EnumNames<InvoiceStatus, 4> kNames{{"draft", "final", "paid", "void"}};
 
-constexpr std::array<std::pair<InvoiceStatus, std::string_view>, 4> kNames = {{
-    {InvoiceStatus::kDraft, "draft"},
-    {InvoiceStatus::kFinal, "final"},
-    {InvoiceStatus::kPaid, "paid"},
-    {InvoiceStatus::kVoid, "void"},
-}};
-
-}  // namespace
-
-std::string_view invoice_status_name(InvoiceStatus status) {
-  for (const auto& [s, name] : kNames) {
-    if (s == status) return name;
-  }
-  return "draft";
-}
+std::string_view invoice_status_name(InvoiceStatus status) { return kNames.name(status, "draft"); }
 
 std::optional<InvoiceStatus> parse_invoice_status(std::string_view name) {
-  for (const auto& [s, n] : kNames) {
-    if (n == name) return s;
-  }
-  return std::nullopt;
+  return kNames.parse(name);
 }
 
 std::string document_number(std::string_view prefix, int64_t n) {
