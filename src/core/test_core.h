@@ -4,7 +4,9 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <string>
+#include <utility>
 
 #include <gtest/gtest.h>
 
@@ -51,6 +53,26 @@ class CoreTest : public ::testing::Test {
       ADD_FAILURE() << "the refusal changed " << *changed;
     }
     return rows.error().code;
+  }
+
+  // A change that makes a valid object invalid, and the code of the refusal it meets.
+  template <typename T>
+  struct BadChange {
+    const char* what;
+    void (*change)(T&);
+    ErrorCode code = ErrorCode::kInvalidArgument;
+  };
+
+  // Each change, made to a copy of `valid`, makes a command (`command_of`) that is refused with
+  // the change's code and changes nothing.
+  template <typename T, typename CommandOf>
+  void expect_refused(const T& valid, std::initializer_list<BadChange<T>> changes,
+                      CommandOf command_of) {
+    for (const BadChange<T>& c : changes) {
+      T bad = valid;
+      c.change(bad);
+      EXPECT_EQ(refused(command_of(std::move(bad))), c.code) << c.what;
+    }
   }
 
   // Tenants alpha and beta, their projects, and a join token (kToken) for every node.

@@ -43,30 +43,23 @@ std::string show(Prefer prefer, int64_t value, bool diff = false) {
   return Money::from_micros(value).to_string() + (diff ? "" : "/h");
 }
 
-std::string_view best_word(Prefer prefer) {
-  switch (prefer) {
-    case Prefer::kCarbon:
-      return "cleanest";
-    case Prefer::kLatency:
-      return "closest";
-    case Prefer::kNone:
-    case Prefer::kPrice:
-      break;
-  }
-  return "cheapest";
-}
+// How a quote words a measure: its best option, and an option where the measure is not known.
+struct MeasureWords {
+  std::string_view best;
+  std::string_view unknown;
+};
 
-std::string_view unknown_text(Prefer prefer) {
+MeasureWords words(Prefer prefer) {
   switch (prefer) {
     case Prefer::kCarbon:
-      return "no carbon intensity known";
+      return {.best = "cleanest", .unknown = "no carbon intensity known"};
     case Prefer::kLatency:
-      return "no latency known";
+      return {.best = "closest", .unknown = "no latency known"};
     case Prefer::kNone:
     case Prefer::kPrice:
       break;
   }
-  return "no price set";
+  return {.best = "cheapest", .unknown = "no price set"};
 }
 
 // The order: room now first, then the measure (known first, lower first), then the price (known
@@ -89,7 +82,7 @@ std::string tie_break(const QuoteOption& a, const QuoteOption& b) {
 std::string why_fitting(const std::vector<RankedOption>& ranked, size_t i, Prefer prefer) {
   const QuoteOption& o = ranked[i].option;
   const std::optional<int64_t> m = measure(o, prefer);
-  if (!m) return std::string(unknown_text(prefer)) + ", ranked after those known";
+  if (!m) return std::string(words(prefer).unknown) + ", ranked after those known";
   const QuoteOption& best = ranked.front().option;
   if (i > 0) {
     const int64_t behind = *m - *measure(best, prefer);
@@ -97,7 +90,7 @@ std::string why_fitting(const std::vector<RankedOption>& ranked, size_t i, Prefe
       return fmt::format("{}, tied with the best, behind it by price or name", show(prefer, *m));
     return fmt::format("{}, {} above the best", show(prefer, *m), show(prefer, behind, true));
   }
-  std::string out = fmt::format("{}: {}", best_word(prefer), show(prefer, *m));
+  std::string out = fmt::format("{}: {}", words(prefer).best, show(prefer, *m));
   if (ranked.size() > 1 && ranked[1].option.fits) {
     const QuoteOption& next = ranked[1].option;
     const std::optional<int64_t> next_m = measure(next, prefer);

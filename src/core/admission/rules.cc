@@ -6,6 +6,7 @@
 #include "common/limits.h"
 #include "core/admission/admission.h"
 #include "core/kernel/gpu_models.h"
+#include "core/kernel/lookups.h"
 #include "core/kernel/validate.h"
 
 namespace allot {
@@ -34,15 +35,8 @@ int64_t gpus_of_model(const State& state, const std::string& model) {
 
 Result<Rows> apply(const State& state, const SetQuota& c, TimeMs now_ms,
                    const Placing& /*placing*/) {
-  const Tenant* tenant = state.tenant(c.tenant_id);
-  if (tenant == nullptr)
-    return fail(ErrorCode::kNotFound, fmt::format("no tenant {}", c.tenant_id));
-  if (!c.project_id.empty()) {
-    const Project* project = state.project(c.project_id);
-    if (project == nullptr || project->deleted_at_ms != 0 || project->tenant_id != c.tenant_id) {
-      return fail(ErrorCode::kNotFound,
-                  fmt::format("no project {} in tenant {}", c.project_id, c.tenant_id));
-    }
+  if (auto ok = check_scope(state, c.tenant_id, c.project_id); !ok) {
+    return std::unexpected(ok.error());
   }
   if (auto ok = check_model("gpu_model", c.gpu_model, false); !ok)
     return std::unexpected(ok.error());
@@ -74,20 +68,14 @@ Result<Rows> apply(const State& state, const SetQuota& c, TimeMs now_ms,
 
 Result<Rows> apply(const State& state, const DeleteQuota& c, TimeMs now_ms,
                    const Placing& /*placing*/) {
-  const Quota* quota = state.quota(c.id);
-  if (quota == nullptr || !quota->live()) {
-    return fail(ErrorCode::kNotFound, fmt::format("no quota {}", c.id));
-  }
-  Quota deleted = *quota;
-  deleted.deleted_at_ms = now_ms;
-  return Rows{deleted};
+  return delete_row(state.quota(c.id), "quota", c.id, now_ms);
 }
 
 Result<Rows> apply(const State& state, const CreateReservation& c, TimeMs now_ms,
                    const Placing& /*placing*/) {
   if (auto ok = check_id("id", c.id, "rsv"); !ok) return std::unexpected(ok.error());
   if (state.tenant(c.tenant_id) == nullptr) {
-    return fail(ErrorCode::kNotFound, fmt::format("no tenant {}", c.tenant_id));
+    return std::unexpected(not_found("tenant", c.tenant_id));
   }
   if (auto ok = check_model("gpu_model", c.gpu_model, true); !ok)
     return std::unexpected(ok.error());
@@ -134,21 +122,14 @@ Result<Rows> apply(const State& state, const CreateReservation& c, TimeMs now_ms
 
 Result<Rows> apply(const State& state, const CancelReservation& c, TimeMs now_ms,
                    const Placing& /*placing*/) {
-  const Reservation* reservation = state.reservation(c.id);
-  if (reservation == nullptr) {
-    return fail(ErrorCode::kNotFound, fmt::format("no reservation {}", c.id));
-  }
-  if (reservation->cancelled_at_ms != 0) return Rows{};
-  Reservation cancelled = *reservation;
-  cancelled.cancelled_at_ms = now_ms;
-  return Rows{cancelled};
+  return set_once(state.reservation(c.id), &Reservation::cancelled_at_ms, "reservation", c.id,
+                  now_ms);
 }
 
 Result<Rows> apply(const State& state, const SetTenantWeight& c, TimeMs /*now_ms*/,
                    const Placing& /*placing*/) {
   const Tenant* tenant = state.tenant(c.tenant_id);
-  if (tenant == nullptr)
-    return fail(ErrorCode::kNotFound, fmt::format("no tenant {}", c.tenant_id));
+  if (tenant == nullptr) return std::unexpected(not_found("tenant", c.tenant_id));
   if (c.weight < 1 || c.weight > limits::kMaxTenantWeight) {
     return fail(ErrorCode::kInvalidArgument,
                 fmt::format("weight must be 1 to {}", limits::kMaxTenantWeight));

@@ -9,6 +9,8 @@
 
 #include "common/limits.h"
 #include "core/kernel/gpu_models.h"
+#include "core/kernel/lookups.h"
+#include "core/kernel/slices/find.h"
 #include "core/kernel/validate.h"
 
 namespace allot {
@@ -87,7 +89,7 @@ Status check_nodes(const State& state, const finance::Asset& asset) {
   }
   std::set<std::string> seen;
   for (const std::string& id : asset.node_ids) {
-    if (state.node(id) == nullptr) return fail(ErrorCode::kNotFound, fmt::format("no node {}", id));
+    if (state.node(id) == nullptr) return std::unexpected(not_found("node", id));
     if (!seen.insert(id).second) {
       return fail(ErrorCode::kInvalidArgument, fmt::format("node {} is named twice", id));
     }
@@ -123,8 +125,7 @@ Status check_asset(const State& state, const finance::Asset& a) {
 
 Result<const finance::Asset*> live_asset(const State& state, const std::string& id) {
   auto it = state.books.assets.find(id);
-  if (it == state.books.assets.end())
-    return fail(ErrorCode::kNotFound, fmt::format("no asset {}", id));
+  if (it == state.books.assets.end()) return std::unexpected(not_found("asset", id));
   if (it->second.retired_ms != 0) {
     return fail(ErrorCode::kConflict, fmt::format("asset {} is retired", id));
   }
@@ -277,13 +278,7 @@ Result<Rows> apply(const State& state, const AddFixedCost& c, TimeMs now_ms,
 
 Result<Rows> apply(const State& state, const DeleteFixedCost& c, TimeMs now_ms,
                    const Placing& /*placing*/) {
-  auto it = state.books.fixed_costs.find(c.id);
-  if (it == state.books.fixed_costs.end() || it->second.deleted_at_ms != 0) {
-    return fail(ErrorCode::kNotFound, fmt::format("no fixed cost {}", c.id));
-  }
-  FixedCost cost = it->second;
-  cost.deleted_at_ms = now_ms;
-  return Rows{cost};
+  return delete_row(find_by_id(state.books.fixed_costs, c.id), "fixed cost", c.id, now_ms);
 }
 
 Result<Rows> apply(const State& /*state*/, const SetRentalPrice& c, TimeMs now_ms,

@@ -2,16 +2,24 @@
 #include "core/cluster/idle.h"
 
 #include <algorithm>
+#include <array>
 #include <map>
 #include <vector>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "common/enum_names.h"
 #include "common/limits.h"
+#include "core/kernel/lookups.h"
 
 namespace allot {
 namespace {
+
+constexpr std::array<EnumName<IdleAction>, 2> kIdleActionNames = {{
+    {IdleAction::kStop, "stop"},
+    {IdleAction::kNotify, "notify"},
+}};
 
 // Whether every GPU of the instance has a reading in this heartbeat under the threshold. A GPU
 // without a reading, lost, or with a reading out of 0..100 is busy as far as idle stop knows.
@@ -106,14 +114,11 @@ std::vector<std::string> idle_together(const Draft& draft, const std::string& id
 }  // namespace
 
 std::string_view idle_action_name(IdleAction action) {
-  return action == IdleAction::kNotify ? "notify" : "stop";
+  return name_in(kIdleActionNames, action, "stop");
 }
 
 std::optional<IdleAction> parse_idle_action(std::string_view name) {
-  for (IdleAction a : {IdleAction::kStop, IdleAction::kNotify}) {
-    if (idle_action_name(a) == name) return a;
-  }
-  return std::nullopt;
+  return parse_in(kIdleActionNames, name);
 }
 
 Status check_idle_policy(const IdlePolicy& policy, const CoreOptions& options) {
@@ -144,7 +149,7 @@ Result<Rows> apply(const State& state, const SetProjectIdle& c, TimeMs /*now_ms*
                    const Placing& placing) {
   const Project* project = state.project(c.project_id);
   if (project == nullptr || project->deleted_at_ms != 0) {
-    return fail(ErrorCode::kNotFound, fmt::format("no project {}", c.project_id));
+    return std::unexpected(not_found("project", c.project_id));
   }
   if (c.policy) {
     if (auto ok = check_idle_policy(*c.policy, placing.options); !ok)

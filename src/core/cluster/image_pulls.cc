@@ -1,35 +1,34 @@
 #include "core/cluster/image_pulls.h"
 
 #include <algorithm>
+#include <array>
 
 #include <fmt/format.h>
 
+#include "common/enum_names.h"
 #include "common/image_ref.h"
 #include "common/limits.h"
 #include "core/kernel/validate.h"
 
 namespace allot {
 
+namespace {
+
+constexpr std::array<EnumName<PullState>, 4> kPullStateNames = {{
+    {PullState::kPending, "pending"},
+    {PullState::kPulling, "pulling"},
+    {PullState::kDone, "done"},
+    {PullState::kFailed, "failed"},
+}};
+
+}  // namespace
+
 std::string_view pull_state_name(PullState state) {
-  switch (state) {
-    case PullState::kPending:
-      return "pending";
-    case PullState::kPulling:
-      return "pulling";
-    case PullState::kDone:
-      return "done";
-    case PullState::kFailed:
-      return "failed";
-  }
-  return "unknown";
+  return name_in(kPullStateNames, state, "unknown");
 }
 
 std::optional<PullState> parse_pull_state(std::string_view name) {
-  for (PullState state :
-       {PullState::kPending, PullState::kPulling, PullState::kDone, PullState::kFailed}) {
-    if (pull_state_name(state) == name) return state;
-  }
-  return std::nullopt;
+  return parse_in(kPullStateNames, name);
 }
 
 bool is_final(PullState state) { return state == PullState::kDone || state == PullState::kFailed; }

@@ -13,6 +13,7 @@
 #include "core/cluster/cluster.h"
 #include "core/cluster/idle.h"
 #include "core/kernel/gpu_models.h"
+#include "core/kernel/lookups.h"
 #include "core/kernel/validate.h"
 #include "core/money/money.h"
 
@@ -102,7 +103,7 @@ Result<Rows> apply(const State& state, const CreateInstance& c, TimeMs now_ms,
   if (auto ok = check_id("id", c.id, "ins"); !ok) return std::unexpected(ok.error());
   const Project* project = state.project(c.project_id);
   if (project == nullptr || project->deleted_at_ms != 0 || project->tenant_id != c.tenant_id) {
-    return fail(ErrorCode::kNotFound, fmt::format("no project {}", c.project_id));
+    return std::unexpected(not_found("project", c.project_id));
   }
   if (auto ok = check_spec(c.spec); !ok) return std::unexpected(ok.error());
   if (c.spec.idle) {
@@ -159,7 +160,7 @@ Result<Rows> apply(const State& state, const CreateInstance& c, TimeMs now_ms,
 Result<Rows> apply(const State& state, const StopInstance& c, TimeMs now_ms,
                    const Placing& placing) {
   const Instance* instance = state.instance(c.id);
-  if (instance == nullptr) return fail(ErrorCode::kNotFound, fmt::format("no instance {}", c.id));
+  if (instance == nullptr) return std::unexpected(not_found("instance", c.id));
   if (is_final(instance->state) || instance->stop_requested) return Rows{};
   Draft draft(state);
   // Stopping one member of a gang stops the gang.

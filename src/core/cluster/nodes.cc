@@ -10,6 +10,8 @@
 #include "core/cluster/cluster.h"
 #include "core/cluster/idle.h"
 #include "core/cluster/image_pulls.h"
+#include "core/kernel/lookups.h"
+#include "core/kernel/slices/find.h"
 #include "core/kernel/validate.h"
 #include "core/money/budgets.h"
 #include "core/money/money.h"
@@ -20,7 +22,7 @@ namespace allot {
 namespace {
 
 Status node_exists(const State& state, const std::string& id) {
-  if (state.node(id) == nullptr) return fail(ErrorCode::kNotFound, fmt::format("no node {}", id));
+  if (state.node(id) == nullptr) return std::unexpected(not_found("node", id));
   return {};
 }
 
@@ -157,14 +159,8 @@ Result<Rows> apply(const State& state, const CreateJoinToken& c, TimeMs now_ms,
 
 Result<Rows> apply(const State& state, const RevokeJoinToken& c, TimeMs now_ms,
                    const Placing& /*placing*/) {
-  auto it = state.join_tokens.find(c.id);
-  if (it == state.join_tokens.end()) {
-    return fail(ErrorCode::kNotFound, fmt::format("no join token {}", c.id));
-  }
-  if (it->second.revoked_at_ms != 0) return Rows{};
-  JoinToken revoked = it->second;
-  revoked.revoked_at_ms = now_ms;
-  return Rows{revoked};
+  return set_once(find_by_id(state.join_tokens, c.id), &JoinToken::revoked_at_ms, "join token",
+                  c.id, now_ms);
 }
 
 Result<Rows> apply(const State& state, const JoinNode& c, TimeMs now_ms,

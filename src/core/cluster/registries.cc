@@ -6,13 +6,15 @@
 
 #include "common/image_ref.h"
 #include "common/limits.h"
+#include "core/kernel/lookups.h"
 
 namespace allot {
 
 Result<Rows> apply(const State& state, const SetRegistryCredential& c, TimeMs now_ms,
                    const Placing& /*placing*/) {
-  const Tenant* tenant = state.tenant(c.tenant_id);
-  if (tenant == nullptr) return fail(ErrorCode::kNotFound, "no tenant " + c.tenant_id);
+  if (state.tenant(c.tenant_id) == nullptr) {
+    return std::unexpected(not_found("tenant", c.tenant_id));
+  }
   // The host is what an image reference names as its registry, and nothing else.
   auto ref = parse_image_ref(c.host + "/x");
   if (!ref || ref->registry != c.host) {
@@ -61,11 +63,7 @@ Result<Rows> apply(const State& state, const DeleteRegistryCredential& c, TimeMs
 
 // A deleted credential leaves the state; its row stays in the store, marked deleted.
 void put(State& state, const RegistryCredential& credential) {
-  if (credential.deleted_at_ms != 0) {
-    state.registry_credentials.erase(credential.key());
-  } else {
-    state.registry_credentials[credential.key()] = credential;
-  }
+  put_live(state.registry_credentials, credential.key(), credential);
 }
 
 }  // namespace allot

@@ -7,14 +7,11 @@
 #include <fmt/format.h>
 
 #include "common/limits.h"
+#include "core/kernel/lookups.h"
 #include "core/kernel/validate.h"
 
 namespace allot {
 namespace {
-
-Error not_found(std::string_view what, std::string_view id) {
-  return Error{ErrorCode::kNotFound, fmt::format("no {} {}", what, id)};
-}
 
 template <typename Map, typename Pred>
 size_t count_if_values(const Map& map, Pred pred) {
@@ -61,8 +58,9 @@ Result<Rows> apply(const State& state, const CreateProject& c, TimeMs now_ms,
                    const Placing& /*placing*/) {
   if (auto ok = check_id("id", c.id, "prj"); !ok) return std::unexpected(ok.error());
   if (auto ok = check_name("name", c.name); !ok) return std::unexpected(ok.error());
-  if (state.tenant(c.tenant_id) == nullptr)
+  if (state.tenant(c.tenant_id) == nullptr) {
     return std::unexpected(not_found("tenant", c.tenant_id));
+  }
   if (state.project(c.id) != nullptr) return fail(ErrorCode::kAlreadyExists, "project id taken");
   size_t live = 0;
   for (const auto& [id, project] : state.projects) {
@@ -81,13 +79,7 @@ Result<Rows> apply(const State& state, const CreateProject& c, TimeMs now_ms,
 
 Result<Rows> apply(const State& state, const DeleteProject& c, TimeMs now_ms,
                    const Placing& /*placing*/) {
-  const Project* project = state.project(c.id);
-  if (project == nullptr || project->deleted_at_ms != 0) {
-    return std::unexpected(not_found("project", c.id));
-  }
-  Project deleted = *project;
-  deleted.deleted_at_ms = now_ms;
-  return Rows{deleted};
+  return delete_row(state.project(c.id), "project", c.id, now_ms);
 }
 
 Result<Rows> apply(const State& state, const CreateUser& c, TimeMs now_ms,
@@ -171,13 +163,8 @@ Result<Rows> apply(const State& state, const CreateKey& c, TimeMs now_ms,
 
 Result<Rows> apply(const State& state, const RevokeKey& c, TimeMs now_ms,
                    const Placing& /*placing*/) {
-  const ApiKey* key = state.key(c.id);
-  if (key == nullptr) return std::unexpected(not_found("key", c.id));
   // Revoking twice is harmless: the key stays revoked from the first time.
-  if (key->revoked_at_ms != 0) return Rows{};
-  ApiKey revoked = *key;
-  revoked.revoked_at_ms = now_ms;
-  return Rows{revoked};
+  return set_once(state.key(c.id), &ApiKey::revoked_at_ms, "key", c.id, now_ms);
 }
 
 void put(State& state, const Tenant& tenant) { state.tenants[tenant.id] = tenant; }

@@ -2,20 +2,29 @@
 #include "core/money/budgets.h"
 
 #include <algorithm>
+#include <array>
 #include <set>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "common/enum_names.h"
 #include "common/int128.h"
 #include "common/limits.h"
 #include "common/money.h"
 #include "core/kernel/lifecycle.h"
+#include "core/kernel/lookups.h"
 #include "core/kernel/validate.h"
 #include "core/money/spend.h"
 
 namespace allot {
 namespace {
+
+constexpr std::array<EnumName<Enforcement>, 3> kEnforcementNames = {{
+    {Enforcement::kNone, "none"},
+    {Enforcement::kBlockNew, "block_new"},
+    {Enforcement::kStopRunning, "stop_running"},
+}};
 
 std::string scope_of(const Budget& b) {
   return b.project_id.empty() ? "the tenant" : "project " + b.project_id;
@@ -66,19 +75,6 @@ Status check_webhook(const SetBudget& c) {
     return fail(ErrorCode::kInvalidArgument,
                 fmt::format("the webhook secret must be {} to {} bytes",
                             limits::kMinWebhookSecretBytes, limits::kMaxWebhookSecretBytes));
-  }
-  return {};
-}
-
-Status check_scope(const State& state, const SetBudget& c) {
-  if (state.tenant(c.tenant_id) == nullptr) {
-    return fail(ErrorCode::kNotFound, fmt::format("no tenant {}", c.tenant_id));
-  }
-  if (c.project_id.empty()) return {};
-  const Project* project = state.project(c.project_id);
-  if (project == nullptr || project->deleted_at_ms != 0 || project->tenant_id != c.tenant_id) {
-    return fail(ErrorCode::kNotFound,
-                fmt::format("no project {} in tenant {}", c.project_id, c.tenant_id));
   }
   return {};
 }
@@ -148,22 +144,11 @@ std::vector<std::string> stop_budget_work(Draft& draft, const Budget& b, int64_t
 }  // namespace
 
 std::string_view enforcement_name(Enforcement enforcement) {
-  switch (enforcement) {
-    case Enforcement::kNone:
-      return "none";
-    case Enforcement::kBlockNew:
-      return "block_new";
-    case Enforcement::kStopRunning:
-      return "stop_running";
-  }
-  return "none";
+  return name_in(kEnforcementNames, enforcement, "none");
 }
 
 std::optional<Enforcement> parse_enforcement(std::string_view text) {
-  for (Enforcement e : {Enforcement::kNone, Enforcement::kBlockNew, Enforcement::kStopRunning}) {
-    if (enforcement_name(e) == text) return e;
-  }
-  return std::nullopt;
+  return parse_in(kEnforcementNames, text);
 }
 
 std::string BudgetAlert::key_of(const std::string& budget_id, const std::string& month,
@@ -197,7 +182,9 @@ Status check_webhook_url(std::string_view url) {
 
 Result<Rows> apply(const State& state, const SetBudget& c, TimeMs now_ms,
                    const Placing& /*placing*/) {
-  if (auto ok = check_scope(state, c); !ok) return std::unexpected(ok.error());
+  if (auto ok = check_scope(state, c.tenant_id, c.project_id); !ok) {
+    return std::unexpected(ok.error());
+  }
   if (c.amount_micros <= 0) {
     return fail(ErrorCode::kInvalidArgument, "the amount must be greater than zero");
   }
@@ -228,14 +215,10 @@ Result<Rows> apply(const State& state, const SetBudget& c, TimeMs now_ms,
 
 Result<Rows> apply(const State& state, const DeleteBudget& c, TimeMs now_ms,
                    const Placing& /*placing*/) {
-  const Budget* budget = state.budget(c.id);
-  if (budget == nullptr || !budget->live()) {
-    return fail(ErrorCode::kNotFound, fmt::format("no budget {}", c.id));
-  }
-  Budget deleted = *budget;
-  deleted.deleted_at_ms = now_ms;
-  deleted.updated_at_ms = now_ms;
-  return Rows{deleted};
+  auto deleted = deleted_copy(state.budget(c.id), "budget", c.id, now_ms);
+  if (!deleted) return std::unexpected(deleted.error());
+  deleted->updated_at_ms = now_ms;
+  return Rows{*deleted};
 }
 
 std::optional<std::string> budget_blocks(const State& state, const std::string& tenant_id,

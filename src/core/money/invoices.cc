@@ -8,15 +8,12 @@
 
 #include "common/limits.h"
 #include "common/money.h"
+#include "core/kernel/lookups.h"
 #include "core/kernel/validate.h"
 #include "core/money/invoices.h"
 
 namespace allot {
 namespace {
-
-Error no_invoice(const std::string& id) {
-  return Error{ErrorCode::kNotFound, fmt::format("no invoice {}", id)};
-}
 
 Error frozen(const Invoice& invoice, std::string_view what) {
   return Error{ErrorCode::kConflict, fmt::format("invoice {} is {}: it cannot be {}", invoice.id,
@@ -42,7 +39,7 @@ Result<Invoice> move_invoice(const State& state, const std::string& id,
                              std::initializer_list<InvoiceStatus> from, InvoiceStatus to,
                              TimeMs Invoice::* stamp, TimeMs now_ms, std::string_view what) {
   const Invoice* current = state.invoice(id);
-  if (current == nullptr) return std::unexpected(no_invoice(id));
+  if (current == nullptr) return std::unexpected(not_found("invoice", id));
   if (std::find(from.begin(), from.end(), current->status) == from.end()) {
     return std::unexpected(frozen(*current, what));
   }
@@ -115,7 +112,7 @@ const Invoice* live_invoice(const State& state, const std::string& tenant_id, Ti
 Result<Rows> apply(const State& state, const DraftInvoice& c, TimeMs now_ms,
                    const Placing& /*placing*/) {
   if (state.tenant(c.tenant_id) == nullptr) {
-    return fail(ErrorCode::kNotFound, fmt::format("no tenant {}", c.tenant_id));
+    return std::unexpected(not_found("tenant", c.tenant_id));
   }
   if (month_start(c.month_ms) != c.month_ms) {
     return fail(ErrorCode::kInvalidArgument, "an invoice's month starts at its first moment");
@@ -199,7 +196,7 @@ Result<Rows> apply(const State& state, const VoidInvoice& c, TimeMs now_ms,
 
 Status check_billing_details(const State& state, const SetBillingDetails& c) {
   if (state.tenant(c.tenant_id) == nullptr) {
-    return fail(ErrorCode::kNotFound, fmt::format("no tenant {}", c.tenant_id));
+    return std::unexpected(not_found("tenant", c.tenant_id));
   }
   const BillingDetails& d = c.details;
   for (const auto& [field, text, most] :
@@ -230,7 +227,7 @@ Result<Rows> apply(const State& state, const SetBillingDetails& c, TimeMs /*now_
 Result<Rows> apply(const State& state, const CreateCreditNote& c, TimeMs now_ms,
                    const Placing& /*placing*/) {
   const Invoice* current = state.invoice(c.invoice_id);
-  if (current == nullptr) return std::unexpected(no_invoice(c.invoice_id));
+  if (current == nullptr) return std::unexpected(not_found("invoice", c.invoice_id));
   if (auto ok = check_id("id", c.id, "crn"); !ok) return std::unexpected(ok.error());
   if (state.credit_notes.contains(c.id)) {
     return fail(ErrorCode::kAlreadyExists, "credit note id taken");

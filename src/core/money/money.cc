@@ -9,6 +9,7 @@
 
 #include "common/limits.h"
 #include "common/money.h"
+#include "core/kernel/lookups.h"
 #include "core/money/metering.h"
 #include "core/money/money_internal.h"
 
@@ -151,7 +152,7 @@ int64_t available(const Draft& draft, const Tenant& tenant, TimeMs now_ms) {
 
 Result<Balance> balance_of(const State& state, const std::string& tenant_id, TimeMs now_ms) {
   const Tenant* tenant = state.tenant(tenant_id);
-  if (tenant == nullptr) return fail(ErrorCode::kNotFound, fmt::format("no tenant {}", tenant_id));
+  if (tenant == nullptr) return std::unexpected(not_found("tenant", tenant_id));
   const Draft draft(state);
   const auto ids = money::money_instances(draft, tenant_id);
   Balance b{.cash_micros = money::posted(state.ledger, tenant_account(tenant_id, tenant->billing)),
@@ -198,8 +199,7 @@ Result<Rows> apply(const State& state, const Topup& c, TimeMs now_ms, const Plac
                             limits::kMaxIdempotencyKeyBytes));
   }
   const Tenant* tenant = state.tenant(c.tenant_id);
-  if (tenant == nullptr)
-    return fail(ErrorCode::kNotFound, fmt::format("no tenant {}", c.tenant_id));
+  if (tenant == nullptr) return std::unexpected(not_found("tenant", c.tenant_id));
   if (tenant->is_operator) {
     return fail(ErrorCode::kInvalidArgument, "the operator's own tenant holds no balance");
   }
@@ -247,8 +247,7 @@ Result<Rows> apply(const State& state, const Topup& c, TimeMs now_ms, const Plac
 Result<Rows> apply(const State& state, const SetBilling& c, TimeMs /*now_ms*/,
                    const Placing& /*placing*/) {
   const Tenant* tenant = state.tenant(c.tenant_id);
-  if (tenant == nullptr)
-    return fail(ErrorCode::kNotFound, fmt::format("no tenant {}", c.tenant_id));
+  if (tenant == nullptr) return std::unexpected(not_found("tenant", c.tenant_id));
   if (tenant->is_operator) {
     return fail(ErrorCode::kInvalidArgument, "the operator's own tenant is not billed");
   }

@@ -5,16 +5,33 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <nlohmann/json.hpp>
 
+#include "common/enum_names.h"
 #include "common/limits.h"
 #include "core/kernel/gpu_models.h"
 #include "core/kernel/lifecycle.h"
+#include "core/kernel/lookups.h"
 #include "core/kernel/validate.h"
 
 namespace allot {
 namespace {
+
+constexpr std::array<EnumName<PoolProvider>, 3> kPoolProviderNames = {{
+    {PoolProvider::kStatic, "static"},
+    {PoolProvider::kCommand, "command"},
+    {PoolProvider::kLocal, "local"},
+}};
+
+constexpr std::array<EnumName<PoolNodeState>, 5> kPoolNodeStateNames = {{
+    {PoolNodeState::kBooting, "booting"},
+    {PoolNodeState::kReady, "ready"},
+    {PoolNodeState::kDeleting, "deleting"},
+    {PoolNodeState::kDeleted, "deleted"},
+    {PoolNodeState::kFailed, "failed"},
+}};
 
 Status check_timer(std::string_view field, int64_t ms) {
   if (ms <= 0 || ms > limits::kMaxPoolTimerMs) {
@@ -116,14 +133,6 @@ Status check_pool(const State& state, const Pool& p) {
   return {};
 }
 
-Result<const Pool*> live_pool(const State& state, const std::string& id) {
-  const Pool* pool = state.pool(id);
-  if (pool == nullptr || pool->deleted()) {
-    return fail(ErrorCode::kNotFound, fmt::format("no pool {}", id));
-  }
-  return pool;
-}
-
 // An autoscaler decision or a provider's answer, for the event log.
 class PoolEvents {
  public:
@@ -156,46 +165,19 @@ Event node_event(PoolEvents& events, std::string kind, const Pool& pool, const P
 }  // namespace
 
 std::string_view pool_provider_name(PoolProvider provider) {
-  switch (provider) {
-    case PoolProvider::kStatic:
-      return "static";
-    case PoolProvider::kCommand:
-      return "command";
-    case PoolProvider::kLocal:
-      return "local";
-  }
-  return "static";
+  return name_in(kPoolProviderNames, provider, "static");
 }
 
 std::optional<PoolProvider> parse_pool_provider(std::string_view name) {
-  for (PoolProvider p : {PoolProvider::kStatic, PoolProvider::kCommand, PoolProvider::kLocal}) {
-    if (pool_provider_name(p) == name) return p;
-  }
-  return std::nullopt;
+  return parse_in(kPoolProviderNames, name);
 }
 
 std::string_view pool_node_state_name(PoolNodeState state) {
-  switch (state) {
-    case PoolNodeState::kBooting:
-      return "booting";
-    case PoolNodeState::kReady:
-      return "ready";
-    case PoolNodeState::kDeleting:
-      return "deleting";
-    case PoolNodeState::kDeleted:
-      return "deleted";
-    case PoolNodeState::kFailed:
-      return "failed";
-  }
-  return "failed";
+  return name_in(kPoolNodeStateNames, state, "failed");
 }
 
 std::optional<PoolNodeState> parse_pool_node_state(std::string_view name) {
-  for (PoolNodeState s : {PoolNodeState::kBooting, PoolNodeState::kReady, PoolNodeState::kDeleting,
-                          PoolNodeState::kDeleted, PoolNodeState::kFailed}) {
-    if (pool_node_state_name(s) == name) return s;
-  }
-  return std::nullopt;
+  return parse_in(kPoolNodeStateNames, name);
 }
 
 int live_pool_nodes(const State& state, const std::string& pool_id) {
@@ -221,7 +203,7 @@ Result<Rows> apply(const State& state, const CreatePool& c, TimeMs now_ms,
 
 Result<Rows> apply(const State& state, const UpdatePool& c, TimeMs /*now_ms*/,
                    const Placing& /*placing*/) {
-  auto found = live_pool(state, c.id);
+  auto found = found_live(state.pool(c.id), "pool", c.id);
   if (!found) return std::unexpected(found.error());
   Pool pool = **found;
   pool.min_nodes = c.min_nodes.value_or(pool.min_nodes);
@@ -239,20 +221,18 @@ Result<Rows> apply(const State& state, const UpdatePool& c, TimeMs /*now_ms*/,
 
 Result<Rows> apply(const State& state, const DeletePool& c, TimeMs now_ms,
                    const Placing& /*placing*/) {
-  auto found = live_pool(state, c.id);
-  if (!found) return std::unexpected(found.error());
+  auto deleted = deleted_copy(state.pool(c.id), "pool", c.id, now_ms);
+  if (!deleted) return std::unexpected(deleted.error());
   if (const int live = live_pool_nodes(state, c.id); live > 0) {
     return fail(ErrorCode::kConflict,
                 fmt::format("pool {} still has {} nodes: set max_nodes to 0 and wait", c.id, live));
   }
-  Pool pool = **found;
-  pool.deleted_at_ms = now_ms;
-  return Rows{pool};
+  return Rows{*deleted};
 }
 
 Result<Rows> apply(const State& state, const ScaleUpPool& c, TimeMs now_ms,
                    const Placing& /*placing*/) {
-  auto found = live_pool(state, c.pool_id);
+  auto found = found_live(state.pool(c.pool_id), "pool", c.pool_id);
   if (!found) return std::unexpected(found.error());
   Pool pool = **found;
   if (pool.provider == PoolProvider::kStatic) {
@@ -305,7 +285,7 @@ Result<Rows> apply(const State& state, const ScaleUpPool& c, TimeMs now_ms,
 Result<Rows> apply(const State& state, const RetirePoolNode& c, TimeMs now_ms,
                    const Placing& /*placing*/) {
   const PoolNode* found = state.pool_node(c.id);
-  if (found == nullptr) return fail(ErrorCode::kNotFound, fmt::format("no pool node {}", c.id));
+  if (found == nullptr) return std::unexpected(not_found("pool node", c.id));
   if (found->state != PoolNodeState::kReady) {
     return fail(ErrorCode::kConflict,
                 fmt::format("pool node {} is {}", c.id, pool_node_state_name(found->state)));
@@ -334,7 +314,7 @@ Result<Rows> apply(const State& state, const RetirePoolNode& c, TimeMs now_ms,
 Result<Rows> apply(const State& state, const RecordPoolNode& c, TimeMs now_ms,
                    const Placing& /*placing*/) {
   const PoolNode* found = state.pool_node(c.id);
-  if (found == nullptr) return fail(ErrorCode::kNotFound, fmt::format("no pool node {}", c.id));
+  if (found == nullptr) return std::unexpected(not_found("pool node", c.id));
   PoolNode node = *found;
   Pool pool = *state.pool(node.pool_id);
   Draft draft(state);

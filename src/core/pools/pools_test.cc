@@ -87,29 +87,21 @@ class PoolsTest : public CoreTest {
 };
 
 TEST_F(PoolsTest, BadSettingsAreRefusedAndChangeNothing) {
-  struct Case {
-    const char* what;
-    void (*change)(Pool&);
-    ErrorCode code;
-  };
-  const Case cases[] = {
-      {"min above max", [](Pool& p) { p.min_nodes = 3; }, ErrorCode::kInvalidArgument},
-      {"negative max", [](Pool& p) { p.max_nodes = -1; }, ErrorCode::kInvalidArgument},
-      {"too many nodes", [](Pool& p) { p.max_nodes = 1'001; }, ErrorCode::kLimitExceeded},
-      {"unknown model", [](Pool& p) { p.gpu_model = "Z9000"; }, ErrorCode::kInvalidArgument},
-      {"no GPUs", [](Pool& p) { p.gpus_per_node = 0; }, ErrorCode::kInvalidArgument},
-      {"zero boot timeout", [](Pool& p) { p.boot_timeout_ms = 0; }, ErrorCode::kInvalidArgument},
-      {"bad name", [](Pool& p) { p.name = "has space"; }, ErrorCode::kInvalidArgument},
-      {"command provider without scripts", [](Pool& p) { p.provider = PoolProvider::kCommand; },
-       ErrorCode::kInvalidArgument},
-      {"scripts for the local provider", [](Pool& p) { p.create_command = "true"; },
-       ErrorCode::kInvalidArgument},
-  };
-  for (const Case& c : cases) {
-    Pool pool = burst();
-    c.change(pool);
-    EXPECT_EQ(refused(CreatePool{.pool = pool}), c.code) << c.what;
-  }
+  expect_refused<Pool>(
+      burst(),
+      {
+          {"min above max", [](Pool& p) { p.min_nodes = 3; }},
+          {"negative max", [](Pool& p) { p.max_nodes = -1; }},
+          {"too many nodes", [](Pool& p) { p.max_nodes = 1'001; }, ErrorCode::kLimitExceeded},
+          {"unknown model", [](Pool& p) { p.gpu_model = "Z9000"; }},
+          {"no GPUs", [](Pool& p) { p.gpus_per_node = 0; }},
+          {"zero boot timeout", [](Pool& p) { p.boot_timeout_ms = 0; }},
+          {"bad name", [](Pool& p) { p.name = "has space"; }},
+          {"command provider without scripts",
+           [](Pool& p) { p.provider = PoolProvider::kCommand; }},
+          {"scripts for the local provider", [](Pool& p) { p.create_command = "true"; }},
+      },
+      [](Pool pool) { return CreatePool{.pool = std::move(pool)}; });
   ok(CreatePool{.pool = burst()});
   Pool again = burst();
   again.id = "pol_0000000000000002";

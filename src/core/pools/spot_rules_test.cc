@@ -79,27 +79,22 @@ class SpotRulesTest : public CoreTest {
 };
 
 TEST_F(SpotRulesTest, BadRulesAreRefusedAndChangeNothing) {
-  struct Case {
-    const char* what;
-    void (*change)(SpotRule&);
-  };
-  const Case cases[] = {
-      {"unknown model", [](SpotRule& r) { r.model = "Z9000"; }},
-      {"empty region", [](SpotRule& r) { r.region = ""; }},
-      {"one point", [](SpotRule& r) { r.curve.resize(1); }},
-      {"does not start at 0 %", [](SpotRule& r) { r.curve.front().utilisation_pct = 10; }},
-      {"does not end at 100 %", [](SpotRule& r) { r.curve.back().utilisation_pct = 90; }},
-      {"utilisation falls", [](SpotRule& r) { r.curve[1].utilisation_pct = 0; }},
-      {"negative price", [](SpotRule& r) { r.curve[1].gpu_hour_micros = -1; }},
-      {"price past the limit", [](SpotRule& r) { r.curve[2].gpu_hour_micros = int64_t{1} << 50; }},
-      {"interval too short", [](SpotRule& r) { r.interval_ms = 999; }},
-      {"interval too long", [](SpotRule& r) { r.interval_ms = int64_t{400} * 86'400'000; }},
-  };
-  for (const Case& c : cases) {
-    SpotRule bad = rule();
-    c.change(bad);
-    EXPECT_EQ(refused(SetSpotRule{.rule = bad}), ErrorCode::kInvalidArgument) << c.what;
-  }
+  expect_refused<SpotRule>(
+      rule(),
+      {
+          {"unknown model", [](SpotRule& r) { r.model = "Z9000"; }},
+          {"empty region", [](SpotRule& r) { r.region = ""; }},
+          {"one point", [](SpotRule& r) { r.curve.resize(1); }},
+          {"does not start at 0 %", [](SpotRule& r) { r.curve.front().utilisation_pct = 10; }},
+          {"does not end at 100 %", [](SpotRule& r) { r.curve.back().utilisation_pct = 90; }},
+          {"utilisation falls", [](SpotRule& r) { r.curve[1].utilisation_pct = 0; }},
+          {"negative price", [](SpotRule& r) { r.curve[1].gpu_hour_micros = -1; }},
+          {"price past the limit",
+           [](SpotRule& r) { r.curve[2].gpu_hour_micros = int64_t{1} << 50; }},
+          {"interval too short", [](SpotRule& r) { r.interval_ms = 999; }},
+          {"interval too long", [](SpotRule& r) { r.interval_ms = int64_t{400} * 86'400'000; }},
+      },
+      [](SpotRule bad) { return SetSpotRule{.rule = std::move(bad)}; });
   EXPECT_EQ(refused(DeleteSpotRule{.model = "H100-80GB", .region = "eu"}), ErrorCode::kNotFound);
   EXPECT_TRUE(history().empty());
 }

@@ -11,6 +11,7 @@
 #include "common/limits.h"
 #include "common/money.h"
 #include "core/kernel/gpu_models.h"
+#include "core/kernel/lookups.h"
 #include "core/kernel/validate.h"
 
 namespace allot {
@@ -277,11 +278,7 @@ std::vector<QuoteOption> quote_options(const State& state, const InstanceSpec& s
 }
 
 void put(State& state, const Latency& latency) {
-  if (latency.deleted_at_ms != 0) {
-    state.latencies.erase(latency.key());
-  } else {
-    state.latencies[latency.key()] = latency;
-  }
+  put_live(state.latencies, latency.key(), latency);
 }
 
 }  // namespace allot
