@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "common/document.h"
+#include "store/codecs/codec.h"
 
 namespace allot {
 namespace {
@@ -82,27 +83,22 @@ Status write_budget_row(Db& db, const Event& e) {
 }
 
 Status load_budget_alerts(Db& db, std::vector<Row>& out) {
-  auto alerts = db.query(
-      "SELECT budget_id, month, threshold_pct, spend_micros, at_ms FROM budget_alerts "
-      "ORDER BY budget_id, month, threshold_pct",
-      {});
-  if (!alerts) return std::unexpected(alerts.error());
-  for (const DbRow& r : *alerts) {
-    out.emplace_back(BudgetAlert{.budget_id = db_text(r[0]),
-                                 .month = db_text(r[1]),
-                                 .threshold_pct = db_int(r[2]),
-                                 .spend_micros = db_int(r[3]),
-                                 .at_ms = db_int(r[4])});
-  }
-  return {};
+  return load_each(db,
+                   "SELECT budget_id, month, threshold_pct, spend_micros, at_ms FROM budget_alerts "
+                   "ORDER BY budget_id, month, threshold_pct",
+                   out, [](const DbRow& r) {
+                     return BudgetAlert{.budget_id = db_text(r[0]),
+                                        .month = db_text(r[1]),
+                                        .threshold_pct = db_int(r[2]),
+                                        .spend_micros = db_int(r[3]),
+                                        .at_ms = db_int(r[4])};
+                   });
 }
 
 Status load_last_event(Db& db, std::vector<Row>& out) {
-  auto last = db.query(
-      "SELECT seq, at_ms, tenant_id, kind, payload FROM events ORDER BY seq DESC LIMIT 1", {});
-  if (!last) return std::unexpected(last.error());
-  for (const DbRow& r : *last) out.emplace_back(event_of(r));
-  return {};
+  return load_each(
+      db, "SELECT seq, at_ms, tenant_id, kind, payload FROM events ORDER BY seq DESC LIMIT 1", out,
+      event_of);
 }
 
 Result<std::vector<StoredEvent>> query_events(Db& db, const EventQuery& query) {

@@ -34,6 +34,20 @@ class StoreTest : public ::testing::TestWithParam<std::string> {
     return store ? std::move(*store) : nullptr;
   }
 
+  // Closes the store, as a restart does, and loads every row back from a new one.
+  Result<std::vector<Row>> reopen_and_load() {
+    store_.reset();
+    store_ = open();
+    return store_->load();
+  }
+
+  // Reopens the store and checks that it loads back `expected`, in load order.
+  void expect_loads(const std::vector<Row>& expected) {
+    auto rows = reopen_and_load();
+    ASSERT_TRUE(rows) << rows.error().message;
+    EXPECT_EQ(*rows, expected);
+  }
+
   testing::TempDir dir_;
   std::string location_;
   std::unique_ptr<Store> store_;
@@ -87,12 +101,7 @@ TEST_P(StoreTest, WhatIsCommittedLoadsBackAfterReopening) {
   ApiKey revoked = kKey;
   revoked.revoked_at_ms = 77;
   ASSERT_TRUE(store_->commit(Batch{.rows = {deleted, disabled, revoked}}));
-  store_.reset();
-  auto reopened = open();
-  auto rows = reopened->load();
-  ASSERT_TRUE(rows) << rows.error().message;
-  const std::vector<Row> expected = {kTenant, disabled, deleted, revoked};
-  EXPECT_EQ(*rows, expected);
+  expect_loads({kTenant, disabled, deleted, revoked});
 }
 
 TEST_P(StoreTest, RulesAndWeightsLoadBackAfterReopening) {
@@ -121,11 +130,7 @@ TEST_P(StoreTest, RulesAndWeightsLoadBackAfterReopening) {
   Reservation cancelled = reservation;
   cancelled.cancelled_at_ms = 31;
   ASSERT_TRUE(store_->commit(Batch{.rows = {weighted, deleted, cancelled}}));
-  store_.reset();
-  auto rows = open()->load();
-  ASSERT_TRUE(rows) << rows.error().message;
-  const std::vector<Row> expected = {weighted, kProject, deleted, cancelled, price};
-  EXPECT_EQ(*rows, expected);
+  expect_loads({weighted, kProject, deleted, cancelled, price});
 }
 
 TEST_P(StoreTest, TheBooksAndEnergyLoadBackAfterReopening) {
@@ -166,11 +171,7 @@ TEST_P(StoreTest, TheBooksAndEnergyLoadBackAfterReopening) {
   more.energy_mj = 20'000;
   ASSERT_TRUE(store_->commit(Batch{.rows = {node, asset, site, cost, rent, energy}}));
   ASSERT_TRUE(store_->commit(Batch{.rows = {more}}));  // The hour's total grows in place.
-  store_.reset();
-  auto rows = open()->load();
-  ASSERT_TRUE(rows) << rows.error().message;
-  const std::vector<Row> expected = {node, asset, site, cost, rent, more};
-  EXPECT_EQ(*rows, expected);
+  expect_loads({node, asset, site, cost, rent, more});
 }
 
 TEST_P(StoreTest, IdlePoliciesOfProjectsAndInstancesLoadBackAfterReopening) {
@@ -188,11 +189,7 @@ TEST_P(StoreTest, IdlePoliciesOfProjectsAndInstancesLoadBackAfterReopening) {
                     .idle_notified = true};
   instance.spec.idle = IdlePolicy{.threshold_pct = 10, .window_s = 60};
   ASSERT_TRUE(store_->commit(Batch{.rows = {kTenant, watched, instance}}));
-  store_.reset();
-  auto rows = open()->load();
-  ASSERT_TRUE(rows) << rows.error().message;
-  const std::vector<Row> expected = {kTenant, watched, instance};
-  EXPECT_EQ(*rows, expected);
+  expect_loads({kTenant, watched, instance});
 }
 
 TEST(ClusterJson, AnInstanceWrittenBeforeIdleStopLoadsWithoutAPolicy) {
@@ -234,11 +231,7 @@ TEST_P(StoreTest, PoolsAndTheirNodesLoadBackAfterReopening) {
   node.state = PoolNodeState::kDeleting;
   node.delete_attempts = 1;
   ASSERT_TRUE(store_->commit(Batch{.rows = {node}}));
-  store_.reset();
-  auto rows = open()->load();
-  ASSERT_TRUE(rows) << rows.error().message;
-  const std::vector<Row> expected = {pool, node};
-  EXPECT_EQ(*rows, expected);
+  expect_loads({pool, node});
 }
 
 TEST_P(StoreTest, SpotRulesLoadBackAndADeletedOneStaysDeleted) {
@@ -252,11 +245,7 @@ TEST_P(StoreTest, SpotRulesLoadBackAndADeletedOneStaysDeleted) {
   ASSERT_TRUE(store_->commit(Batch{.rows = {rule, gone}}));
   gone.curve.clear();
   ASSERT_TRUE(store_->commit(Batch{.rows = {gone}}));
-  store_.reset();
-  auto rows = open()->load();
-  ASSERT_TRUE(rows) << rows.error().message;
-  const std::vector<Row> expected = {gone, rule};  // By key; the state drops the curveless one.
-  EXPECT_EQ(*rows, expected);
+  expect_loads({gone, rule});  // By key; the state drops the curveless one.
 }
 
 TEST_P(StoreTest, LatenciesLoadBackAndADeletedOneStaysDeleted) {
@@ -265,8 +254,7 @@ TEST_P(StoreTest, LatenciesLoadBackAndADeletedOneStaysDeleted) {
   ASSERT_TRUE(store_->commit(Batch{.rows = {kept, dropped}}));
   dropped.deleted_at_ms = 9;
   ASSERT_TRUE(store_->commit(Batch{.rows = {dropped}}));
-  store_.reset();
-  auto rows = open()->load();
+  auto rows = reopen_and_load();
   ASSERT_TRUE(rows) << rows.error().message;
   const std::vector<Row> expected = {kept, dropped};
   EXPECT_EQ(*rows, expected);
@@ -291,8 +279,7 @@ TEST_P(StoreTest, RegistryCredentialsLoadBackSealedAndADeletedOneStaysDeleted) {
   dropped.sealed_password.clear();
   dropped.deleted_at_ms = 9;
   ASSERT_TRUE(store_->commit(Batch{.rows = {dropped}}));
-  store_.reset();
-  auto rows = open()->load();
+  auto rows = reopen_and_load();
   ASSERT_TRUE(rows) << rows.error().message;
   const std::vector<Row> expected = {dropped, kept};  // By tenant, then host.
   EXPECT_EQ(*rows, expected);
@@ -314,8 +301,7 @@ TEST_P(StoreTest, APullAndANodesImagesLoadBackAsTheyWere) {
                                               .message = "unauthorized",
                                               .ended_at_ms = 9}}};
   ASSERT_TRUE(store_->commit(Batch{.rows = {pull}}));
-  store_.reset();
-  auto rows = open()->load();
+  auto rows = reopen_and_load();
   ASSERT_TRUE(rows) << rows.error().message;
   EXPECT_EQ(*rows, std::vector<Row>{pull});
 
@@ -452,11 +438,7 @@ TEST_P(StoreTest, InvoicesAndCreditNotesLoadBackAfterReopening) {
   Invoice twin = invoice;
   twin.id = "inv_0000000000000002";
   EXPECT_FALSE(store_->commit(Batch{.rows = {twin}}));
-  store_.reset();
-  auto rows = open()->load();
-  ASSERT_TRUE(rows) << rows.error().message;
-  const std::vector<Row> expected = {billed, kProject, invoice, note};
-  EXPECT_EQ(*rows, expected);
+  expect_loads({billed, kProject, invoice, note});
 }
 
 TEST_P(StoreTest, AFailingBatchWritesNothing) {
@@ -525,9 +507,7 @@ TEST_P(StoreTest, BudgetsAlertsAndTheEventLogLoadBackWithTheOutbox) {
                           .spend_micros = 5'000'000,
                           .at_ms = 40};
   ASSERT_TRUE(store_->commit(Batch{.rows = {again}}));
-  store_.reset();
-  store_ = open();
-  auto rows = store_->load();
+  auto rows = reopen_and_load();
   ASSERT_TRUE(rows);
   Core core;
   core.restore(*rows);

@@ -42,23 +42,20 @@ Status write_row(Db& db, const Tenant& o) {
 }
 
 Status load_rows(Db& db, Tag<Tenant> /*tag*/, std::vector<Row>& out) {
-  auto rows = db.query(
+  return load_each(
+      db,
       "SELECT id, name, is_operator, created_at_ms, weight, billing, credit_limit_micros, "
       "billing_details FROM tenants ORDER BY id",
-      {});
-  if (!rows) return std::unexpected(rows.error());
-  for (const DbRow& r : *rows) {
-    out.emplace_back(
-        Tenant{.id = db_text(r[0]),
-               .name = db_text(r[1]),
-               .is_operator = db_int(r[2]) != 0,
-               .created_at_ms = db_int(r[3]),
-               .weight = db_int(r[4]),
-               .billing = parse_billing_mode(db_text(r[5])).value_or(BillingMode::kPostpaid),
-               .credit_limit_micros = db_int(r[6]),
-               .details = billing_details_from_text(db_text(r[7]))});
-  }
-  return {};
+      out, [](const DbRow& r) {
+        return Tenant{.id = db_text(r[0]),
+                      .name = db_text(r[1]),
+                      .is_operator = db_int(r[2]) != 0,
+                      .created_at_ms = db_int(r[3]),
+                      .weight = db_int(r[4]),
+                      .billing = parse_billing_mode(db_text(r[5])).value_or(BillingMode::kPostpaid),
+                      .credit_limit_micros = db_int(r[6]),
+                      .details = billing_details_from_text(db_text(r[7]))};
+      });
 }
 
 Status write_row(Db& db, const Project& o) {
@@ -72,25 +69,23 @@ Status write_row(Db& db, const Project& o) {
 }
 
 Status load_rows(Db& db, Tag<Project> /*tag*/, std::vector<Row>& out) {
-  auto rows = db.query(
+  return load_each(
+      db,
       "SELECT id, tenant_id, name, created_at_ms, deleted_at_ms, idle FROM projects ORDER BY id",
-      {});
-  if (!rows) return std::unexpected(rows.error());
-  for (const DbRow& r : *rows) {
-    Project project{.id = db_text(r[0]),
-                    .tenant_id = db_text(r[1]),
-                    .name = db_text(r[2]),
-                    .created_at_ms = db_int(r[3]),
-                    .deleted_at_ms = db_int(r[4])};
-    // Empty: no idle-stop policy (every project written before migration 13).
-    if (const std::string idle = db_text(r[5]); !idle.empty()) {
-      auto policy = idle_policy_from_document(nlohmann::json::parse(idle, nullptr, false));
-      if (!policy) return std::unexpected(policy.error());
-      project.idle = *policy;
-    }
-    out.emplace_back(std::move(project));
-  }
-  return {};
+      out, [](const DbRow& r) -> Result<Project> {
+        Project project{.id = db_text(r[0]),
+                        .tenant_id = db_text(r[1]),
+                        .name = db_text(r[2]),
+                        .created_at_ms = db_int(r[3]),
+                        .deleted_at_ms = db_int(r[4])};
+        // Empty: no idle-stop policy (every project written before migration 13).
+        if (const std::string idle = db_text(r[5]); !idle.empty()) {
+          auto policy = idle_policy_from_document(nlohmann::json::parse(idle, nullptr, false));
+          if (!policy) return std::unexpected(policy.error());
+          project.idle = *policy;
+        }
+        return project;
+      });
 }
 
 Status write_row(Db& db, const User& o) {
@@ -105,20 +100,17 @@ Status write_row(Db& db, const User& o) {
 }
 
 Status load_rows(Db& db, Tag<User> /*tag*/, std::vector<Row>& out) {
-  auto rows = db.query(
-      "SELECT id, tenant_id, name, email, role, disabled, created_at_ms FROM users ORDER BY id",
-      {});
-  if (!rows) return std::unexpected(rows.error());
-  for (const DbRow& r : *rows) {
-    out.emplace_back(User{.id = db_text(r[0]),
-                          .tenant_id = db_text(r[1]),
-                          .name = db_text(r[2]),
-                          .email = db_text(r[3]),
-                          .role = parse_role(db_text(r[4])).value_or(Role::kViewer),
-                          .disabled = db_int(r[5]) != 0,
-                          .created_at_ms = db_int(r[6])});
-  }
-  return {};
+  return load_each(
+      db, "SELECT id, tenant_id, name, email, role, disabled, created_at_ms FROM users ORDER BY id",
+      out, [](const DbRow& r) {
+        return User{.id = db_text(r[0]),
+                    .tenant_id = db_text(r[1]),
+                    .name = db_text(r[2]),
+                    .email = db_text(r[3]),
+                    .role = parse_role(db_text(r[4])).value_or(Role::kViewer),
+                    .disabled = db_int(r[5]) != 0,
+                    .created_at_ms = db_int(r[6])};
+      });
 }
 
 Status write_row(Db& db, const ApiKey& o) {
@@ -128,22 +120,20 @@ Status write_row(Db& db, const ApiKey& o) {
 }
 
 Status load_rows(Db& db, Tag<ApiKey> /*tag*/, std::vector<Row>& out) {
-  auto rows = db.query(
+  return load_each(
+      db,
       "SELECT id, user_id, tenant_id, name, prefix, token_hash, created_at_ms, revoked_at_ms "
       "FROM api_keys ORDER BY id",
-      {});
-  if (!rows) return std::unexpected(rows.error());
-  for (const DbRow& r : *rows) {
-    out.emplace_back(ApiKey{.id = db_text(r[0]),
-                            .user_id = db_text(r[1]),
-                            .tenant_id = db_text(r[2]),
-                            .name = db_text(r[3]),
-                            .prefix = db_text(r[4]),
-                            .token_hash = db_text(r[5]),
-                            .created_at_ms = db_int(r[6]),
-                            .revoked_at_ms = db_int(r[7])});
-  }
-  return {};
+      out, [](const DbRow& r) {
+        return ApiKey{.id = db_text(r[0]),
+                      .user_id = db_text(r[1]),
+                      .tenant_id = db_text(r[2]),
+                      .name = db_text(r[3]),
+                      .prefix = db_text(r[4]),
+                      .token_hash = db_text(r[5]),
+                      .created_at_ms = db_int(r[6]),
+                      .revoked_at_ms = db_int(r[7])};
+      });
 }
 
 }  // namespace allot
