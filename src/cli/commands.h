@@ -2,15 +2,16 @@
 // that main runs once the connection settings are known.
 #pragma once
 
-#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 
-#include "cli/session.h"
+#include "cli/commands/common.h"
 
 namespace allot::cli {
-
-using Action = std::function<int(Session&)>;
 
 // Each domain's commands (cli/commands/<domain>.cc), registered by main one domain after another.
 void add_identity_domain_commands(CLI::App& app, Action& action);
@@ -37,22 +38,6 @@ void add_identity_commands(CLI::App& app, Action& action);
 
 // nodes, node, join-tokens, run, ps, logs, stop, describe.
 void add_cluster_commands(CLI::App& app, Action& action);
-
-// Runs one request and shows its answer.
-Action show_call(
-    std::string method, std::function<std::string()> target,
-    std::function<nlohmann::json()> body = [] { return nlohmann::json(nullptr); });
-
-// GETs an answer that is not JSON (CSV, HTML) and prints it exactly as served.
-Action show_text(std::function<std::string()> target);
-
-// Lists `target()` (every page, up to `limit` items) as a table of `columns`, or as JSON. With
-// `newest`, the listing is a log read oldest first and `limit` keeps its newest items.
-Action show_list(std::function<std::string()> target, const int& limit,
-                 const std::vector<Column>& columns, bool newest = false);
-
-// A query string from the options that are set, e.g. "?tenant_id=ten_...".
-std::string query(std::initializer_list<std::pair<const char*, const std::string*>> params);
 
 // quotas, reservations, prices.
 void add_rules_commands(CLI::App& app, Action& action);
@@ -97,15 +82,5 @@ void add_project_idle_commands(CLI::App& projects, Action& action);
 // An idle policy's body from "PCT:WINDOW[:notify]" (WINDOW in seconds, or with s, m, h or d);
 // nullopt with `error` set when the text is not of that form.
 std::optional<nlohmann::json> parse_idle_spec(const std::string& spec, std::string& error);
-
-// Adds --limit to a listing command; 0 means every item.
-CLI::Option* add_limit(CLI::App& command, int& limit);
-// Adds a `list` subcommand of `path` to `parent`: --limit, --tenant (only that tenant's) and
-// --all, which asks with `all_param`=true for `all_what` ("deleted ones") too.
-CLI::App* add_tenant_list(CLI::App& parent, const std::string& description, std::string path,
-                          std::string all_param, const std::string& all_what,
-                          const std::vector<Column>& columns, Action& action);
-// Adds --limit to a log's listing: the newest N; 0 means every item.
-CLI::Option* add_newest_limit(CLI::App& command, int& limit);
 
 }  // namespace allot::cli

@@ -16,8 +16,7 @@ const std::vector<Column> kUsageColumns = {
     {"key", "key"}, {"name", "name"}, {"gpu-hours", "gpu_hours"}, {"spend", "spend"}};
 
 struct Options {
-  std::string id, tenant, month, status, format = "json", amount, reason, from, to, by, file;
-  int limit = 0;
+  std::string id, tenant, format = "json", from, to, by, file;
   bool early = false;
 };
 
@@ -73,21 +72,12 @@ Action show_usage(const Options& o) {
 void add_billing_commands(CLI::App& app, Action& action) {
   static Options o;  // Lives as long as the program: the actions read it after parsing.
 
-  CLI::App* invoices =
-      app.add_subcommand("invoices", "monthly invoices and credit notes")->require_subcommand(1);
-  CLI::App* list = invoices->add_subcommand("list", "list invoices");
-  add_limit(*list, o.limit);
-  list->add_option("--tenant", o.tenant, "only this tenant's");
-  list->add_option("--month", o.month, "only this month, e.g. 2026-11");
-  list->add_option("--status", o.status, "only draft, final, paid or void ones");
-  list->callback([&action] {
-    action = show_list(
-        [] {
-          return "/v1/invoices" +
-                 query({{"tenant_id", &o.tenant}, {"month", &o.month}, {"status", &o.status}});
-        },
-        o.limit, kInvoiceColumns);
-  });
+  CLI::App* invoices = add_group(app, "invoices", "monthly invoices and credit notes");
+  add_list(*invoices, "list", "list invoices", "/v1/invoices",
+           {{.flag = "--tenant", .name = "tenant_id", .help = "only this tenant's"},
+            {.flag = "--month", .name = "month", .help = "only this month, e.g. 2026-11"},
+            {.flag = "--status", .name = "status", .help = "only draft, final, paid or void ones"}},
+           kInvoiceColumns, action);
   CLI::App* show = invoices->add_subcommand("show", "show one invoice");
   show->add_option("id", o.id, "its id")->required();
   show->add_option("--format", o.format, "json (default), csv or html")
@@ -99,15 +89,11 @@ void add_billing_commands(CLI::App& app, Action& action) {
   pdf->add_option("id", o.id, "its id")->required();
   pdf->add_option("-f,--file", o.file, "the PDF file to write")->required();
   pdf->callback([&action] { action = print_invoice(o); });
-  CLI::App* draft =
-      invoices->add_subcommand("draft", "draft or re-draft a month (operator admins)");
-  draft->add_option("--tenant", o.tenant, "the tenant")->required();
-  draft->add_option("--month", o.month, "the month, e.g. 2026-11")->required();
-  draft->callback([&action] {
-    action = show_call(
-        "POST", [] { return std::string("/v1/invoices"); },
-        [] { return json{{"tenant_id", o.tenant}, {"month", o.month}}; });
-  });
+  add_body_call(
+      *invoices, "draft", "draft or re-draft a month (operator admins)", "POST", "/v1/invoices",
+      {{.flag = "--tenant", .name = "tenant_id", .help = "the tenant", .required = true},
+       {.flag = "--month", .name = "month", .help = "the month, e.g. 2026-11", .required = true}},
+      action);
   CLI::App* finalize =
       invoices->add_subcommand("finalize", "finalize an invoice (operator admins)");
   finalize->add_option("id", o.id, "its id")->required();
@@ -119,24 +105,17 @@ void add_billing_commands(CLI::App& app, Action& action) {
         "POST", [] { return "/v1/invoices/" + o.id + "/finalize"; },
         [] { return o.early ? json{{"early", true}} : json(nullptr); });
   });
-  for (const char* verb : {"pay", "void"}) {
-    CLI::App* change =
-        invoices->add_subcommand(verb, std::string(verb) + " an invoice (operator admins)");
-    change->add_option("id", o.id, "its id")->required();
-    change->callback([&action, verb] {
-      action = show_call("POST", [verb] { return "/v1/invoices/" + o.id + "/" + verb; });
-    });
+  for (const std::string verb : {"pay", "void"}) {
+    add_id_call(*invoices, verb, verb + " an invoice (operator admins)", "POST", "/v1/invoices",
+                action, "/" + verb);
   }
-  CLI::App* credit = invoices->add_subcommand(
-      "credit", "give back part of a final or paid invoice (operator admins)");
-  credit->add_option("id", o.id, "the invoice's id")->required();
-  credit->add_option("--amount", o.amount, "how much, e.g. 12.50")->required();
-  credit->add_option("--reason", o.reason, "why, for the customer")->required();
-  credit->callback([&action] {
-    action = show_call(
-        "POST", [] { return "/v1/invoices/" + o.id + "/credit-notes"; },
-        [] { return json{{"amount", o.amount}, {"reason", o.reason}}; });
-  });
+  add_body_call(
+      *invoices, "credit", "give back part of a final or paid invoice (operator admins)", "POST",
+      "/v1/invoices",
+      {{.flag = "id", .name = "id", .help = "the invoice's id", .required = true, .in_path = true},
+       {.flag = "--amount", .name = "amount", .help = "how much, e.g. 12.50", .required = true},
+       {.flag = "--reason", .name = "reason", .help = "why, for the customer", .required = true}},
+      action, "/credit-notes");
 
   CLI::App* usage =
       app.add_subcommand("usage", "GPU-hours and spend, grouped, with the month's forecast");

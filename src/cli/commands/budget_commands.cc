@@ -19,9 +19,8 @@ const std::vector<Column> kEventColumns = {
     {"seq", "seq"}, {"at", "at"}, {"tenant", "tenant_id"}, {"kind", "kind"}, {"data", "data"}};
 
 struct Options {
-  std::string id, tenant, project, amount, enforcement, webhook_url, webhook_secret;
+  std::string tenant, project, amount, enforcement, webhook_url, webhook_secret;
   std::vector<int64_t> thresholds;
-  int limit = 0;
 };
 
 }  // namespace
@@ -29,8 +28,7 @@ struct Options {
 void add_budget_commands(CLI::App& app, Action& action) {
   static Options o;  // Lives as long as the program: the actions read it after parsing.
 
-  CLI::App* budget =
-      app.add_subcommand("budget", "monthly budgets per tenant or project")->require_subcommand(1);
+  CLI::App* budget = add_group(app, "budget", "monthly budgets per tenant or project");
   add_tenant_list(*budget, "list budgets with this month's spend", "/v1/budgets", "include_deleted",
                   "deleted ones", kBudgetColumns, action);
   CLI::App* set = budget->add_subcommand("set", "set the budget of a tenant or one project");
@@ -47,28 +45,20 @@ void add_budget_commands(CLI::App& app, Action& action) {
         "PUT", [] { return std::string("/v1/budgets"); },
         [] {
           json body{{"amount", o.amount}};
-          if (!o.tenant.empty()) body["tenant_id"] = o.tenant;
-          if (!o.project.empty()) body["project_id"] = o.project;
+          put(body, "tenant_id", o.tenant);
+          put(body, "project_id", o.project);
           if (!o.thresholds.empty()) body["thresholds_pct"] = o.thresholds;
-          if (!o.enforcement.empty()) body["enforcement"] = o.enforcement;
-          if (!o.webhook_url.empty()) body["webhook_url"] = o.webhook_url;
-          if (!o.webhook_secret.empty()) body["webhook_secret"] = o.webhook_secret;
+          put(body, "enforcement", o.enforcement);
+          put(body, "webhook_url", o.webhook_url);
+          put(body, "webhook_secret", o.webhook_secret);
           return body;
         });
   });
-  CLI::App* remove = budget->add_subcommand("delete", "remove a budget");
-  remove->add_option("id", o.id, "its id")->required();
-  remove->callback(
-      [&action] { action = show_call("DELETE", [] { return "/v1/budgets/" + o.id; }); });
+  add_id_call(*budget, "delete", "remove a budget", "DELETE", "/v1/budgets", action);
 
-  CLI::App* events =
-      app.add_subcommand("events", "the event log: budget alerts and more, oldest first");
-  add_newest_limit(*events, o.limit);
-  events->add_option("--tenant", o.tenant, "only this tenant's");
-  events->callback([&action] {
-    action = show_list([] { return "/v1/events" + query({{"tenant_id", &o.tenant}}); }, o.limit,
-                       kEventColumns, true);
-  });
+  add_list(app, "events", "the event log: budget alerts and more, oldest first", "/v1/events",
+           {{.flag = "--tenant", .name = "tenant_id", .help = "only this tenant's"}}, kEventColumns,
+           action, Limit::kNewest);
 }
 
 }  // namespace allot::cli

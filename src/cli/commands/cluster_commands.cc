@@ -155,9 +155,7 @@ void add_cluster_commands(CLI::App& app, Action& action) {
   nodes->callback(
       [&action] { action = list_of("/v1/nodes", limit, kNodeColumns, summarise_nodes); });
 
-  CLI::App* node =
-      app.add_subcommand("node", "one node: get, cordon, uncordon, drain, delete, revoke")
-          ->require_subcommand(1);
+  CLI::App* node = add_group(app, "node", "one node: get, cordon, uncordon, drain, delete, revoke");
   node->fallthrough();
   // Each verb's method and path: delete takes an empty node out of the fleet; revoke makes its
   // agent's credential stop working.
@@ -183,8 +181,7 @@ void add_cluster_commands(CLI::App& app, Action& action) {
     });
   }
 
-  CLI::App* tokens =
-      app.add_subcommand("join-tokens", "tokens that let agents join")->require_subcommand(1);
+  CLI::App* tokens = add_group(app, "join-tokens", "tokens that let agents join");
   tokens->fallthrough();
   CLI::App* token_create = tokens->add_subcommand("create", "create one (shown once)");
   token_create->add_option("name", name, "what it is for")->required();
@@ -201,10 +198,7 @@ void add_cluster_commands(CLI::App& app, Action& action) {
   CLI::App* token_list = tokens->add_subcommand("list", "list them");
   token_list->callback(
       [&action] { action = list_of("/v1/join-tokens", limit, kTokenColumns, nullptr); });
-  CLI::App* token_revoke = tokens->add_subcommand("revoke", "revoke one");
-  token_revoke->add_option("id", id, "its id")->required();
-  token_revoke->callback(
-      [&action] { action = show_call("DELETE", [] { return "/v1/join-tokens/" + id; }); });
+  add_id_call(*tokens, "revoke", "revoke one", "DELETE", "/v1/join-tokens", action);
 
   CLI::App* run_cmd = app.add_subcommand("run", "launch an instance: allot run [OPTIONS] -- CMD");
   add_placement_options(*run_cmd, run.placement, true);

@@ -51,17 +51,11 @@ const std::vector<Column> kRentOrBuyColumns = {{"gpu-model", "gpu_model"},
 // The state each command's options write into; it outlives parsing, so actions may read it.
 struct Options {
   std::string id, name, cost, in_service, salvage, method, factor, power, kind, principal, rate,
-      payment, start, from, at, proceeds, region, pue, colocation, value, monthly, rule, until,
-      provider, model, month, by, price_factor, utilisation;
+      payment, start, from, region, value, month, by, price_factor, utilisation;
   std::vector<std::string> nodes;
-  int life = 0, term = 0, limit = 0;
+  int life = 0, term = 0;
   bool csv = false;
 };
-
-// Adds `value` to `body` as `field` when it was given.
-void put(json& body, const char* field, const std::string& value) {
-  if (!value.empty()) body[field] = value;
-}
 
 json asset_body(const Options& o) {
   json body{{"name", o.name},
@@ -147,14 +141,9 @@ void add_asset_add(CLI::App& assets, Action& action, Options& o) {
 }
 
 void add_asset_commands(CLI::App& finance, Action& action, Options& o) {
-  CLI::App* assets =
-      finance.add_subcommand("assets", "servers and what they cost")->require_subcommand(1);
+  CLI::App* assets = add_group(finance, "assets", "servers and what they cost");
   add_asset_add(*assets, action, o);
-  CLI::App* list = assets->add_subcommand("list", "list assets");
-  add_limit(*list, o.limit);
-  list->callback([&action, &o] {
-    action = show_list([] { return std::string("/v1/finance/assets"); }, o.limit, kAssetColumns);
-  });
+  add_list(*assets, "list", "list assets", "/v1/finance/assets", {}, kAssetColumns, action);
   CLI::App* show = assets->add_subcommand("show", "an asset with its schedules");
   show->add_option("id", o.id, "its id")->required();
   show->add_flag("--csv", o.csv, "the schedules as CSV");
@@ -180,42 +169,29 @@ void add_asset_commands(CLI::App& finance, Action& action, Options& o) {
           return body;
         });
   });
-  CLI::App* retire = assets->add_subcommand("retire", "take an asset out of service");
-  retire->add_option("id", o.id, "its id")->required();
-  retire->add_option("--at", o.at, "when (RFC 3339 UTC; default now)");
-  retire->add_option("--proceeds", o.proceeds, "what it was sold for (default 0)");
-  retire->callback([&action, &o] {
-    action = show_call(
-        "POST", [&o] { return "/v1/finance/assets/" + o.id + "/retire"; },
-        [&o] {
-          json body = json::object();
-          put(body, "at", o.at);
-          put(body, "proceeds", o.proceeds);
-          return body;
-        });
-  });
+  add_body_call(
+      *assets, "retire", "take an asset out of service", "POST", "/v1/finance/assets",
+      {{.flag = "id", .name = "id", .help = "its id", .required = true, .in_path = true},
+       {.flag = "--at", .name = "at", .help = "when (RFC 3339 UTC; default now)"},
+       {.flag = "--proceeds", .name = "proceeds", .help = "what it was sold for (default 0)"}},
+      action, "/retire");
 }
 
 void add_site_commands(CLI::App& finance, Action& action, Options& o) {
-  CLI::App* site =
-      finance.add_subcommand("site", "a region's PUE and colocation price")->require_subcommand(1);
-  CLI::App* set = site->add_subcommand("set", "set a region's PUE or colocation price");
-  set->add_option("region", o.region, "the region")->required();
-  set->add_option("--pue", o.pue, "facility over IT energy, e.g. 1.3");
-  set->add_option("--colocation", o.colocation, "price per kW of contracted power a month");
-  set->callback([&action, &o] {
-    action = show_call(
-        "PUT", [&o] { return "/v1/finance/sites/" + o.region; },
-        [&o] {
-          json body = json::object();
-          put(body, "pue", o.pue);
-          put(body, "colocation_per_kw_month", o.colocation);
-          return body;
-        });
-  });
-  site->add_subcommand("list", "list sites")->callback([&action, &o] {
-    action = show_list([] { return std::string("/v1/finance/sites"); }, o.limit, kSiteColumns);
-  });
+  CLI::App* site = add_group(finance, "site", "a region's PUE and colocation price");
+  add_body_call(*site, "set", "set a region's PUE or colocation price", "PUT", "/v1/finance/sites",
+                {{.flag = "region",
+                  .name = "region",
+                  .help = "the region",
+                  .required = true,
+                  .in_path = true},
+                 {.flag = "--pue", .name = "pue", .help = "facility over IT energy, e.g. 1.3"},
+                 {.flag = "--colocation",
+                  .name = "colocation_per_kw_month",
+                  .help = "price per kW of contracted power a month"}},
+                action);
+  add_list(*site, "list", "list sites", "/v1/finance/sites", {}, kSiteColumns, action,
+           Limit::kNone);
   // The two series of a site: energy price and grid intensity, each from a moment on.
   for (const bool power : {true, false}) {
     CLI::App* rate =
@@ -248,53 +224,41 @@ void add_site_commands(CLI::App& finance, Action& action, Options& o) {
   }
 }
 
-void add_cost_commands(CLI::App& finance, Action& action, Options& o) {
-  CLI::App* costs = finance.add_subcommand("costs", "fixed monthly costs")->require_subcommand(1);
-  CLI::App* add = costs->add_subcommand("add", "add a fixed monthly cost");
-  add->add_option("--name", o.name, "what it is")->required();
-  add->add_option("--monthly", o.monthly, "the amount a month")->required();
-  add->add_option("--region", o.region, "only this region's nodes (default: all)");
-  add->add_option("--rule", o.rule, "per_node (default), per_gpu, by_cost or by_power");
-  add->add_option("--from", o.from, "first month (YYYY-MM; default this month)");
-  add->add_option("--until", o.until, "the month it stops (YYYY-MM; default never)");
-  add->callback([&action, &o] {
-    action = show_call(
-        "POST", [] { return std::string("/v1/finance/costs"); },
-        [&o] {
-          json body{{"name", o.name}, {"monthly", o.monthly}};
-          put(body, "region", o.region);
-          put(body, "rule", o.rule);
-          put(body, "from_month", o.from);
-          put(body, "until_month", o.until);
-          return body;
-        });
-  });
-  costs->add_subcommand("list", "list fixed costs")->callback([&action, &o] {
-    action = show_list([] { return std::string("/v1/finance/costs"); }, o.limit, kCostColumns);
-  });
-  CLI::App* remove = costs->add_subcommand("delete", "stop a fixed cost");
-  remove->add_option("id", o.id, "its id")->required();
-  remove->callback([&action, &o] {
-    action = show_call("DELETE", [&o] { return "/v1/finance/costs/" + o.id; });
-  });
-  CLI::App* rent =
-      finance.add_subcommand("rent", "public cloud prices to compare with")->require_subcommand(1);
-  CLI::App* set = rent->add_subcommand("set", "set a provider's price for a GPU model");
-  set->add_option("provider", o.provider, "the provider")->required();
-  set->add_option("gpu_model", o.model, "a catalog model, e.g. H100-80GB")->required();
-  set->add_option("price", o.value, "per GPU-hour, e.g. 2.49")->required();
-  set->callback([&action, &o] {
-    action = show_call(
-        "PUT", [] { return std::string("/v1/finance/rental-prices"); },
-        [&o] {
-          return json{
-              {"provider", o.provider}, {"gpu_model", o.model}, {"price_per_gpu_hour", o.value}};
-        });
-  });
-  rent->add_subcommand("list", "list rental prices")->callback([&action, &o] {
-    action =
-        show_list([] { return std::string("/v1/finance/rental-prices"); }, o.limit, kRentColumns);
-  });
+void add_cost_commands(CLI::App& finance, Action& action) {
+  CLI::App* costs = add_group(finance, "costs", "fixed monthly costs");
+  add_body_call(
+      *costs, "add", "add a fixed monthly cost", "POST", "/v1/finance/costs",
+      {{.flag = "--name", .name = "name", .help = "what it is", .required = true},
+       {.flag = "--monthly", .name = "monthly", .help = "the amount a month", .required = true},
+       {.flag = "--region", .name = "region", .help = "only this region's nodes (default: all)"},
+       {.flag = "--rule",
+        .name = "rule",
+        .help = "per_node (default), per_gpu, by_cost or by_power"},
+       {.flag = "--from",
+        .name = "from_month",
+        .help = "first month (YYYY-MM; default this month)"},
+       {.flag = "--until",
+        .name = "until_month",
+        .help = "the month it stops (YYYY-MM; default never)"}},
+      action);
+  add_list(*costs, "list", "list fixed costs", "/v1/finance/costs", {}, kCostColumns, action,
+           Limit::kNone);
+  add_id_call(*costs, "delete", "stop a fixed cost", "DELETE", "/v1/finance/costs", action);
+  CLI::App* rent = add_group(finance, "rent", "public cloud prices to compare with");
+  add_body_call(*rent, "set", "set a provider's price for a GPU model", "PUT",
+                "/v1/finance/rental-prices",
+                {{.flag = "provider", .name = "provider", .help = "the provider", .required = true},
+                 {.flag = "gpu_model",
+                  .name = "gpu_model",
+                  .help = "a catalog model, e.g. H100-80GB",
+                  .required = true},
+                 {.flag = "price",
+                  .name = "price_per_gpu_hour",
+                  .help = "per GPU-hour, e.g. 2.49",
+                  .required = true}},
+                action);
+  add_list(*rent, "list", "list rental prices", "/v1/finance/rental-prices", {}, kRentColumns,
+           action, Limit::kNone);
 }
 
 void add_report_commands(CLI::App& finance, Action& action, Options& o) {
@@ -338,11 +302,10 @@ void add_report_commands(CLI::App& finance, Action& action, Options& o) {
 
 void add_finance_commands(CLI::App& app, Action& action) {
   static Options o;  // Lives as long as the program: the actions read it after parsing.
-  CLI::App* finance = app.add_subcommand("finance", "the operator's books (operator admins)")
-                          ->require_subcommand(1);
+  CLI::App* finance = add_group(app, "finance", "the operator's books (operator admins)");
   add_asset_commands(*finance, action, o);
   add_site_commands(*finance, action, o);
-  add_cost_commands(*finance, action, o);
+  add_cost_commands(*finance, action);
   add_report_commands(*finance, action, o);
 }
 

@@ -1,9 +1,6 @@
-#include <iostream>
-#include <memory>
 #include <optional>
 
 #include "cli/commands.h"
-#include "common/url.h"
 
 namespace allot::cli {
 namespace {
@@ -28,10 +25,13 @@ const std::vector<Column> kAuditColumns = {{"seq", "seq"},       {"at", "at"},
                                            {"path", "path"},     {"target", "target_id"},
                                            {"status", "status"}, {"error", "error_code"}};
 
+// A new project's or user's tenant.
+const Param kTenantField = {
+    .flag = "--tenant", .name = "tenant_id", .help = "the tenant (default: your own)"};
+
 // The state each command's options write into; it outlives parsing, so actions may read it.
 struct Options {
-  std::string id, name, email, role, tenant, user, billing, credit_limit;
-  int limit = 0;
+  std::string id, name, role, billing, credit_limit;
   std::optional<int64_t> weight;
   bool disable = false, enable = false;
   // A tenant's billing details: unset leaves one as it is, "" clears it.
@@ -52,102 +52,21 @@ std::string unescape_lines(const std::string& text) {
   return out;
 }
 
-void add_resource(CLI::App& app, Action& action, Options& o, const std::string& noun,
-                  const std::string& path, const std::vector<Column>& columns,
+void add_resource(CLI::App& app, Action& action, const std::string& noun, const std::string& path,
+                  const std::vector<Column>& columns,
                   const std::function<void(CLI::App&)>& add_create) {
-  CLI::App* group = app.add_subcommand(noun, "manage " + noun)->require_subcommand(1);
+  CLI::App* group = add_group(app, noun, "manage " + noun);
   group->fallthrough();
-  CLI::App* list = group->add_subcommand("list", "list " + noun);
-  add_limit(*list, o.limit);
-  if (noun != "tenants") list->add_option("--tenant", o.tenant, "only this tenant's");
-  list->callback([&action, &o, path, &columns] {
-    action = show_list([&o, path] { return path + query({{"tenant_id", &o.tenant}}); }, o.limit,
-                       columns);
-  });
-  CLI::App* get = group->add_subcommand("get", "show one");
-  get->add_option("id", o.id, "its id")->required();
-  get->callback(
-      [&action, &o, path] { action = show_call("GET", [&o, path] { return path + "/" + o.id; }); });
+  std::vector<Param> filters;
+  if (noun != "tenants") {
+    filters.push_back({.flag = "--tenant", .name = "tenant_id", .help = "only this tenant's"});
+  }
+  add_list(*group, "list", "list " + noun, path, std::move(filters), columns, action);
+  add_id_call(*group, "get", "show one", "GET", path, action);
   add_create(*group);
 }
 
 }  // namespace
-
-Action show_list(std::function<std::string()> target, const int& limit,
-                 const std::vector<Column>& columns, bool newest) {
-  return [target = std::move(target), &limit, &columns, newest](Session& session) {
-    json items;
-    const int code =
-        newest ? session.list_newest(target(), limit, items) : session.list(target(), limit, items);
-    if (code == kOk) session.show_list(items, columns);
-    return code;
-  };
-}
-
-// A query string from the options that are set, e.g. "?tenant_id=ten_...".
-std::string query(std::initializer_list<std::pair<const char*, const std::string*>> params) {
-  std::string out;
-  for (const auto& [name, value] : params) {
-    if (value->empty()) continue;
-    out += (out.empty() ? "?" : "&") + std::string(name) + "=" + percent_encode(*value);
-  }
-  return out;
-}
-
-Action show_call(std::string method, std::function<std::string()> target,
-                 std::function<json()> body) {
-  return [method = std::move(method), target = std::move(target),
-          body = std::move(body)](Session& session) {
-    json answer;
-    const int code = session.call(method, target(), body(), answer);
-    if (code == kOk) session.show(answer);
-    return code;
-  };
-}
-
-Action show_text(std::function<std::string()> target) {
-  return [target = std::move(target)](Session& session) {
-    std::string body;
-    const int code = session.fetch_text(target(), body);
-    if (code == kOk) std::cout << body;
-    return code;
-  };
-}
-
-CLI::Option* add_limit(CLI::App& command, int& limit) {
-  return command.add_option("--limit", limit, "show at most this many (default: all)")
-      ->check(CLI::NonNegativeNumber);
-}
-
-CLI::App* add_tenant_list(CLI::App& parent, const std::string& description, std::string path,
-                          std::string all_param, const std::string& all_what,
-                          const std::vector<Column>& columns, Action& action) {
-  struct Flags {
-    std::string tenant;
-    int limit = 0;
-    bool all = false;
-  };
-  auto flags = std::make_shared<Flags>();  // The action reads them after parsing.
-  CLI::App* list = parent.add_subcommand("list", description);
-  add_limit(*list, flags->limit);
-  list->add_option("--tenant", flags->tenant, "only this tenant's");
-  list->add_flag("--all", flags->all, all_what + " too");
-  list->callback(
-      [flags, path = std::move(path), all_param = std::move(all_param), &columns, &action] {
-        action = show_list(
-            [flags, path, all_param] {
-              const std::string all = flags->all ? "true" : "";
-              return path + query({{"tenant_id", &flags->tenant}, {all_param.c_str(), &all}});
-            },
-            flags->limit, columns);
-      });
-  return list;
-}
-
-CLI::Option* add_newest_limit(CLI::App& command, int& limit) {
-  return command.add_option("--limit", limit, "show only the newest N (default: all)")
-      ->check(CLI::NonNegativeNumber);
-}
 
 void add_identity_commands(CLI::App& app, Action& action) {
   static Options o;  // Lives as long as the program: the actions read it after parsing.
@@ -159,13 +78,10 @@ void add_identity_commands(CLI::App& app, Action& action) {
     action = show_call("GET", [] { return std::string("/version"); });
   });
 
-  add_resource(app, action, o, "tenants", "/v1/tenants", kTenantColumns, [&](CLI::App& group) {
-    CLI::App* create = group.add_subcommand("create", "create a tenant (operator admins)");
-    create->add_option("name", o.name, "the tenant's name")->required();
-    create->callback([&action] {
-      action = show_call(
-          "POST", [] { return std::string("/v1/tenants"); }, [] { return json{{"name", o.name}}; });
-    });
+  add_resource(app, action, "tenants", "/v1/tenants", kTenantColumns, [&](CLI::App& group) {
+    add_body_call(group, "create", "create a tenant (operator admins)", "POST", "/v1/tenants",
+                  {{.flag = "name", .name = "name", .help = "the tenant's name", .required = true}},
+                  action);
     CLI::App* set =
         group.add_subcommand("set", "change a tenant's fair-share weight or how it pays");
     set->add_option("id", o.id, "its id")->required();
@@ -183,8 +99,8 @@ void add_identity_commands(CLI::App& app, Action& action) {
           [] {
             json body = json::object();
             if (o.weight) body["weight"] = *o.weight;
-            if (!o.billing.empty()) body["billing"] = o.billing;
-            if (!o.credit_limit.empty()) body["credit_limit"] = o.credit_limit;
+            put(body, "billing", o.billing);
+            put(body, "credit_limit", o.credit_limit);
             json details = json::object();
             for (const auto& [field, value] :
                  {std::pair{"legal_name", &o.legal_name}, std::pair{"address", &o.address},
@@ -197,42 +113,26 @@ void add_identity_commands(CLI::App& app, Action& action) {
     });
   });
 
-  add_resource(app, action, o, "projects", "/v1/projects", kProjectColumns, [&](CLI::App& group) {
-    CLI::App* create = group.add_subcommand("create", "create a project");
-    create->add_option("name", o.name, "the project's name")->required();
-    create->add_option("--tenant", o.tenant, "the tenant (default: your own)");
-    create->callback([&action] {
-      action = show_call(
-          "POST", [] { return std::string("/v1/projects"); },
-          [] {
-            json body{{"name", o.name}};
-            if (!o.tenant.empty()) body["tenant_id"] = o.tenant;
-            return body;
-          });
-    });
-    CLI::App* remove = group.add_subcommand("delete", "delete a project");
-    remove->add_option("id", o.id, "its id")->required();
-    remove->callback(
-        [&action] { action = show_call("DELETE", [] { return "/v1/projects/" + o.id; }); });
+  add_resource(app, action, "projects", "/v1/projects", kProjectColumns, [&](CLI::App& group) {
+    add_body_call(group, "create", "create a project", "POST", "/v1/projects",
+                  {{.flag = "name", .name = "name", .help = "the project's name", .required = true},
+                   kTenantField},
+                  action);
+    add_id_call(group, "delete", "delete a project", "DELETE", "/v1/projects", action);
     add_project_idle_commands(group, action);
   });
 
-  add_resource(app, action, o, "users", "/v1/users", kUserColumns, [&](CLI::App& group) {
-    CLI::App* create = group.add_subcommand("create", "create a user");
-    create->add_option("--name", o.name, "the user's name")->required();
-    create->add_option("--email", o.email, "the user's e-mail address")->required();
-    create->add_option("--role", o.role, "tenant-admin, member (default) or viewer");
-    create->add_option("--tenant", o.tenant, "the tenant (default: your own)");
-    create->callback([&action] {
-      action = show_call(
-          "POST", [] { return std::string("/v1/users"); },
-          [] {
-            json body{{"name", o.name}, {"email", o.email}};
-            if (!o.role.empty()) body["role"] = o.role;
-            if (!o.tenant.empty()) body["tenant_id"] = o.tenant;
-            return body;
-          });
-    });
+  add_resource(app, action, "users", "/v1/users", kUserColumns, [&](CLI::App& group) {
+    add_body_call(
+        group, "create", "create a user", "POST", "/v1/users",
+        {{.flag = "--name", .name = "name", .help = "the user's name", .required = true},
+         {.flag = "--email",
+          .name = "email",
+          .help = "the user's e-mail address",
+          .required = true},
+         {.flag = "--role", .name = "role", .help = "tenant-admin, member (default) or viewer"},
+         kTenantField},
+        action);
     CLI::App* set = group.add_subcommand("set", "change a user's name, role or state");
     set->add_option("id", o.id, "its id")->required();
     set->add_option("--name", o.name, "new name");
@@ -244,8 +144,8 @@ void add_identity_commands(CLI::App& app, Action& action) {
           "PATCH", [] { return "/v1/users/" + o.id; },
           [] {
             json body = json::object();
-            if (!o.name.empty()) body["name"] = o.name;
-            if (!o.role.empty()) body["role"] = o.role;
+            put(body, "name", o.name);
+            put(body, "role", o.role);
             if (o.disable) body["disabled"] = true;
             if (o.enable) body["disabled"] = false;
             return body;
@@ -253,32 +153,18 @@ void add_identity_commands(CLI::App& app, Action& action) {
     });
   });
 
-  add_resource(app, action, o, "keys", "/v1/keys", kKeyColumns, [&](CLI::App& group) {
-    CLI::App* create = group.add_subcommand("create", "create an API key (shown once)");
-    create->add_option("name", o.name, "what the key is for")->required();
-    create->add_option("--user", o.user, "the user (default: yourself)");
-    create->callback([&action] {
-      action = show_call(
-          "POST", [] { return std::string("/v1/keys"); },
-          [] {
-            json body{{"name", o.name}};
-            if (!o.user.empty()) body["user_id"] = o.user;
-            return body;
-          });
-    });
-    CLI::App* revoke = group.add_subcommand("revoke", "revoke an API key");
-    revoke->add_option("id", o.id, "its id")->required();
-    revoke->callback(
-        [&action] { action = show_call("DELETE", [] { return "/v1/keys/" + o.id; }); });
+  add_resource(app, action, "keys", "/v1/keys", kKeyColumns, [&](CLI::App& group) {
+    add_body_call(
+        group, "create", "create an API key (shown once)", "POST", "/v1/keys",
+        {{.flag = "name", .name = "name", .help = "what the key is for", .required = true},
+         {.flag = "--user", .name = "user_id", .help = "the user (default: yourself)"}},
+        action);
+    add_id_call(group, "revoke", "revoke an API key", "DELETE", "/v1/keys", action);
   });
 
-  CLI::App* audit = app.add_subcommand("audit", "read the audit log (admins), oldest first");
-  add_newest_limit(*audit, o.limit);
-  audit->add_option("--tenant", o.tenant, "only this tenant's calls");
-  audit->callback([&action] {
-    action = show_list([] { return "/v1/audit" + query({{"tenant_id", &o.tenant}}); }, o.limit,
-                       kAuditColumns, true);
-  });
+  add_list(app, "audit", "read the audit log (admins), oldest first", "/v1/audit",
+           {{.flag = "--tenant", .name = "tenant_id", .help = "only this tenant's calls"}},
+           kAuditColumns, action, Limit::kNewest);
 }
 
 }  // namespace allot::cli

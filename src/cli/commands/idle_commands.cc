@@ -66,8 +66,7 @@ std::optional<json> parse_idle_spec(const std::string& spec, std::string& error)
 
 void add_project_idle_commands(CLI::App& projects, Action& action) {
   static std::string id, spec;  // Live as long as the program: the actions read them.
-  CLI::App* idle =
-      projects.add_subcommand("idle", "the project's idle-stop policy")->require_subcommand(1);
+  CLI::App* idle = add_group(projects, "idle", "the project's idle-stop policy");
   CLI::App* show = idle->add_subcommand("show", "show the project's policy");
   show->add_option("id", id, "the project's id")->required();
   show->callback(

@@ -109,8 +109,7 @@ int wait_for_pull(Session& session, const std::string& id) {
 void add_image_commands(CLI::App& app, Action& action) {
   static Options o;  // Lives as long as the program: the actions read it after parsing.
 
-  CLI::App* images = app.add_subcommand("images", "images on container nodes (operator admins)")
-                         ->require_subcommand(1);
+  CLI::App* images = add_group(app, "images", "images on container nodes (operator admins)");
   CLI::App* list = images->add_subcommand("list", "each node's images and image store");
   list->add_option("--pool", o.pool, "only nodes with the label pool=NAME");
   list->add_option("--node", o.node, "only this node (name or id)");

@@ -19,7 +19,6 @@ struct Options {
   std::string id, name, model, region, provider, create_command, delete_command;
   int64_t min_nodes = -1, max_nodes = -1, gpus = -1, cpu_milli = -1, memory_mib = -1;
   int64_t boot_timeout_s = -1, idle_timeout_s = -1, cooldown_s = -1;
-  int limit = 0;
 };
 
 // The size and timer options both `create` and `set` take.
@@ -51,16 +50,9 @@ json size_fields(const Options& o) {
 void add_pool_commands(CLI::App& app, Action& action) {
   static Options o;  // Lives as long as the program: the actions read it after parsing.
 
-  CLI::App* pools = app.add_subcommand("pools", "node pools the autoscaler grows and shrinks")
-                        ->require_subcommand(1);
-  CLI::App* list = pools->add_subcommand("list", "list pools");
-  add_limit(*list, o.limit);
-  list->callback([&action] {
-    action = show_list([] { return std::string("/v1/pools"); }, o.limit, kPoolColumns);
-  });
-  CLI::App* show = pools->add_subcommand("show", "a pool with its nodes");
-  show->add_option("id", o.id, "its id")->required();
-  show->callback([&action] { action = show_call("GET", [] { return "/v1/pools/" + o.id; }); });
+  CLI::App* pools = add_group(app, "pools", "node pools the autoscaler grows and shrinks");
+  add_list(*pools, "list", "list pools", "/v1/pools", {}, kPoolColumns, action);
+  add_id_call(*pools, "show", "a pool with its nodes", "GET", "/v1/pools", action);
 
   CLI::App* create = pools->add_subcommand("create", "create a pool (operator admins)");
   create->add_option("name", o.name, "its name: letters, digits and '-'")->required();
@@ -81,12 +73,12 @@ void add_pool_commands(CLI::App& app, Action& action) {
           body["name"] = o.name;
           body["gpu_model"] = o.model;
           body["provider"] = o.provider;
-          if (!o.region.empty()) body["region"] = o.region;
+          put(body, "region", o.region);
           if (o.gpus >= 0) body["gpus_per_node"] = o.gpus;
           if (o.cpu_milli >= 0) body["cpu_milli"] = o.cpu_milli;
           if (o.memory_mib >= 0) body["memory_mib"] = o.memory_mib;
-          if (!o.create_command.empty()) body["create_command"] = o.create_command;
-          if (!o.delete_command.empty()) body["delete_command"] = o.delete_command;
+          put(body, "create_command", o.create_command);
+          put(body, "delete_command", o.delete_command);
           return body;
         });
   });
@@ -96,9 +88,7 @@ void add_pool_commands(CLI::App& app, Action& action) {
   set->callback([&action] {
     action = show_call("PATCH", [] { return "/v1/pools/" + o.id; }, [] { return size_fields(o); });
   });
-  CLI::App* remove = pools->add_subcommand("delete", "delete a pool with no nodes left");
-  remove->add_option("id", o.id, "its id")->required();
-  remove->callback([&action] { action = show_call("DELETE", [] { return "/v1/pools/" + o.id; }); });
+  add_id_call(*pools, "delete", "delete a pool with no nodes left", "DELETE", "/v1/pools", action);
 }
 
 }  // namespace allot::cli

@@ -40,7 +40,6 @@ const std::vector<Column> kExcludedColumns = {{"region", "region"},
 struct Options {
   std::string from, region;
   int64_t rtt_ms = 0;
-  int limit = 0;
   PlacementOptions placement;
 };
 
@@ -144,8 +143,7 @@ void put_placement(const PlacementOptions& o, json& body) {
 void add_region_commands(CLI::App& app, Action& action) {
   static Options o;  // Lives as long as the program: the actions read it after parsing.
 
-  CLI::App* latency = app.add_subcommand("latency", "round trips from client locations to regions")
-                          ->require_subcommand(1);
+  CLI::App* latency = add_group(app, "latency", "round trips from client locations to regions");
   CLI::App* set = latency->add_subcommand("set", "set one (operator admins)");
   set->add_option("from", o.from, "the client location, e.g. eu-users or a region")->required();
   set->add_option("region", o.region, "the region")->required();
@@ -155,13 +153,9 @@ void add_region_commands(CLI::App& app, Action& action) {
         "PUT", [] { return std::string("/v1/latency"); },
         [] { return json{{"from", o.from}, {"region", o.region}, {"rtt_ms", o.rtt_ms}}; });
   });
-  CLI::App* list = latency->add_subcommand("list", "list them");
-  add_limit(*list, o.limit);
-  list->add_option("--from", o.from, "only from this location");
-  list->callback([&action] {
-    action = show_list([] { return "/v1/latency" + query({{"from", &o.from}}); }, o.limit,
-                       kLatencyColumns);
-  });
+  add_list(*latency, "list", "list them", "/v1/latency",
+           {{.flag = "--from", .name = "from", .help = "only from this location"}}, kLatencyColumns,
+           action);
   CLI::App* remove = latency->add_subcommand("delete", "delete one (operator admins)");
   remove->add_option("from", o.from, "the client location")->required();
   remove->add_option("region", o.region, "the region")->required();

@@ -17,7 +17,6 @@ const std::vector<Column> kRegistryColumns = {
 struct Options {
   std::string host, username, tenant;
   bool password_stdin = false;
-  int limit = 0;
 };
 
 // The whole of standard input, less the line break a shell or `echo` puts at its end.
@@ -32,9 +31,7 @@ std::string read_password() {
 void add_registry_commands(CLI::App& app, Action& action) {
   static Options o;  // Lives as long as the program: the actions read it after parsing.
 
-  CLI::App* registries =
-      app.add_subcommand("registries", "credentials for private image registries")
-          ->require_subcommand(1);
+  CLI::App* registries = add_group(app, "registries", "credentials for private image registries");
   CLI::App* add = registries->add_subcommand(
       "add", "set the credential for a registry (tenant admins; replaces the one there is)");
   add->add_option("host", o.host, "the registry, HOST[:PORT] as image references name it")
@@ -46,18 +43,15 @@ void add_registry_commands(CLI::App& app, Action& action) {
   add->callback([&action] {
     action = [](Session& session) {
       json body{{"host", o.host}, {"username", o.username}, {"password", read_password()}};
-      if (!o.tenant.empty()) body["tenant_id"] = o.tenant;
+      put(body, "tenant_id", o.tenant);
       return show_call(
           "PUT", [] { return std::string("/v1/registries"); }, [body] { return body; })(session);
     };
   });
-  CLI::App* list = registries->add_subcommand("list", "the credentials' hosts and users");
-  add_limit(*list, o.limit);
-  list->add_option("--tenant", o.tenant, "only this tenant's (operator admins)");
-  list->callback([&action] {
-    action = show_list([] { return "/v1/registries" + query({{"tenant_id", &o.tenant}}); }, o.limit,
-                       kRegistryColumns);
-  });
+  add_list(
+      *registries, "list", "the credentials' hosts and users", "/v1/registries",
+      {{.flag = "--tenant", .name = "tenant_id", .help = "only this tenant's (operator admins)"}},
+      kRegistryColumns, action);
   CLI::App* remove = registries->add_subcommand("delete", "delete a credential (tenant admins)");
   remove->add_option("host", o.host, "the registry")->required();
   remove->add_option("--tenant", o.tenant, "the tenant (operator admins; default: your own)");

@@ -24,9 +24,8 @@ const std::vector<Column> kPriceColumns = {{"model", "gpu_model"},   {"region", 
                                            {"from", "effective_at"}, {"in force", "in_force"}};
 
 struct Options {
-  std::string id, tenant, project, model, starts_at, ends_at, region, price_class, gpu_hour, at;
+  std::string tenant, project, model, starts_at, ends_at;
   int64_t gpus = -1;
-  int limit = 0;
 };
 
 }  // namespace
@@ -34,8 +33,7 @@ struct Options {
 void add_rules_commands(CLI::App& app, Action& action) {
   static Options o;  // Lives as long as the program: the actions read it after parsing.
 
-  CLI::App* quotas =
-      app.add_subcommand("quotas", "hard GPU limits per tenant or project")->require_subcommand(1);
+  CLI::App* quotas = add_group(app, "quotas", "hard GPU limits per tenant or project");
   add_tenant_list(*quotas, "list quotas with what they count now", "/v1/quotas", "include_ended",
                   "deleted ones", kQuotaColumns, action);
   CLI::App* quota_set = quotas->add_subcommand("set", "set a limit (operator admins)");
@@ -50,51 +48,40 @@ void add_rules_commands(CLI::App& app, Action& action) {
         "PUT", [] { return std::string("/v1/quotas"); },
         [] {
           json body{{"tenant_id", o.tenant}, {"gpus", o.gpus}};
-          if (!o.project.empty()) body["project_id"] = o.project;
-          if (!o.model.empty()) body["gpu_model"] = o.model;
+          put(body, "project_id", o.project);
+          put(body, "gpu_model", o.model);
           return body;
         });
   });
-  CLI::App* quota_delete = quotas->add_subcommand("delete", "remove a limit (operator admins)");
-  quota_delete->add_option("id", o.id, "its id")->required();
-  quota_delete->callback(
-      [&action] { action = show_call("DELETE", [] { return "/v1/quotas/" + o.id; }); });
+  add_id_call(*quotas, "delete", "remove a limit (operator admins)", "DELETE", "/v1/quotas",
+              action);
 
   CLI::App* prices =
-      app.add_subcommand("prices", "the price catalog: per GPU-hour, per model, region and class")
-          ->require_subcommand(1);
-  CLI::App* price_list = prices->add_subcommand("list", "prices in force, and changes to come");
-  price_list->add_option("--at", o.at, "in force at this time (default: now)");
-  price_list->add_option("--model", o.model, "only this GPU model");
-  price_list->add_option("--region", o.region, "only this region");
-  price_list->callback([&action] {
-    action = show_list(
-        [] {
-          return "/v1/prices" +
-                 query({{"at", &o.at}, {"gpu_model", &o.model}, {"region", &o.region}});
-        },
-        o.limit, kPriceColumns);
-  });
-  CLI::App* price_set = prices->add_subcommand("set", "set a price (operator admins)");
-  price_set->add_option("--model", o.model, "GPU model, e.g. H100-80GB")->required();
-  price_set->add_option("--region", o.region, "region")->required();
-  price_set->add_option("--class", o.price_class, "on-demand (default), spot or reserved");
-  price_set->add_option("--gpu-hour", o.gpu_hour, "per GPU-hour, e.g. 2.50")->required();
-  price_set->add_option("--from", o.starts_at, "effective from (default: now; never earlier)");
-  price_set->callback([&action] {
-    action = show_call(
-        "PUT", [] { return std::string("/v1/prices"); },
-        [] {
-          json body{{"gpu_model", o.model}, {"region", o.region}, {"gpu_hour", o.gpu_hour}};
-          if (!o.price_class.empty()) body["price_class"] = o.price_class;
-          if (!o.starts_at.empty()) body["effective_at"] = o.starts_at;
-          return body;
-        });
-  });
+      add_group(app, "prices", "the price catalog: per GPU-hour, per model, region and class");
+  add_list(*prices, "list", "prices in force, and changes to come", "/v1/prices",
+           {{.flag = "--at", .name = "at", .help = "in force at this time (default: now)"},
+            {.flag = "--model", .name = "gpu_model", .help = "only this GPU model"},
+            {.flag = "--region", .name = "region", .help = "only this region"}},
+           kPriceColumns, action, Limit::kNone);
+  add_body_call(
+      *prices, "set", "set a price (operator admins)", "PUT", "/v1/prices",
+      {{.flag = "--model",
+        .name = "gpu_model",
+        .help = "GPU model, e.g. H100-80GB",
+        .required = true},
+       {.flag = "--region", .name = "region", .help = "region", .required = true},
+       {.flag = "--class", .name = "price_class", .help = "on-demand (default), spot or reserved"},
+       {.flag = "--gpu-hour",
+        .name = "gpu_hour",
+        .help = "per GPU-hour, e.g. 2.50",
+        .required = true},
+       {.flag = "--from",
+        .name = "effective_at",
+        .help = "effective from (default: now; never earlier)"}},
+      action);
 
   CLI::App* reservations =
-      app.add_subcommand("reservations", "GPUs held for a tenant over a time window")
-          ->require_subcommand(1);
+      add_group(app, "reservations", "GPUs held for a tenant over a time window");
   add_tenant_list(*reservations, "list reservations not yet over", "/v1/reservations",
                   "include_ended", "cancelled and past ones", kReservationColumns, action);
   CLI::App* res_create = reservations->add_subcommand("create", "reserve (operator admins)");
@@ -114,10 +101,8 @@ void add_rules_commands(CLI::App& app, Action& action) {
                       {"ends_at", o.ends_at}};
         });
   });
-  CLI::App* res_cancel = reservations->add_subcommand("cancel", "cancel one (operator admins)");
-  res_cancel->add_option("id", o.id, "its id")->required();
-  res_cancel->callback(
-      [&action] { action = show_call("DELETE", [] { return "/v1/reservations/" + o.id; }); });
+  add_id_call(*reservations, "cancel", "cancel one (operator admins)", "DELETE", "/v1/reservations",
+              action);
 }
 
 }  // namespace allot::cli

@@ -50,8 +50,7 @@ json curve_points(const std::string& text) {
 void add_spot_commands(CLI::App& app, Action& action) {
   static Options o;  // Lives as long as the program: the actions read it after parsing.
 
-  CLI::App* spot =
-      app.add_subcommand("spot", "spot prices that follow utilisation")->require_subcommand(1);
+  CLI::App* spot = add_group(app, "spot", "spot prices that follow utilisation");
   CLI::App* set = spot->add_subcommand("set", "set a model's spot price curve (operator admins)");
   set->add_option("--model", o.model, "GPU model, e.g. H100-80GB")->required();
   set->add_option("--region", o.region, "region")->required();
@@ -70,11 +69,8 @@ void add_spot_commands(CLI::App& app, Action& action) {
           return body;
         });
   });
-  CLI::App* list = spot->add_subcommand("list", "the rules, utilisation and spot prices now");
-  add_limit(*list, o.limit);
-  list->callback([&action] {
-    action = show_list([] { return std::string("/v1/spot-rules"); }, o.limit, kRuleColumns);
-  });
+  add_list(*spot, "list", "the rules, utilisation and spot prices now", "/v1/spot-rules", {},
+           kRuleColumns, action);
   CLI::App* history = spot->add_subcommand("history", "every spot price of a model in a region");
   history->add_option("--model", o.model, "GPU model")->required();
   history->add_option("--region", o.region, "region")->required();
