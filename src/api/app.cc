@@ -90,6 +90,23 @@ HttpResponse method_not_allowed(const std::string& method) {
 
 }  // namespace
 
+RouteTable::RouteTable(std::span<const Resource> resources, std::span<const Route> more) {
+  // Every item path first: the routes view them, so the vector must not grow after.
+  item_paths_.reserve(resources.size());
+  for (const Resource& r : resources) item_paths_.push_back(std::string(r.path).append(r.item));
+  for (size_t i = 0; i < resources.size(); ++i) {
+    const Resource& r = resources[i];
+    const std::string_view item = item_paths_[i];
+    const Route standard[] = {{"POST", r.path, r.create}, {"PUT", r.path, r.put},
+                              {"GET", r.path, r.list},    {"GET", item, r.get},
+                              {"PATCH", item, r.update},  {"DELETE", item, r.remove}};
+    for (const Route& route : standard) {
+      if (route.handler != nullptr) routes_.push_back(route);
+    }
+  }
+  routes_.insert(routes_.end(), more.begin(), more.end());
+}
+
 std::vector<Route> join_routes(std::initializer_list<std::span<const Route>> lists) {
   std::vector<Route> all;
   for (std::span<const Route> routes : lists) all.insert(all.end(), routes.begin(), routes.end());

@@ -58,6 +58,48 @@ struct Route {
   RouteAuth auth = RouteAuth::kUser;
 };
 
+// A REST resource, declared once instead of as a run of routes: its collection's path and the
+// handlers of its standard routes, each optional. On the collection: POST (create), PUT (put),
+// GET (list); on one item, at `path` + `item`: GET (get), PATCH (update), DELETE (remove). Routes
+// outside that shape (e.g. POST /v1/nodes/{id}/cordon) stay listed as Routes. A route file
+// declares its resources and other routes and returns route_table<kResources, kMore>(). Requests
+// match the first route whose pattern and method fit; no two routes of one method fit one path,
+// so the order the table expands to does not change which handler answers.
+struct Resource {
+  std::string_view path;  // e.g. "/v1/nodes"
+  RouteHandler create = nullptr;
+  RouteHandler put = nullptr;
+  RouteHandler list = nullptr;
+  RouteHandler get = nullptr;
+  RouteHandler update = nullptr;
+  RouteHandler remove = nullptr;
+  std::string_view item = "/{id}";
+};
+
+// The routes of some resources, in the order above, resource by resource, then some more routes.
+// Built once, at startup; it owns the item paths its routes point to, so it stays where it is.
+class RouteTable {
+ public:
+  RouteTable(std::span<const Resource> resources, std::span<const Route> more);
+  RouteTable(const RouteTable&) = delete;
+  RouteTable& operator=(const RouteTable&) = delete;
+
+  [[nodiscard]] std::span<const Route> routes() const { return routes_; }
+
+ private:
+  std::vector<std::string> item_paths_;
+  std::vector<Route> routes_;
+};
+
+inline constexpr std::span<const Route> kNoRoutes;
+
+// The routes of `resources` then `more` (arrays of static storage), built on first use.
+template <const auto& resources, const auto& more = kNoRoutes>
+std::span<const Route> route_table() {
+  static const RouteTable table(resources, more);
+  return table.routes();
+}
+
 // Returns early from a function returning Result<...> when a Status-returning call fails.
 #define ALLOT_TRY(expr)                                          \
   if (auto allot_try_status = (expr); !allot_try_status) {       \
@@ -73,6 +115,21 @@ struct Route {
     }                                                              \
     (lhs) = std::move(*allot_try_result);                          \
   } while (false)
+
+// Declares `decl` (e.g. `const Page page`) holding the value of a Result, or returns early with
+// its error. `decl` is a declaration and `result` a name, so neither can take parentheses.
+// NOLINTBEGIN(bugprone-macro-parentheses)
+#define ALLOT_TRY_LET(decl, expr) \
+  ALLOT_TRY_LET_IMPL(ALLOT_TRY_CONCAT(allot_try_let_, __LINE__), decl, expr)
+#define ALLOT_TRY_LET_IMPL(result, decl, expr)         \
+  auto result = (expr);                                \
+  if (!result) {                                       \
+    return std::unexpected(std::move(result).error()); \
+  }                                                    \
+  decl = std::move(*result)
+// NOLINTEND(bugprone-macro-parentheses)
+#define ALLOT_TRY_CONCAT(a, b) ALLOT_TRY_CONCAT_INNER(a, b)
+#define ALLOT_TRY_CONCAT_INNER(a, b) a##b
 
 // The routes of several lists, one list after another.
 std::vector<Route> join_routes(std::initializer_list<std::span<const Route>> lists);

@@ -30,6 +30,15 @@ bool is_number(std::string_view text) {
   return digits(whole) && digits(frac);
 }
 
+// A time parsed by `parse`, or kInvalidArgument saying the field must be `form`.
+template <typename Parse>
+Result<TimeMs> read_parsed_time(std::string_view field, std::string_view text, Parse parse,
+                                std::string_view form) {
+  auto at = parse(text);
+  if (!at) return fail(ErrorCode::kInvalidArgument, fmt::format("'{}' must be {}", field, form));
+  return *at;
+}
+
 }  // namespace
 
 Result<int64_t> parse_scaled(std::string_view field, std::string_view text, int decimals,
@@ -95,22 +104,13 @@ Result<int64_t> read_money(std::string_view field, std::string_view text) {
 
 std::string money_text(int64_t micros) { return Money::from_micros(micros).to_string(); }
 
-Result<TimeMs> read_time(std::string_view field, std::string_view text) {
-  auto at = parse_time(text);
-  if (!at) {
-    return fail(ErrorCode::kInvalidArgument,
-                fmt::format("'{}' must be RFC 3339 time in UTC, e.g. 2026-12-01T09:00:00Z", field));
-  }
-  return *at;
+Result<TimeMs> read_time(std::string_view field, std::string_view text, std::string_view example) {
+  return read_parsed_time(field, text, parse_time,
+                          fmt::format("RFC 3339 time in UTC, e.g. {}", example));
 }
 
 Result<TimeMs> read_month(std::string_view field, std::string_view text) {
-  auto month = parse_month(text);
-  if (!month) {
-    return fail(ErrorCode::kInvalidArgument,
-                fmt::format("'{}' must be a month written YYYY-MM, e.g. 2026-11", field));
-  }
-  return *month;
+  return read_parsed_time(field, text, parse_month, "a month written YYYY-MM, e.g. 2026-11");
 }
 
 Status allow_query(const Target& target, std::initializer_list<std::string_view> allowed) {

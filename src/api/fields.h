@@ -36,8 +36,10 @@ int64_t divide_rounded(int64_t value, int64_t divisor);
 // Micro-units as the decimal string answers carry: "12.500000".
 std::string money_text(int64_t micros);
 
-// RFC 3339 UTC time, and a month "YYYY-MM" (its first moment), the errors naming the field.
-[[nodiscard]] Result<TimeMs> read_time(std::string_view field, std::string_view text);
+// RFC 3339 UTC time, and a month "YYYY-MM" (its first moment), the errors naming the field (and
+// giving `example` of a time).
+[[nodiscard]] Result<TimeMs> read_time(std::string_view field, std::string_view text,
+                                       std::string_view example = "2026-12-01T09:00:00Z");
 [[nodiscard]] Result<TimeMs> read_month(std::string_view field, std::string_view text);
 
 // Refuses any query parameter not in `allowed` (kUnknownField).

@@ -41,16 +41,14 @@ int http_status(ErrorCode code) {
   return 500;
 }
 
-HttpResponse error_reply(const Error& error) {
-  const nlohmann::json body = {
-      {"error", {{"code", code_name(error.code)}, {"message", error.message}}}};
-  return HttpResponse{http_status(error.code),
-                      body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)};
-}
-
 HttpResponse json_reply(int status, const nlohmann::json& body) {
   // Log text and names may hold bytes that are not UTF-8: replace them rather than fail.
   return HttpResponse{status, body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)};
+}
+
+HttpResponse error_reply(const Error& error) {
+  return json_reply(http_status(error.code),
+                    {{"error", {{"code", code_name(error.code)}, {"message", error.message}}}});
 }
 
 }  // namespace allot

@@ -4,16 +4,16 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "api/app.h"
 #include "api/reply.h"
 #include "api/request.h"
 #include "api/wire/wire.h"
 
 namespace allot {
-
-struct Call;
 
 // The tenant a new object goes in: the one named (checked: an id the caller may see), else the
 // caller's.
@@ -56,6 +56,34 @@ HttpResponse page_of(const std::map<std::string, T>& map, const Page& page, Visi
 template <typename T, typename Visible>
 HttpResponse page_of(const std::map<std::string, T>& map, const Page& page, Visible visible) {
   return page_of(map, page, visible, [](const T& item) { return to_json(item); });
+}
+
+// One page of a log, from the entries read for it: one more than the page holds, when there are,
+// tells there is a next page. `seq` gives an entry's place in the log, for next_after.
+template <typename Entry, typename Render, typename Seq>
+HttpResponse log_page(std::vector<Entry> entries, int limit, Render render, Seq seq) {
+  nlohmann::json items = nlohmann::json::array();
+  const bool more = static_cast<int>(entries.size()) > limit;
+  if (more) entries.pop_back();
+  for (const Entry& entry : entries) items.push_back(render(entry));
+  const nlohmann::json next =
+      more ? nlohmann::json(std::to_string(seq(entries.back()))) : nlohmann::json(nullptr);
+  return json_reply(200, {{"items", items}, {"next_after", next}});
+}
+
+// GET of the object a path names: `find` gives it (or the error to answer), to_json shows it.
+template <auto find>
+Result<HttpResponse> get_found(Call& call) {
+  ALLOT_TRY_LET(const auto* object, find(call));
+  return json_reply(200, to_json(*object));
+}
+
+// GET of every object of a map, a page at a time, for operator admins only.
+template <typename T>
+Result<HttpResponse> list_for_operator(const Call& call, const std::map<std::string, T>& map) {
+  ALLOT_TRY(require_operator_admin(call.caller));
+  ALLOT_TRY_LET(const Page page, read_page(call.target, {}));
+  return page_of(map, page, [](const T&) { return true; });
 }
 
 }  // namespace allot

@@ -43,8 +43,7 @@ Result<json> array_of(const json& d, const char* name, bool required) {
 }
 
 Result<JoinNode> parse_join(const json& d) {
-  auto gpus = array_of(d, "gpus", true);
-  if (!gpus) return std::unexpected(gpus.error());
+  ALLOT_TRY_LET(const json gpus, array_of(d, "gpus", true));
   try {
     JoinNode join{.name = d.at("name"),
                   .address = d.value("address", ""),
@@ -57,7 +56,7 @@ Result<JoinNode> parse_join(const json& d) {
                   .runtime = d.value("runtime", "process"),
                   .agent_version = d.value("agent_version", ""),
                   .gpu_problem = d.value("gpu_problem", "")};
-    for (const json& g : *gpus) {
+    for (const json& g : gpus) {
       join.gpus.push_back(GpuReport{.index = g.at("index"),
                                     .uuid = g.at("uuid"),
                                     .name = g.value("name", ""),
@@ -109,13 +108,11 @@ bool valid_address(std::string_view address) {
 }
 
 Result<NodeHeartbeat> parse_heartbeat(const json& d) {
-  auto gpus = array_of(d, "gpus", false);
-  if (!gpus) return std::unexpected(gpus.error());
-  auto workloads = array_of(d, "workloads", false);
-  if (!workloads) return std::unexpected(workloads.error());
+  ALLOT_TRY_LET(const json gpus, array_of(d, "gpus", false));
+  ALLOT_TRY_LET(const json workloads, array_of(d, "workloads", false));
   try {
     NodeHeartbeat beat{.node_id = d.at("node_id")};
-    for (const json& g : *gpus) {
+    for (const json& g : gpus) {
       beat.gpus.push_back(
           GpuHeartbeat{.index = g.at("index"),
                        .telemetry = {.utilization_pct = g.value("utilization_pct", 0),
@@ -129,7 +126,7 @@ Result<NodeHeartbeat> parse_heartbeat(const json& d) {
                        .lost = g.value("lost", false),
                        .xids = g.value("xids", std::vector<int>{})});
     }
-    for (const json& w : *workloads) {
+    for (const json& w : workloads) {
       const std::string state = w.at("state");
       WorkloadReport report{.instance_id = w.at("instance_id"),
                             .exit_code = w.value("exit_code", -1),
@@ -180,13 +177,12 @@ Status store_logs(Call& call, const json& chunks) {
     const std::string id = chunk["instance_id"];
     const Instance* instance = call.ctx.state().instance(id);
     if (instance == nullptr || instance->node_id != call.caller.node_id) continue;
-    auto data = base64_decode(chunk["data"].get<std::string>());
-    if (!data) return std::unexpected(data.error());
-    if (data->size() > limits::kMaxLogChunkBytes) {
+    ALLOT_TRY_LET(const auto data, base64_decode(chunk["data"].get<std::string>()));
+    if (data.size() > limits::kMaxLogChunkBytes) {
       return fail(ErrorCode::kLimitExceeded, "a log chunk is over 64 KiB");
     }
     // A gap (a lost earlier chunk) is not fatal: the answer's log_offsets make the agent resend.
-    (void)call.logs.append(id, chunk["offset"].get<int64_t>(), *data);
+    (void)call.logs.append(id, chunk["offset"].get<int64_t>(), data);
   }
   return {};
 }
@@ -287,42 +283,36 @@ json work_for(const Call& call, const Node& node, const NodeHeartbeat& beat) {
 }
 
 Result<HttpResponse> join(Call& call) {
-  auto token = bearer_token(call.request.authorization);
-  if (!token) return std::unexpected(token.error());
-  auto doc = parse_object(call.request.body);
-  if (!doc) return std::unexpected(doc.error());
-  auto join = parse_join(*doc);
-  if (!join) return std::unexpected(join.error());
+  ALLOT_TRY_LET(const auto token, bearer_token(call.request.authorization));
+  ALLOT_TRY_LET(const json doc, parse_object(call.request.body));
+  ALLOT_TRY_LET(JoinNode join, parse_join(doc));
   const std::string credential = "allot_node_" + call.ctx.ids().new_secret().substr(6);
   // Where its gang peers reach it: what the agent says, else where its join came from.
-  if (join->address.empty()) join->address = peer_address(call.request.remote);
-  if (!join->address.empty() && !valid_address(join->address)) {
+  if (join.address.empty()) join.address = peer_address(call.request.remote);
+  if (!join.address.empty() && !valid_address(join.address)) {
     return fail(ErrorCode::kInvalidArgument,
-                "address must be an IP address or a host name, not '" + join->address + "'");
+                "address must be an IP address or a host name, not '" + join.address + "'");
   }
-  join->node_id = call.ctx.ids().new_id("nod");
-  join->join_token_hash = sha256_hex(*token);
-  join->credential_hash = sha256_hex(credential);
-  ALLOT_TRY(call.ctx.apply(*join));
-  const Node* node = call.ctx.state().node_for_credential(join->credential_hash);
+  join.node_id = call.ctx.ids().new_id("nod");
+  join.join_token_hash = sha256_hex(token);
+  join.credential_hash = sha256_hex(credential);
+  ALLOT_TRY(call.ctx.apply(join));
+  const Node* node = call.ctx.state().node_for_credential(join.credential_hash);
   call.target_id = node->id;
   return json_reply(201, {{"node_id", node->id}, {"credential", credential}});
 }
 
 Result<HttpResponse> heartbeat(Call& call) {
-  auto doc = parse_object(call.request.body);
-  if (!doc) return std::unexpected(doc.error());
-  auto beat = parse_heartbeat(*doc);
-  if (!beat) return std::unexpected(beat.error());
-  if (beat->node_id != call.caller.node_id) {
+  ALLOT_TRY_LET(const json doc, parse_object(call.request.body));
+  ALLOT_TRY_LET(const NodeHeartbeat beat, parse_heartbeat(doc));
+  if (beat.node_id != call.caller.node_id) {
     return fail(ErrorCode::kForbidden, "a node may only report for itself");
   }
   // Logs first: a workload's last output is in the same report as its exit.
-  auto logs = array_of(*doc, "logs", false);
-  if (!logs) return std::unexpected(logs.error());
-  ALLOT_TRY(store_logs(call, *logs));
-  ALLOT_TRY(call.ctx.apply(*beat));
-  return json_reply(200, work_for(call, *call.ctx.state().node(beat->node_id), *beat));
+  ALLOT_TRY_LET(const json logs, array_of(doc, "logs", false));
+  ALLOT_TRY(store_logs(call, logs));
+  ALLOT_TRY(call.ctx.apply(beat));
+  return json_reply(200, work_for(call, *call.ctx.state().node(beat.node_id), beat));
 }
 
 Result<HttpResponse> wait(Call& call) {

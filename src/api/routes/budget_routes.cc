@@ -82,14 +82,11 @@ Result<HttpResponse> set_budget(Call& call) {
   auto webhook_url = body.optional_string("webhook_url");
   auto webhook_secret = body.optional_string("webhook_secret");
   ALLOT_TRY(body.finish());
-  auto tenant = tenant_for(call, tenant_id);
-  if (!tenant) return std::unexpected(tenant.error());
-  ALLOT_TRY(require_admin_of(call.caller, *tenant));
+  ALLOT_TRY_LET(const std::string tenant, tenant_for(call, tenant_id));
+  ALLOT_TRY(require_admin_of(call.caller, tenant));
   if (project_id) ALLOT_TRY(check_id("project_id", *project_id, "prj"));
-  auto amount = read_amount(amount_text);
-  if (!amount) return std::unexpected(amount.error());
-  auto thresholds = read_thresholds(thresholds_json);
-  if (!thresholds) return std::unexpected(thresholds.error());
+  ALLOT_TRY_LET(const int64_t amount, read_amount(amount_text));
+  ALLOT_TRY_LET(std::vector<int64_t> thresholds, read_thresholds(thresholds_json));
   Enforcement enforcement = Enforcement::kNone;
   if (enforcement_text) {
     auto parsed = parse_enforcement(*enforcement_text);
@@ -111,10 +108,10 @@ Result<HttpResponse> set_budget(Call& call) {
     generated = "whsec_" + call.ctx.ids().new_secret().substr(std::string_view("allot_").size());
   }
   SetBudget command{.id = call.ctx.ids().new_id("bud"),
-                    .tenant_id = *tenant,
+                    .tenant_id = tenant,
                     .project_id = project_id.value_or(""),
-                    .amount_micros = *amount,
-                    .thresholds_pct = std::move(*thresholds),
+                    .amount_micros = amount,
+                    .thresholds_pct = std::move(thresholds),
                     .webhook_url = webhook_url.value_or(""),
                     .webhook_secret = webhook_secret ? *webhook_secret : generated,
                     .enforcement = enforcement};
@@ -133,24 +130,22 @@ Result<HttpResponse> set_budget(Call& call) {
 }
 
 Result<HttpResponse> list_budgets(Call& call) {
-  auto page = read_page(call.target, {"tenant_id", "include_deleted"});
-  if (!page) return std::unexpected(page.error());
-  auto tenant = tenant_filter(call);
-  if (!tenant) return std::unexpected(tenant.error());
+  ALLOT_TRY_LET(const Page page, read_page(call.target, {"tenant_id", "include_deleted"}));
+  ALLOT_TRY_LET(const std::optional<std::string> tenant, tenant_filter(call));
   const bool include_deleted = call.target.query.contains("include_deleted");
   const State& state = call.ctx.state();
   std::vector<const Budget*> shown;
   std::set<std::string> tenants;
   bool more = false;
   const auto& budgets = state.budgets;
-  for (auto it = page->after.empty() ? budgets.begin() : budgets.upper_bound(page->after);
+  for (auto it = page.after.empty() ? budgets.begin() : budgets.upper_bound(page.after);
        it != budgets.end(); ++it) {
     const Budget& b = it->second;
-    if (!may_see_tenant(call.caller, b.tenant_id) || (*tenant && b.tenant_id != **tenant) ||
+    if (!may_see_tenant(call.caller, b.tenant_id) || (tenant && b.tenant_id != *tenant) ||
         (!include_deleted && !b.live())) {
       continue;
     }
-    if (static_cast<int>(shown.size()) == page->limit) {
+    if (static_cast<int>(shown.size()) == page.limit) {
       more = true;
       break;
     }
@@ -190,32 +185,24 @@ json delivery_json(const DeliveryStatus& d) {
 }
 
 Result<HttpResponse> list_events(Call& call) {
-  auto page = read_page(call.target, {"tenant_id"});
-  if (!page) return std::unexpected(page.error());
-  auto tenant = tenant_filter(call);
-  if (!tenant) return std::unexpected(tenant.error());
-  auto after = read_seq_after(*page);
-  if (!after) return std::unexpected(after.error());
-  auto events = call.ctx.store().list_events(
-      EventQuery{.tenant_id = *tenant, .after_seq = *after, .limit = page->limit + 1});
-  if (!events) return std::unexpected(events.error());
-  json items = json::array();
-  const bool more = static_cast<int>(events->size()) > page->limit;
-  if (more) events->pop_back();
-  for (const StoredEvent& stored : *events) {
+  ALLOT_TRY_LET(const Page page, read_page(call.target, {"tenant_id"}));
+  ALLOT_TRY_LET(const std::optional<std::string> tenant, tenant_filter(call));
+  ALLOT_TRY_LET(const int64_t after, read_seq_after(page));
+  ALLOT_TRY_LET(std::vector<StoredEvent> events,
+                call.ctx.store().list_events(
+                    EventQuery{.tenant_id = tenant, .after_seq = after, .limit = page.limit + 1}));
+  auto render = [](const StoredEvent& stored) {
     json item = event_json(stored.event);
     if (stored.delivery) item["delivery"] = delivery_json(*stored.delivery);
-    items.push_back(std::move(item));
-  }
-  const json next = more ? json(std::to_string(events->back().event.seq)) : json(nullptr);
-  return json_reply(200, {{"items", items}, {"next_after", next}});
+    return item;
+  };
+  return log_page(std::move(events), page.limit, render,
+                  [](const StoredEvent& stored) { return stored.event.seq; });
 }
 
-constexpr Route kRoutes[] = {
-    {"PUT", "/v1/budgets", set_budget},
-    {"GET", "/v1/budgets", list_budgets},
-    {"DELETE", "/v1/budgets/{id}", delete_budget},
-    {"GET", "/v1/events", list_events},
+constexpr Resource kResources[] = {
+    {.path = "/v1/budgets", .put = set_budget, .list = list_budgets, .remove = delete_budget},
+    {.path = "/v1/events", .list = list_events},
 };
 
 }  // namespace
@@ -231,6 +218,6 @@ Result<int64_t> read_seq_after(const Page& page) {
   return after;
 }
 
-std::span<const Route> budget_routes() { return kRoutes; }
+std::span<const Route> budget_routes() { return route_table<kResources>(); }
 
 }  // namespace allot

@@ -82,10 +82,7 @@ Result<HttpResponse> add_carbon(Call& call) {
 }
 
 Result<HttpResponse> list_sites(Call& call) {
-  ALLOT_TRY(require_operator_admin(call.caller));
-  auto page = read_page(call.target, {});
-  if (!page) return std::unexpected(page.error());
-  return page_of(call.ctx.state().books.sites, *page, [](const Site&) { return true; });
+  return list_for_operator(call, call.ctx.state().books.sites);
 }
 
 // The fields of a new fixed cost; the core checks the rules on them.
@@ -114,21 +111,19 @@ Result<FixedCost> read_fixed_cost(const Call& call) {
 
 Result<HttpResponse> create_fixed_cost(Call& call) {
   ALLOT_TRY(require_operator_admin(call.caller));
-  auto cost = read_fixed_cost(call);
-  if (!cost) return std::unexpected(cost.error());
-  cost->id = call.ctx.ids().new_id("fxc");
-  ALLOT_TRY(call.ctx.apply(AddFixedCost{.cost = *cost}));
-  call.target_id = cost->id;
-  return json_reply(201, to_json(call.ctx.state().books.fixed_costs.at(cost->id)));
+  ALLOT_TRY_LET(FixedCost cost, read_fixed_cost(call));
+  cost.id = call.ctx.ids().new_id("fxc");
+  ALLOT_TRY(call.ctx.apply(AddFixedCost{.cost = cost}));
+  call.target_id = cost.id;
+  return json_reply(201, to_json(call.ctx.state().books.fixed_costs.at(cost.id)));
 }
 
 Result<HttpResponse> list_fixed_costs(Call& call) {
   ALLOT_TRY(require_operator_admin(call.caller));
-  auto page = read_page(call.target, {"include_deleted"});
-  if (!page) return std::unexpected(page.error());
+  ALLOT_TRY_LET(const Page page, read_page(call.target, {"include_deleted"}));
   const bool deleted = call.target.query.contains("include_deleted") &&
                        call.target.query.at("include_deleted") != "false";
-  return page_of(call.ctx.state().books.fixed_costs, *page,
+  return page_of(call.ctx.state().books.fixed_costs, page,
                  [deleted](const FixedCost& c) { return deleted || c.deleted_at_ms == 0; });
 }
 
@@ -155,28 +150,28 @@ Result<HttpResponse> set_rental_price(Call& call) {
 }
 
 Result<HttpResponse> list_rental_prices(Call& call) {
-  ALLOT_TRY(require_operator_admin(call.caller));
-  auto page = read_page(call.target, {});
-  if (!page) return std::unexpected(page.error());
-  return page_of(call.ctx.state().books.rental_prices, *page,
-                 [](const RentalPrice&) { return true; });
+  return list_for_operator(call, call.ctx.state().books.rental_prices);
 }
 
-constexpr Route kRoutes[] = {
+constexpr Resource kResources[] = {
+    {.path = "/v1/finance/sites", .list = list_sites},
+    {.path = "/v1/finance/costs",
+     .create = create_fixed_cost,
+     .list = list_fixed_costs,
+     .remove = delete_fixed_cost},
+    {.path = "/v1/finance/rental-prices", .put = set_rental_price, .list = list_rental_prices},
+};
+
+// A site is set by its region, and its rates added under it.
+constexpr Route kSiteRoutes[] = {
     {"PUT", "/v1/finance/sites/{region}", set_site},
     {"POST", "/v1/finance/sites/{region}/power-prices", add_power_price},
     {"POST", "/v1/finance/sites/{region}/carbon", add_carbon},
-    {"GET", "/v1/finance/sites", list_sites},
-    {"POST", "/v1/finance/costs", create_fixed_cost},
-    {"GET", "/v1/finance/costs", list_fixed_costs},
-    {"DELETE", "/v1/finance/costs/{id}", delete_fixed_cost},
-    {"PUT", "/v1/finance/rental-prices", set_rental_price},
-    {"GET", "/v1/finance/rental-prices", list_rental_prices},
 };
 
 }  // namespace
 
-std::span<const Route> finance_book_routes() { return kRoutes; }
+std::span<const Route> finance_book_routes() { return route_table<kResources, kSiteRoutes>(); }
 
 static nlohmann::json to_json(const Site& s) {
   return {{"region", s.region},

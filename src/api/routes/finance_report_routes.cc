@@ -145,27 +145,22 @@ Result<finance::WhatIf> read_what_if(const Call& call) {
 Result<HttpResponse> report(Call& call) {
   ALLOT_TRY(require_operator_admin(call.caller));
   ALLOT_TRY(allow_query(call.target, {"month", "by", "price_factor", "utilisation", "format"}));
-  TimeMs month_ms = 0;
-  ALLOT_TRY_ASSIGN(month_ms, query_month(call));
+  ALLOT_TRY_LET(const TimeMs month_ms, query_month(call));
   const auto by_it = call.target.query.find("by");
   const std::string by_name = by_it == call.target.query.end() ? "node" : by_it->second;
   const auto by = finance::parse_group_by(by_name);
   if (!by)
     return fail(ErrorCode::kInvalidArgument, "by must be node, pool, model, region or total");
-  finance::WhatIf what_if;
-  ALLOT_TRY_ASSIGN(what_if, read_what_if(call));
-  bool csv = false;
-  ALLOT_TRY_ASSIGN(csv, wants_csv(call));
+  ALLOT_TRY_LET(const finance::WhatIf what_if, read_what_if(call));
+  ALLOT_TRY_LET(const bool csv, wants_csv(call));
   const State& state = call.ctx.state();
-  auto pnl = finance::month_pnl(state, month_ms, call.ctx.now_ms());
-  if (!pnl) return std::unexpected(pnl.error());
+  ALLOT_TRY_LET(const auto pnl, finance::month_pnl(state, month_ms, call.ctx.now_ms()));
   const std::vector<finance::Group> groups =
-      finance::group(state, *pnl, *by, what_if, call.ctx.now_ms());
+      finance::group(state, pnl, *by, what_if, call.ctx.now_ms());
   if (csv) return csv_reply(report_csv(groups));
   json items = json::array();
   for (const finance::Group& g : groups) items.push_back(group_json(g));
-  json totals;
-  ALLOT_TRY_ASSIGN(totals, totals_json(*pnl));
+  ALLOT_TRY_LET(const json totals, totals_json(pnl));
   return json_reply(
       200,
       {{"month", format_month(month_ms)}, {"by", by_name}, {"groups", items}, {"totals", totals}});
@@ -175,12 +170,10 @@ Result<HttpResponse> report(Call& call) {
 Result<HttpResponse> payback(Call& call) {
   ALLOT_TRY(require_operator_admin(call.caller));
   ALLOT_TRY(allow_query(call.target, {"month"}));
-  TimeMs month_ms = 0;
-  ALLOT_TRY_ASSIGN(month_ms, query_month(call));
-  auto rows = finance::payback(call.ctx.state(), month_ms, call.ctx.now_ms());
-  if (!rows) return std::unexpected(rows.error());
+  ALLOT_TRY_LET(const TimeMs month_ms, query_month(call));
+  ALLOT_TRY_LET(const auto rows, finance::payback(call.ctx.state(), month_ms, call.ctx.now_ms()));
   json items = json::array();
-  for (const finance::Payback& p : *rows) {
+  for (const finance::Payback& p : rows) {
     items.push_back({{"asset_id", p.asset_id},
                      {"name", p.name},
                      {"cost", money_text(p.cost_micros)},
@@ -229,14 +222,11 @@ std::string buy_or_rent_csv(const std::vector<finance::BuyOrRent>& models) {
 Result<HttpResponse> buy_or_rent(Call& call) {
   ALLOT_TRY(require_operator_admin(call.caller));
   ALLOT_TRY(allow_query(call.target, {"month", "format"}));
-  TimeMs month_ms = 0;
-  ALLOT_TRY_ASSIGN(month_ms, query_month(call));
-  bool csv = false;
-  ALLOT_TRY_ASSIGN(csv, wants_csv(call));
+  ALLOT_TRY_LET(const TimeMs month_ms, query_month(call));
+  ALLOT_TRY_LET(const bool csv, wants_csv(call));
   const State& state = call.ctx.state();
-  auto pnl = finance::month_pnl(state, month_ms, call.ctx.now_ms());
-  if (!pnl) return std::unexpected(pnl.error());
-  const std::vector<finance::BuyOrRent> models = finance::buy_or_rent(state, *pnl);
+  ALLOT_TRY_LET(const auto pnl, finance::month_pnl(state, month_ms, call.ctx.now_ms()));
+  const std::vector<finance::BuyOrRent> models = finance::buy_or_rent(state, pnl);
   if (csv) return csv_reply(buy_or_rent_csv(models));
   json items = json::array();
   for (const finance::BuyOrRent& m : models) {

@@ -44,34 +44,34 @@ json financing_json(const finance::Financing& f, TimeMs in_service_ms) {
   return out;
 }
 
-json depreciation_json(const std::vector<finance::DepreciationMonth>& months) {
-  json out = json::array();
-  for (const finance::DepreciationMonth& m : months) {
-    out.push_back({{"month", format_month(m.month_ms)},
-                   {"depreciation", money_text(m.depreciation_micros)},
-                   {"book_end", money_text(m.book_end_micros)},
-                   {"retirement_loss", money_text(m.retirement_loss_micros)}});
-  }
-  return out;
+json month_json(const finance::DepreciationMonth& m) {
+  return {{"month", format_month(m.month_ms)},
+          {"depreciation", money_text(m.depreciation_micros)},
+          {"book_end", money_text(m.book_end_micros)},
+          {"retirement_loss", money_text(m.retirement_loss_micros)}};
 }
 
-json payments_json(const std::vector<finance::FinancingMonth>& months) {
+json month_json(const finance::FinancingMonth& m) {
+  return {{"month", format_month(m.month_ms)},
+          {"payment", money_text(m.payment_micros)},
+          {"interest", money_text(m.interest_micros)},
+          {"principal", money_text(m.principal_micros)},
+          {"balance_end", money_text(m.balance_end_micros)},
+          {"lease", money_text(m.lease_micros)}};
+}
+
+// A schedule, one object a month.
+template <typename Month>
+json schedule_json(const std::vector<Month>& months) {
   json out = json::array();
-  for (const finance::FinancingMonth& m : months) {
-    out.push_back({{"month", format_month(m.month_ms)},
-                   {"payment", money_text(m.payment_micros)},
-                   {"interest", money_text(m.interest_micros)},
-                   {"principal", money_text(m.principal_micros)},
-                   {"balance_end", money_text(m.balance_end_micros)},
-                   {"lease", money_text(m.lease_micros)}});
-  }
+  for (const Month& m : months) out.push_back(month_json(m));
   return out;
 }
 
 json asset_with_schedules(const finance::Asset& asset) {
   json out = to_json(asset);
-  out["schedules"] = {{"depreciation", depreciation_json(finance::depreciation_schedule(asset))},
-                      {"financing", payments_json(finance::financing_schedule(
+  out["schedules"] = {{"depreciation", schedule_json(finance::depreciation_schedule(asset))},
+                      {"financing", schedule_json(finance::financing_schedule(
                                         asset.financing, asset.in_service_ms))}};
   return out;
 }
@@ -183,19 +183,15 @@ Result<finance::Asset> read_asset(const Call& call) {
 
 Result<HttpResponse> create_asset(Call& call) {
   ALLOT_TRY(require_operator_admin(call.caller));
-  auto asset = read_asset(call);
-  if (!asset) return std::unexpected(asset.error());
-  asset->id = call.ctx.ids().new_id("ast");
-  ALLOT_TRY(call.ctx.apply(CreateAsset{.asset = *asset}));
-  call.target_id = asset->id;
-  return json_reply(201, asset_with_schedules(call.ctx.state().books.assets.at(asset->id)));
+  ALLOT_TRY_LET(finance::Asset asset, read_asset(call));
+  asset.id = call.ctx.ids().new_id("ast");
+  ALLOT_TRY(call.ctx.apply(CreateAsset{.asset = asset}));
+  call.target_id = asset.id;
+  return json_reply(201, asset_with_schedules(call.ctx.state().books.assets.at(asset.id)));
 }
 
 Result<HttpResponse> list_assets(Call& call) {
-  ALLOT_TRY(require_operator_admin(call.caller));
-  auto page = read_page(call.target, {});
-  if (!page) return std::unexpected(page.error());
-  return page_of(call.ctx.state().books.assets, *page, [](const finance::Asset&) { return true; });
+  return list_for_operator(call, call.ctx.state().books.assets);
 }
 
 // The asset the path names; kInvalidId for what cannot be an asset's id, kNotFound otherwise.
@@ -211,12 +207,11 @@ Result<const finance::Asset*> path_asset(const Call& call) {
 Result<HttpResponse> get_asset(Call& call) {
   ALLOT_TRY(require_operator_admin(call.caller));
   ALLOT_TRY(allow_query(call.target, {"format"}));
-  auto asset = path_asset(call);
-  if (!asset) return std::unexpected(asset.error());
+  ALLOT_TRY_LET(const finance::Asset* asset, path_asset(call));
   auto format = call.target.query.find("format");
   const std::string chosen = format == call.target.query.end() ? "json" : format->second;
-  if (chosen == "json") return json_reply(200, asset_with_schedules(**asset));
-  if (chosen == "csv") return csv_reply(schedules_csv(**asset));
+  if (chosen == "json") return json_reply(200, asset_with_schedules(*asset));
+  if (chosen == "csv") return csv_reply(schedules_csv(*asset));
   return fail(ErrorCode::kInvalidArgument, "format must be json or csv");
 }
 
@@ -230,9 +225,8 @@ Result<HttpResponse> change_estimate(Call& call) {
   auto salvage = body.optional_string("salvage");
   ALLOT_TRY(body.finish());
   if (!life) return fail(ErrorCode::kMissingField, "'life_months' is required");
-  auto asset = path_asset(call);
-  if (!asset) return std::unexpected(asset.error());
-  const finance::Asset& a = **asset;
+  ALLOT_TRY_LET(const finance::Asset* asset, path_asset(call));
+  const finance::Asset& a = *asset;
   finance::EstimateChange change{
       .life_months = static_cast<int>(*life),
       .salvage_micros = a.changes.empty() ? a.salvage_micros : a.changes.back().salvage_micros};
@@ -249,26 +243,26 @@ Result<HttpResponse> retire_asset(Call& call) {
   auto at = body.optional_string("at");
   auto proceeds = body.optional_string("proceeds");
   ALLOT_TRY(body.finish());
-  auto asset = path_asset(call);
-  if (!asset) return std::unexpected(asset.error());
-  RetireAsset retire{.asset_id = (*asset)->id};
+  ALLOT_TRY_LET(const finance::Asset* asset, path_asset(call));
+  RetireAsset retire{.asset_id = asset->id};
   if (at) ALLOT_TRY_ASSIGN(retire.retired_ms, read_time("at", *at));
   if (proceeds) ALLOT_TRY_ASSIGN(retire.proceeds_micros, read_money("proceeds", *proceeds));
   ALLOT_TRY(call.ctx.apply(retire));
   return json_reply(200, asset_with_schedules(call.ctx.state().books.assets.at(retire.asset_id)));
 }
 
-constexpr Route kRoutes[] = {
-    {"POST", "/v1/finance/assets", create_asset},
-    {"GET", "/v1/finance/assets", list_assets},
-    {"GET", "/v1/finance/assets/{id}", get_asset},
+constexpr Resource kResources[] = {
+    {.path = "/v1/finance/assets", .create = create_asset, .list = list_assets, .get = get_asset},
+};
+
+constexpr Route kActions[] = {
     {"POST", "/v1/finance/assets/{id}/estimates", change_estimate},
     {"POST", "/v1/finance/assets/{id}/retire", retire_asset},
 };
 
 }  // namespace
 
-std::span<const Route> finance_asset_routes() { return kRoutes; }
+std::span<const Route> finance_asset_routes() { return route_table<kResources, kActions>(); }
 
 }  // namespace allot
 

@@ -30,9 +30,8 @@ Result<std::optional<std::string>> tenant_filter(const Call& call) {
     if (call.caller.is_operator_admin()) return std::optional<std::string>{};
     return std::optional<std::string>{call.caller.tenant_id};
   }
-  auto tenant = tenant_for(call, it->second);
-  if (!tenant) return std::unexpected(tenant.error());
-  return std::optional<std::string>{*tenant};
+  ALLOT_TRY_LET(std::string tenant, tenant_for(call, it->second));
+  return std::optional<std::string>{std::move(tenant)};
 }
 
 namespace {
@@ -69,9 +68,8 @@ Result<HttpResponse> create_tenant(Call& call) {
 }
 
 Result<HttpResponse> list_tenants(Call& call) {
-  auto page = read_page(call.target, {});
-  if (!page) return std::unexpected(page.error());
-  return page_of(call.ctx.state().tenants, *page,
+  ALLOT_TRY_LET(const Page page, read_page(call.target, {}));
+  return page_of(call.ctx.state().tenants, page,
                  [&](const Tenant& t) { return may_see_tenant(call.caller, t.id); });
 }
 
@@ -124,9 +122,9 @@ Result<HttpResponse> update_tenant(Call& call) {
   }
   std::optional<SetBillingDetails> set_details;
   if (details) {
-    auto read = read_billing_details(*details, call.ctx.state().tenant(id)->details);
-    if (!read) return std::unexpected(read.error());
-    set_details = SetBillingDetails{.tenant_id = id, .details = *read};
+    ALLOT_TRY_LET(BillingDetails read,
+                  read_billing_details(*details, call.ctx.state().tenant(id)->details));
+    set_details = SetBillingDetails{.tenant_id = id, .details = std::move(read)};
     // Checked before anything is applied, so that a refusal changes nothing.
     ALLOT_TRY(check_billing_details(call.ctx.state(), *set_details));
   }
@@ -144,23 +142,20 @@ Result<HttpResponse> create_project(Call& call) {
   std::string name = body.required_string("name");
   auto tenant_id = body.optional_string("tenant_id");
   ALLOT_TRY(body.finish());
-  auto tenant = tenant_for(call, tenant_id);
-  if (!tenant) return std::unexpected(tenant.error());
-  ALLOT_TRY(require_admin_of(call.caller, *tenant));
+  ALLOT_TRY_LET(const std::string tenant, tenant_for(call, tenant_id));
+  ALLOT_TRY(require_admin_of(call.caller, tenant));
   const std::string id = call.ctx.ids().new_id("prj");
-  ALLOT_TRY(call.ctx.apply(CreateProject{.id = id, .tenant_id = *tenant, .name = name}));
+  ALLOT_TRY(call.ctx.apply(CreateProject{.id = id, .tenant_id = tenant, .name = name}));
   call.target_id = id;
   return json_reply(201, to_json(*call.ctx.state().project(id)));
 }
 
 Result<HttpResponse> list_projects(Call& call) {
-  auto page = read_page(call.target, {"tenant_id", "include_deleted"});
-  if (!page) return std::unexpected(page.error());
-  auto tenant = tenant_filter(call);
-  if (!tenant) return std::unexpected(tenant.error());
+  ALLOT_TRY_LET(const Page page, read_page(call.target, {"tenant_id", "include_deleted"}));
+  ALLOT_TRY_LET(const std::optional<std::string> tenant, tenant_filter(call));
   const bool include_deleted = call.target.query.contains("include_deleted");
-  return page_of(call.ctx.state().projects, *page, [&](const Project& p) {
-    return may_see_tenant(call.caller, p.tenant_id) && (!*tenant || p.tenant_id == **tenant) &&
+  return page_of(call.ctx.state().projects, page, [&](const Project& p) {
+    return may_see_tenant(call.caller, p.tenant_id) && (!tenant || p.tenant_id == *tenant) &&
            (include_deleted || p.deleted_at_ms == 0);
   });
 }
@@ -170,17 +165,10 @@ Result<const Project*> path_project(const Call& call) {
   return visible_object(call, call.ctx.state().project(call.params.front()), "project");
 }
 
-Result<HttpResponse> get_project(Call& call) {
-  auto project = path_project(call);
-  if (!project) return std::unexpected(project.error());
-  return json_reply(200, to_json(**project));
-}
-
 Result<HttpResponse> delete_project(Call& call) {
-  auto project = path_project(call);
-  if (!project) return std::unexpected(project.error());
-  ALLOT_TRY(require_admin_of(call.caller, (*project)->tenant_id));
-  const std::string id = (*project)->id;
+  ALLOT_TRY_LET(const Project* project, path_project(call));
+  ALLOT_TRY(require_admin_of(call.caller, project->tenant_id));
+  const std::string id = project->id;
   ALLOT_TRY(call.ctx.apply(DeleteProject{.id = id}));
   return json_reply(200, to_json(*call.ctx.state().project(id)));
 }
@@ -205,25 +193,21 @@ Result<HttpResponse> create_user(Call& call) {
   auto role_text = body.optional_string("role");
   auto tenant_id = body.optional_string("tenant_id");
   ALLOT_TRY(body.finish());
-  auto tenant = tenant_for(call, tenant_id);
-  if (!tenant) return std::unexpected(tenant.error());
-  ALLOT_TRY(require_admin_of(call.caller, *tenant));
-  auto role = read_role(role_text.value_or("member"), call.caller);
-  if (!role) return std::unexpected(role.error());
+  ALLOT_TRY_LET(const std::string tenant, tenant_for(call, tenant_id));
+  ALLOT_TRY(require_admin_of(call.caller, tenant));
+  ALLOT_TRY_LET(const Role role, read_role(role_text.value_or("member"), call.caller));
   const std::string id = call.ctx.ids().new_id("usr");
   ALLOT_TRY(call.ctx.apply(
-      CreateUser{.id = id, .tenant_id = *tenant, .name = name, .email = email, .role = *role}));
+      CreateUser{.id = id, .tenant_id = tenant, .name = name, .email = email, .role = role}));
   call.target_id = id;
   return json_reply(201, to_json(*call.ctx.state().user(id)));
 }
 
 Result<HttpResponse> list_users(Call& call) {
-  auto page = read_page(call.target, {"tenant_id"});
-  if (!page) return std::unexpected(page.error());
-  auto tenant = tenant_filter(call);
-  if (!tenant) return std::unexpected(tenant.error());
-  return page_of(call.ctx.state().users, *page, [&](const User& u) {
-    return may_see_tenant(call.caller, u.tenant_id) && (!*tenant || u.tenant_id == **tenant);
+  ALLOT_TRY_LET(const Page page, read_page(call.target, {"tenant_id"}));
+  ALLOT_TRY_LET(const std::optional<std::string> tenant, tenant_filter(call));
+  return page_of(call.ctx.state().users, page, [&](const User& u) {
+    return may_see_tenant(call.caller, u.tenant_id) && (!tenant || u.tenant_id == *tenant);
   });
 }
 
@@ -232,26 +216,17 @@ Result<const User*> path_user(const Call& call) {
   return visible_object(call, call.ctx.state().user(call.params.front()), "user");
 }
 
-Result<HttpResponse> get_user(Call& call) {
-  auto user = path_user(call);
-  if (!user) return std::unexpected(user.error());
-  return json_reply(200, to_json(**user));
-}
-
 Result<HttpResponse> update_user(Call& call) {
   JsonBody body(call.request.body);
   auto name = body.optional_string("name");
   auto role_text = body.optional_string("role");
   auto disabled = body.optional_bool("disabled");
   ALLOT_TRY(body.finish());
-  auto user = path_user(call);
-  if (!user) return std::unexpected(user.error());
-  ALLOT_TRY(require_admin_of(call.caller, (*user)->tenant_id));
-  UpdateUser command{.id = (*user)->id, .name = name, .disabled = disabled};
+  ALLOT_TRY_LET(const User* user, path_user(call));
+  ALLOT_TRY(require_admin_of(call.caller, user->tenant_id));
+  UpdateUser command{.id = user->id, .name = name, .disabled = disabled};
   if (role_text) {
-    auto role = read_role(*role_text, call.caller);
-    if (!role) return std::unexpected(role.error());
-    command.role = *role;
+    ALLOT_TRY_ASSIGN(command.role, read_role(*role_text, call.caller));
   }
   ALLOT_TRY(call.ctx.apply(command));
   return json_reply(200, to_json(*call.ctx.state().user(command.id)));
@@ -291,10 +266,9 @@ Result<HttpResponse> create_key(Call& call) {
 }
 
 Result<HttpResponse> list_keys(Call& call) {
-  auto page = read_page(call.target, {"user_id"});
-  if (!page) return std::unexpected(page.error());
+  ALLOT_TRY_LET(const Page page, read_page(call.target, {"user_id"}));
   auto user = call.target.query.find("user_id");
-  return page_of(call.ctx.state().keys, *page, [&](const ApiKey& k) {
+  return page_of(call.ctx.state().keys, page, [&](const ApiKey& k) {
     return may_manage_key(call.caller, k) &&
            (user == call.target.query.end() || k.user_id == user->second);
   });
@@ -309,16 +283,9 @@ Result<const ApiKey*> path_key(const Call& call) {
   return key;
 }
 
-Result<HttpResponse> get_key(Call& call) {
-  auto key = path_key(call);
-  if (!key) return std::unexpected(key.error());
-  return json_reply(200, to_json(**key));
-}
-
 Result<HttpResponse> revoke_key(Call& call) {
-  auto key = path_key(call);
-  if (!key) return std::unexpected(key.error());
-  const std::string id = (*key)->id;
+  ALLOT_TRY_LET(const ApiKey* key, path_key(call));
+  const std::string id = key->id;
   ALLOT_TRY(call.ctx.apply(RevokeKey{.id = id}));
   return json_reply(200, to_json(*call.ctx.state().key(id)));
 }
@@ -326,51 +293,52 @@ Result<HttpResponse> revoke_key(Call& call) {
 // --- audit ---
 
 Result<HttpResponse> list_audit(Call& call) {
-  auto page = read_page(call.target, {"tenant_id"});
-  if (!page) return std::unexpected(page.error());
-  auto tenant = tenant_filter(call);
-  if (!tenant) return std::unexpected(tenant.error());
-  if (*tenant) {
-    ALLOT_TRY(require_admin_of(call.caller, **tenant));
+  ALLOT_TRY_LET(const Page page, read_page(call.target, {"tenant_id"}));
+  ALLOT_TRY_LET(const std::optional<std::string> tenant, tenant_filter(call));
+  if (tenant) {
+    ALLOT_TRY(require_admin_of(call.caller, *tenant));
   } else {
     ALLOT_TRY(require_operator_admin(call.caller));
   }
-  auto after = read_seq_after(*page);
-  if (!after) return std::unexpected(after.error());
-  auto entries = call.ctx.store().list_audit(
-      AuditQuery{.tenant_id = *tenant, .after_seq = *after, .limit = page->limit + 1});
-  if (!entries) return std::unexpected(entries.error());
-  json items = json::array();
-  const bool more = static_cast<int>(entries->size()) > page->limit;
-  if (more) entries->pop_back();
-  for (const AuditEntry& e : *entries) items.push_back(to_json(e));
-  const json next = more ? json(std::to_string(entries->back().seq)) : json(nullptr);
-  return json_reply(200, {{"items", items}, {"next_after", next}});
+  ALLOT_TRY_LET(const int64_t after, read_seq_after(page));
+  ALLOT_TRY_LET(std::vector<AuditEntry> entries,
+                call.ctx.store().list_audit(
+                    AuditQuery{.tenant_id = tenant, .after_seq = after, .limit = page.limit + 1}));
+  return log_page(
+      std::move(entries), page.limit, [](const AuditEntry& e) { return to_json(e); },
+      [](const AuditEntry& e) { return e.seq; });
 }
 
-constexpr Route kRoutes[] = {
+constexpr Resource kResources[] = {
+    {.path = "/v1/tenants",
+     .create = create_tenant,
+     .list = list_tenants,
+     .get = get_tenant,
+     .update = update_tenant},
+    {.path = "/v1/projects",
+     .create = create_project,
+     .list = list_projects,
+     .get = get_found<path_project>,
+     .remove = delete_project},
+    {.path = "/v1/users",
+     .create = create_user,
+     .list = list_users,
+     .get = get_found<path_user>,
+     .update = update_user},
+    {.path = "/v1/keys",
+     .create = create_key,
+     .list = list_keys,
+     .get = get_found<path_key>,
+     .remove = revoke_key},
+};
+
+constexpr Route kMore[] = {
     {"GET", "/v1/whoami", whoami},
-    {"POST", "/v1/tenants", create_tenant},
-    {"GET", "/v1/tenants", list_tenants},
-    {"GET", "/v1/tenants/{id}", get_tenant},
-    {"PATCH", "/v1/tenants/{id}", update_tenant},
-    {"POST", "/v1/projects", create_project},
-    {"GET", "/v1/projects", list_projects},
-    {"GET", "/v1/projects/{id}", get_project},
-    {"DELETE", "/v1/projects/{id}", delete_project},
-    {"POST", "/v1/users", create_user},
-    {"GET", "/v1/users", list_users},
-    {"GET", "/v1/users/{id}", get_user},
-    {"PATCH", "/v1/users/{id}", update_user},
-    {"POST", "/v1/keys", create_key},
-    {"GET", "/v1/keys", list_keys},
-    {"GET", "/v1/keys/{id}", get_key},
-    {"DELETE", "/v1/keys/{id}", revoke_key},
     {"GET", "/v1/audit", list_audit},
 };
 
 }  // namespace
 
-std::span<const Route> identity_routes() { return kRoutes; }
+std::span<const Route> identity_routes() { return route_table<kResources, kMore>(); }
 
 }  // namespace allot

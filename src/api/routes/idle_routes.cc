@@ -56,17 +56,15 @@ Result<const Project*> idle_project(const Call& call) {
 }
 
 Result<HttpResponse> get_idle(Call& call) {
-  auto project = idle_project(call);
-  if (!project) return std::unexpected(project.error());
-  return json_reply(200, project_idle_json(**project));
+  ALLOT_TRY_LET(const Project* project, idle_project(call));
+  return json_reply(200, project_idle_json(*project));
 }
 
 // Sets (policy) or clears (none) the project's policy; tenant admins only.
 Result<HttpResponse> change_idle(Call& call, const std::optional<IdlePolicy>& policy) {
-  auto project = idle_project(call);
-  if (!project) return std::unexpected(project.error());
-  ALLOT_TRY(require_admin_of(call.caller, (*project)->tenant_id));
-  const std::string id = (*project)->id;
+  ALLOT_TRY_LET(const Project* project, idle_project(call));
+  ALLOT_TRY(require_admin_of(call.caller, project->tenant_id));
+  const std::string id = project->id;
   ALLOT_TRY(call.ctx.apply(SetProjectIdle{.project_id = id, .policy = policy}));
   call.target_id = id;
   return json_reply(200, project_idle_json(*call.ctx.state().project(id)));
@@ -76,9 +74,8 @@ Result<HttpResponse> put_idle(Call& call) {
   const json body = json::parse(call.request.body, nullptr, false);
   if (body.is_discarded()) return fail(ErrorCode::kMalformedJson, "the body is not valid JSON");
   if (!body.is_object()) return fail(ErrorCode::kMalformedJson, "the body must be a JSON object");
-  auto policy = read_idle_policy(body);
-  if (!policy) return std::unexpected(policy.error());
-  return change_idle(call, *policy);
+  ALLOT_TRY_LET(const IdlePolicy policy, read_idle_policy(body));
+  return change_idle(call, policy);
 }
 
 Result<HttpResponse> delete_idle(Call& call) { return change_idle(call, std::nullopt); }

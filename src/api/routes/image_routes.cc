@@ -70,10 +70,9 @@ json pull_json(const State& state, const ImagePull& pull) {
 // GET /v1/images[?pool=NAME][&node=NAME|ID]: each container node's images and image store.
 Result<HttpResponse> list_images(Call& call) {
   ALLOT_TRY(require_operator_admin(call.caller));
-  auto page = read_page(call.target, {"pool", "node"});
-  if (!page) return std::unexpected(page.error());
+  ALLOT_TRY_LET(const Page page, read_page(call.target, {"pool", "node"}));
   return page_of(
-      call.ctx.state().nodes, *page,
+      call.ctx.state().nodes, page,
       [&](const Node& n) {
         return n.runtime == "container" && n.deleted_at_ms == 0 && node_matches(n, call.target);
       },
@@ -98,10 +97,9 @@ Result<HttpResponse> create_pull(Call& call) {
 // GET /v1/images/pulls: the newest first.
 Result<HttpResponse> list_pulls(Call& call) {
   ALLOT_TRY(require_operator_admin(call.caller));
-  auto page = read_page(call.target, {});
-  if (!page) return std::unexpected(page.error());
+  ALLOT_TRY_LET(const Page page, read_page(call.target, {}));
   return page_of(
-      call.ctx.state().image_pulls, *page, [](const ImagePull&) { return true; },
+      call.ctx.state().image_pulls, page, [](const ImagePull&) { return true; },
       [&](const ImagePull& p) { return pull_json(call.ctx.state(), p); });
 }
 
@@ -114,15 +112,13 @@ Result<HttpResponse> get_pull(Call& call) {
   return json_reply(200, pull_json(call.ctx.state(), *pull));
 }
 
-constexpr Route kRoutes[] = {
-    {"GET", "/v1/images", list_images},
-    {"POST", "/v1/images/pulls", create_pull},
-    {"GET", "/v1/images/pulls", list_pulls},
-    {"GET", "/v1/images/pulls/{id}", get_pull},
+constexpr Resource kResources[] = {
+    {.path = "/v1/images", .list = list_images},
+    {.path = "/v1/images/pulls", .create = create_pull, .list = list_pulls, .get = get_pull},
 };
 
 }  // namespace
 
-std::span<const Route> image_routes() { return kRoutes; }
+std::span<const Route> image_routes() { return route_table<kResources>(); }
 
 }  // namespace allot

@@ -72,8 +72,7 @@ Result<HttpResponse> create_instance(Call& call) {
     ALLOT_TRY(parse_image_ref(*image));
   }
   ALLOT_TRY(require_launcher(call.caller));
-  auto project = project_for(call, project_id);
-  if (!project) return std::unexpected(project.error());
+  ALLOT_TRY_LET(const Project* project, project_for(call, project_id));
   InstanceSpec spec{.cpu_milli = cpu_milli.value_or(0),
                     .memory_mib = memory_mib.value_or(0),
                     .region = region.value_or(""),
@@ -87,9 +86,7 @@ Result<HttpResponse> create_instance(Call& call) {
                     .nodes = static_cast<int>(nodes.value_or(1))};
   ALLOT_TRY(apply_placement_fields(placement, spec));
   if (!idle.is_null()) {
-    auto policy = read_idle_policy(idle);
-    if (!policy) return std::unexpected(policy.error());
-    spec.idle = *policy;
+    ALLOT_TRY_ASSIGN(spec.idle, read_idle_policy(idle));
   }
   const std::string id = call.ctx.ids().new_id("ins");
   std::vector<std::string> member_ids;
@@ -97,8 +94,8 @@ Result<HttpResponse> create_instance(Call& call) {
     member_ids.push_back(call.ctx.ids().new_id("ins"));
   }
   ALLOT_TRY(call.ctx.apply(CreateInstance{.id = id,
-                                          .tenant_id = (*project)->tenant_id,
-                                          .project_id = (*project)->id,
+                                          .tenant_id = project->tenant_id,
+                                          .project_id = project->id,
                                           .user_id = call.caller.user_id,
                                           .spec = spec,
                                           .member_ids = member_ids}));
@@ -112,18 +109,17 @@ Result<HttpResponse> create_instance(Call& call) {
 }
 
 Result<HttpResponse> list_instances(Call& call) {
-  auto page = read_page(call.target, {"state", "project_id", "node_id", "tenant_id"});
-  if (!page) return std::unexpected(page.error());
-  auto state = read_choice(call.target, "state", instance_state_names());
-  if (!state) return std::unexpected(state.error());
+  ALLOT_TRY_LET(const Page page,
+                read_page(call.target, {"state", "project_id", "node_id", "tenant_id"}));
+  ALLOT_TRY_LET(const auto state, read_choice(call.target, "state", instance_state_names()));
   const auto& q = call.target.query;
   auto matches = [&q](const char* key, const std::string& value) {
     auto it = q.find(key);
     return it == q.end() || it->second == value;
   };
-  return page_of(call.ctx.state().instances, *page, [&](const Instance& i) {
+  return page_of(call.ctx.state().instances, page, [&](const Instance& i) {
     return may_see_tenant(call.caller, i.tenant_id) &&
-           (!*state || **state == instance_state_name(i.state)) &&
+           (!state || *state == instance_state_name(i.state)) &&
            matches("project_id", i.project_id) && matches("node_id", i.node_id) &&
            matches("tenant_id", i.tenant_id);
   });
@@ -138,17 +134,10 @@ Result<const Instance*> path_instance(const Call& call) {
   return instance;
 }
 
-Result<HttpResponse> get_instance(Call& call) {
-  auto instance = path_instance(call);
-  if (!instance) return std::unexpected(instance.error());
-  return json_reply(200, to_json(**instance));
-}
-
 Result<HttpResponse> stop_instance(Call& call) {
-  auto instance = path_instance(call);
-  if (!instance) return std::unexpected(instance.error());
+  ALLOT_TRY_LET(const Instance* instance, path_instance(call));
   ALLOT_TRY(require_launcher(call.caller));
-  const std::string id = (*instance)->id;
+  const std::string id = instance->id;
   ALLOT_TRY(call.ctx.apply(StopInstance{.id = id}));
   return json_reply(200, to_json(*call.ctx.state().instance(id)));
 }
@@ -166,39 +155,36 @@ Result<int64_t> query_int(const Target& target, const char* key, int64_t fallbac
 
 Result<HttpResponse> instance_logs(Call& call) {
   // read_page refuses unknown parameters; its paging itself does not apply to logs.
-  auto page = read_page(call.target, {"offset", "tail", "bytes"});
-  if (!page) return std::unexpected(page.error());
-  auto instance = path_instance(call);
-  if (!instance) return std::unexpected(instance.error());
+  ALLOT_TRY(read_page(call.target, {"offset", "tail", "bytes"}));
+  ALLOT_TRY_LET(const Instance* instance, path_instance(call));
   constexpr auto kLimit = static_cast<int64_t>(limits::kMaxLogChunkBytes);
-  auto offset = query_int(call.target, "offset", 0, INT64_MAX);
-  auto tail = query_int(call.target, "tail", 0, 100'000);
-  auto limit = query_int(call.target, "bytes", kLimit, kLimit);
-  if (!offset) return std::unexpected(offset.error());
-  if (!tail) return std::unexpected(tail.error());
-  if (!limit) return std::unexpected(limit.error());
-  const std::string id = (*instance)->id;
-  auto chunk = call.target.query.contains("tail")
-                   ? call.logs.tail(id, static_cast<int>(*tail), *limit)
-                   : call.logs.read(id, *offset, *limit);
-  if (!chunk) return std::unexpected(chunk.error());
-  return json_reply(200, {{"offset", chunk->offset},
-                          {"next_offset", chunk->offset + static_cast<int64_t>(chunk->data.size())},
-                          {"size", chunk->size},
-                          {"data", chunk->data},
-                          {"ended", is_final((*instance)->state)}});
+  ALLOT_TRY_LET(const int64_t offset, query_int(call.target, "offset", 0, INT64_MAX));
+  ALLOT_TRY_LET(const int64_t tail, query_int(call.target, "tail", 0, 100'000));
+  ALLOT_TRY_LET(const int64_t limit, query_int(call.target, "bytes", kLimit, kLimit));
+  const std::string id = instance->id;
+  ALLOT_TRY_LET(const auto chunk, call.target.query.contains("tail")
+                                      ? call.logs.tail(id, static_cast<int>(tail), limit)
+                                      : call.logs.read(id, offset, limit));
+  return json_reply(200, {{"offset", chunk.offset},
+                          {"next_offset", chunk.offset + static_cast<int64_t>(chunk.data.size())},
+                          {"size", chunk.size},
+                          {"data", chunk.data},
+                          {"ended", is_final(instance->state)}});
 }
 
 Result<HttpResponse> instance_events(Call& call) {
-  auto instance = path_instance(call);
-  if (!instance) return std::unexpected(instance.error());
-  return json_reply(200, {{"items", to_json(**instance)["events"]}});
+  ALLOT_TRY_LET(const Instance* instance, path_instance(call));
+  return json_reply(200, {{"items", to_json(*instance)["events"]}});
 }
 
-constexpr Route kRoutes[] = {
-    {"POST", "/v1/instances", create_instance},
-    {"GET", "/v1/instances", list_instances},
-    {"GET", "/v1/instances/{id}", get_instance},
+constexpr Resource kResources[] = {
+    {.path = "/v1/instances",
+     .create = create_instance,
+     .list = list_instances,
+     .get = get_found<path_instance>},
+};
+
+constexpr Route kActions[] = {
     {"POST", "/v1/instances/{id}/stop", stop_instance},
     {"GET", "/v1/instances/{id}/logs", instance_logs},
     {"GET", "/v1/instances/{id}/events", instance_events},
@@ -206,6 +192,6 @@ constexpr Route kRoutes[] = {
 
 }  // namespace
 
-std::span<const Route> instance_routes() { return kRoutes; }
+std::span<const Route> instance_routes() { return route_table<kResources, kActions>(); }
 
 }  // namespace allot

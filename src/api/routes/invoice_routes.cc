@@ -58,31 +58,25 @@ Result<HttpResponse> draft_invoice(Call& call) {
   ALLOT_TRY(body.finish());
   ALLOT_TRY(require_operator_admin(call.caller));
   ALLOT_TRY(check_id("tenant_id", tenant_id, "ten"));
-  auto month = read_month(month_text);
-  if (!month) return std::unexpected(month.error());
+  ALLOT_TRY_LET(const TimeMs month, read_month(month_text));
   const State& state = call.ctx.state();
-  auto command =
-      billing::draft_month(state, tenant_id, *month, call.ctx.now_ms(),
-                           billing::invoice_credits(state, tenant_id, *month, call.ctx.now_ms()));
-  if (!command) return std::unexpected(command.error());
-  const Invoice* existing = live_invoice(state, tenant_id, *month);
-  command->id = existing != nullptr ? existing->id : call.ctx.ids().new_id("inv");
-  ALLOT_TRY(call.ctx.apply(*command));
-  call.target_id = command->id;
+  ALLOT_TRY_LET(auto command, billing::draft_month(state, tenant_id, month, call.ctx.now_ms(),
+                                                   billing::invoice_credits(state, tenant_id, month,
+                                                                            call.ctx.now_ms())));
+  const Invoice* existing = live_invoice(state, tenant_id, month);
+  command.id = existing != nullptr ? existing->id : call.ctx.ids().new_id("inv");
+  ALLOT_TRY(call.ctx.apply(command));
+  call.target_id = command.id;
   return json_reply(existing != nullptr ? 200 : 201,
-                    invoice_with_notes(call.ctx.state(), *call.ctx.state().invoice(command->id)));
+                    invoice_with_notes(call.ctx.state(), *call.ctx.state().invoice(command.id)));
 }
 
 Result<HttpResponse> list_invoices(Call& call) {
-  auto page = read_page(call.target, {"tenant_id", "month", "status"});
-  if (!page) return std::unexpected(page.error());
-  auto tenant = tenant_filter(call);
-  if (!tenant) return std::unexpected(tenant.error());
+  ALLOT_TRY_LET(const Page page, read_page(call.target, {"tenant_id", "month", "status"}));
+  ALLOT_TRY_LET(const std::optional<std::string> tenant, tenant_filter(call));
   std::optional<TimeMs> month;
   if (auto it = call.target.query.find("month"); it != call.target.query.end()) {
-    auto parsed = read_month(it->second);
-    if (!parsed) return std::unexpected(parsed.error());
-    month = *parsed;
+    ALLOT_TRY_ASSIGN(month, read_month(it->second));
   }
   std::optional<InvoiceStatus> status;
   if (auto it = call.target.query.find("status"); it != call.target.query.end()) {
@@ -90,8 +84,8 @@ Result<HttpResponse> list_invoices(Call& call) {
     if (!status)
       return fail(ErrorCode::kInvalidArgument, "status must be draft, final, paid or void");
   }
-  return page_of(call.ctx.state().invoices, *page, [&](const Invoice& v) {
-    return may_see_tenant(call.caller, v.tenant_id) && (!*tenant || v.tenant_id == **tenant) &&
+  return page_of(call.ctx.state().invoices, page, [&](const Invoice& v) {
+    return may_see_tenant(call.caller, v.tenant_id) && (!tenant || v.tenant_id == *tenant) &&
            (!month || v.month_ms == *month) && (!status || v.status == *status);
   });
 }
@@ -102,20 +96,19 @@ Result<HttpResponse> get_invoice(Call& call) {
       return fail(ErrorCode::kUnknownField, fmt::format("unknown query parameter '{}'", name));
     }
   }
-  auto invoice = visible_invoice(call);
-  if (!invoice) return std::unexpected(invoice.error());
+  ALLOT_TRY_LET(const Invoice* invoice, visible_invoice(call));
   const State& state = call.ctx.state();
   auto format = call.target.query.find("format");
   const std::string chosen = format == call.target.query.end() ? "json" : format->second;
-  if (chosen == "json") return json_reply(200, invoice_with_notes(state, **invoice));
+  if (chosen == "json") return json_reply(200, invoice_with_notes(state, *invoice));
   if (chosen == "csv") {
     return HttpResponse{.status = 200,
-                        .body = billing::invoice_csv(state, **invoice),
+                        .body = billing::invoice_csv(state, *invoice),
                         .content_type = "text/csv; charset=utf-8"};
   }
   if (chosen == "html") {
     return HttpResponse{.status = 200,
-                        .body = billing::invoice_html(state, **invoice, call.options.issuer),
+                        .body = billing::invoice_html(state, *invoice, call.options.issuer),
                         .content_type = "text/html; charset=utf-8"};
   }
   return fail(ErrorCode::kInvalidArgument, "format must be json, csv or html");
@@ -135,9 +128,7 @@ template <typename Command>
 Result<HttpResponse> change_invoice(Call& call) {
   Command command{.id = call.params.front()};
   if constexpr (std::is_same_v<Command, FinalizeInvoice>) {
-    auto early = read_early(call.request.body);
-    if (!early) return std::unexpected(early.error());
-    command.early = *early;
+    ALLOT_TRY_ASSIGN(command.early, read_early(call.request.body));
   }
   ALLOT_TRY(require_operator_admin(call.caller));
   ALLOT_TRY(check_id("invoice id", command.id, "inv"));
@@ -182,10 +173,11 @@ Result<HttpResponse> create_credit_note(Call& call) {
   return json_reply(201, out);
 }
 
-constexpr Route kRoutes[] = {
-    {"POST", "/v1/invoices", draft_invoice},
-    {"GET", "/v1/invoices", list_invoices},
-    {"GET", "/v1/invoices/{id}", get_invoice},
+constexpr Resource kResources[] = {
+    {.path = "/v1/invoices", .create = draft_invoice, .list = list_invoices, .get = get_invoice},
+};
+
+constexpr Route kActions[] = {
     {"POST", "/v1/invoices/{id}/finalize", change_invoice<FinalizeInvoice>},
     {"POST", "/v1/invoices/{id}/pay", change_invoice<MarkInvoicePaid>},
     {"POST", "/v1/invoices/{id}/void", change_invoice<VoidInvoice>},
@@ -194,6 +186,6 @@ constexpr Route kRoutes[] = {
 
 }  // namespace
 
-std::span<const Route> invoice_routes() { return kRoutes; }
+std::span<const Route> invoice_routes() { return route_table<kResources, kActions>(); }
 
 }  // namespace allot

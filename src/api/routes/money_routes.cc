@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "api/app.h"
+#include "api/fields.h"
 #include "api/reply.h"
 #include "api/routes/money.h"
 #include "api/routes_util.h"
@@ -22,7 +23,7 @@ std::string amount(int64_t micros) { return Money::from_micros(micros).to_string
 // not found, not forbidden).
 Result<const Tenant*> path_tenant(const Call& call) {
   const std::string id = call.params.front() == "me" ? call.caller.tenant_id : call.params.front();
-  if (auto ok = check_id("tenant id", id, "ten"); !ok) return std::unexpected(ok.error());
+  ALLOT_TRY(check_id("tenant id", id, "ten"));
   const Tenant* tenant = call.ctx.state().tenant(id);
   if (tenant == nullptr || !may_see_tenant(call.caller, id)) {
     return fail(ErrorCode::kNotFound, fmt::format("no tenant {}", id));
@@ -62,37 +63,30 @@ Result<HttpResponse> create_topup(Call& call) {
   auto expires_at = body.optional_string("expires_at");
   auto key = body.optional_string("id");
   ALLOT_TRY(body.finish());
-  auto tenant = path_tenant(call);
-  if (!tenant) return std::unexpected(tenant.error());
+  ALLOT_TRY_LET(const Tenant* tenant, path_tenant(call));
   ALLOT_TRY(require_operator_admin(call.caller));
-  auto micros = read_amount("amount", amount_text);
-  if (!micros) return std::unexpected(micros.error());
+  ALLOT_TRY_LET(const int64_t micros, read_amount("amount", amount_text));
   // Only a missing id gets a fresh one: an empty id given is refused by the core, not taken as
   // "no id" (which would make a retry of it a second top-up).
   Topup topup{.id = key ? *key : call.ctx.ids().new_id("top"),
-              .tenant_id = (*tenant)->id,
-              .amount_micros = *micros,
+              .tenant_id = tenant->id,
+              .amount_micros = micros,
               .credit = credit.value_or(false)};
   if (expires_at) {
-    auto at = parse_time(*expires_at);
-    if (!at) {
-      return fail(ErrorCode::kInvalidArgument,
-                  "'expires_at' must be RFC 3339 time in UTC, e.g. 2027-01-01T00:00:00Z");
-    }
-    topup.expires_at_ms = *at;
+    ALLOT_TRY_ASSIGN(topup.expires_at_ms,
+                     read_time("expires_at", *expires_at, "2027-01-01T00:00:00Z"));
   }
   const bool again = call.ctx.state().ledger.transfer("topup/" + topup.id) != nullptr;
   ALLOT_TRY(call.ctx.apply(topup));
   call.target_id = topup.id;
-  json out = balance_json(call.ctx.state(), **tenant, call.ctx.now_ms());
+  json out = balance_json(call.ctx.state(), *tenant, call.ctx.now_ms());
   out["topup_id"] = topup.id;
   return json_reply(again ? 200 : 201, out);
 }
 
 Result<HttpResponse> get_balance(Call& call) {
-  auto tenant = path_tenant(call);
-  if (!tenant) return std::unexpected(tenant.error());
-  return json_reply(200, balance_json(call.ctx.state(), **tenant, call.ctx.now_ms()));
+  ALLOT_TRY_LET(const Tenant* tenant, path_tenant(call));
+  return json_reply(200, balance_json(call.ctx.state(), *tenant, call.ctx.now_ms()));
 }
 
 json statement_line(const ledger::Transfer& t, bool debit) {
@@ -107,19 +101,17 @@ json statement_line(const ledger::Transfer& t, bool debit) {
 // GET /v1/tenants/{id}/ledger: the transfers on the tenant's accounts, newest first, a page at a
 // time; `after` is the last transfer id of the previous page.
 Result<HttpResponse> get_statement(Call& call) {
-  auto tenant = path_tenant(call);
-  if (!tenant) return std::unexpected(tenant.error());
-  auto page = read_page(call.target, {});
-  if (!page) return std::unexpected(page.error());
-  const std::string prefix = fmt::format("tenant/{}/", (*tenant)->id);
+  ALLOT_TRY_LET(const Tenant* tenant, path_tenant(call));
+  ALLOT_TRY_LET(const Page page, read_page(call.target, {}));
+  const std::string prefix = fmt::format("tenant/{}/", tenant->id);
   const ledger::Ledger& book = call.ctx.state().ledger;
   const auto& transfers = book.transfers();
   auto on_statement = [&prefix](const ledger::Transfer& t) {
     return t.debit_account_id.starts_with(prefix) || t.credit_account_id.starts_with(prefix);
   };
   size_t end = transfers.size();  // Lines come from before this position, newest first.
-  if (!page->after.empty()) {
-    const ledger::Transfer* last = book.transfer(page->after);
+  if (!page.after.empty()) {
+    const ledger::Transfer* last = book.transfer(page.after);
     if (last == nullptr || !on_statement(*last)) {
       return fail(ErrorCode::kInvalidArgument,
                   "after must be the id of a transfer on this tenant's statement");
@@ -131,7 +123,7 @@ Result<HttpResponse> get_statement(Call& call) {
   for (size_t i = end; i-- > 0;) {
     const ledger::Transfer& t = transfers[i];
     if (!on_statement(t)) continue;
-    if (static_cast<int>(items.size()) == page->limit) {
+    if (static_cast<int>(items.size()) == page.limit) {
       more = true;
       break;
     }
@@ -159,9 +151,7 @@ Status apply_billing_change(Call& call, const std::string& tenant_id,
     if (*mode == BillingMode::kPrepaid) change.credit_limit_micros = 0;
   }
   if (credit_limit) {
-    auto micros = read_amount("credit_limit", *credit_limit);
-    if (!micros) return std::unexpected(micros.error());
-    change.credit_limit_micros = *micros;
+    ALLOT_TRY_ASSIGN(change.credit_limit_micros, read_amount("credit_limit", *credit_limit));
   }
   return call.ctx.apply(change);
 }

@@ -35,10 +35,7 @@ Result<HttpResponse> create_join_token(Call& call) {
 }
 
 Result<HttpResponse> list_join_tokens(Call& call) {
-  ALLOT_TRY(require_operator_admin(call.caller));
-  auto page = read_page(call.target, {});
-  if (!page) return std::unexpected(page.error());
-  return page_of(call.ctx.state().join_tokens, *page, [](const JoinToken&) { return true; });
+  return list_for_operator(call, call.ctx.state().join_tokens);
 }
 
 Result<HttpResponse> revoke_join_token(Call& call) {
@@ -51,17 +48,14 @@ Result<HttpResponse> revoke_join_token(Call& call) {
 
 Result<HttpResponse> list_nodes(Call& call) {
   ALLOT_TRY(require_operator_admin(call.caller));
-  auto page = read_page(call.target, {"state", "include_deleted"});
-  if (!page) return std::unexpected(page.error());
-  auto state = read_choice(call.target, "state", node_state_names());
-  if (!state) return std::unexpected(state.error());
-  auto deleted = read_choice(call.target, "include_deleted", kTrueFalse);
-  if (!deleted) return std::unexpected(deleted.error());
+  ALLOT_TRY_LET(const Page page, read_page(call.target, {"state", "include_deleted"}));
+  ALLOT_TRY_LET(const auto state, read_choice(call.target, "state", node_state_names()));
+  ALLOT_TRY_LET(const auto deleted, read_choice(call.target, "include_deleted", kTrueFalse));
   // Deleted nodes are history: listed when asked for, by the flag or by their state.
-  const bool with_deleted = *deleted == "true" || *state == "deleted";
-  return page_of(call.ctx.state().nodes, *page, [&](const Node& n) {
+  const bool with_deleted = deleted == "true" || state == "deleted";
+  return page_of(call.ctx.state().nodes, page, [&](const Node& n) {
     return (with_deleted || n.deleted_at_ms == 0) &&
-           (!*state || node_state_name(n.state()) == **state);
+           (!state || node_state_name(n.state()) == *state);
   });
 }
 
@@ -73,48 +67,39 @@ Result<const Node*> path_node(const Call& call) {
   return node;
 }
 
-Result<HttpResponse> get_node(Call& call) {
-  auto node = path_node(call);
-  if (!node) return std::unexpected(node.error());
-  return json_reply(200, to_json(**node));
+// Applies `command` to the node the path names; answers with the node as it is after.
+template <typename Command>
+Result<HttpResponse> change_node(Call& call, Command command) {
+  ALLOT_TRY_LET(const Node* node, path_node(call));
+  command.node_id = node->id;
+  ALLOT_TRY(call.ctx.apply(command));
+  return json_reply(200, to_json(*call.ctx.state().node(command.node_id)));
 }
 
-Result<HttpResponse> set_admin(Call& call, NodeAdmin admin) {
-  auto node = path_node(call);
-  if (!node) return std::unexpected(node.error());
-  const std::string id = (*node)->id;
-  ALLOT_TRY(call.ctx.apply(SetNodeAdmin{.node_id = id, .admin = admin}));
-  return json_reply(200, to_json(*call.ctx.state().node(id)));
+Result<HttpResponse> cordon(Call& call) {
+  return change_node(call, SetNodeAdmin{.admin = NodeAdmin::kCordoned});
 }
-
-Result<HttpResponse> cordon(Call& call) { return set_admin(call, NodeAdmin::kCordoned); }
-Result<HttpResponse> uncordon(Call& call) { return set_admin(call, NodeAdmin::kNone); }
-Result<HttpResponse> drain(Call& call) { return set_admin(call, NodeAdmin::kDraining); }
-
+Result<HttpResponse> uncordon(Call& call) {
+  return change_node(call, SetNodeAdmin{.admin = NodeAdmin::kNone});
+}
+Result<HttpResponse> drain(Call& call) {
+  return change_node(call, SetNodeAdmin{.admin = NodeAdmin::kDraining});
+}
 Result<HttpResponse> revoke_credential(Call& call) {
-  auto node = path_node(call);
-  if (!node) return std::unexpected(node.error());
-  const std::string id = (*node)->id;
-  ALLOT_TRY(call.ctx.apply(RevokeNodeCredential{.node_id = id}));
-  return json_reply(200, to_json(*call.ctx.state().node(id)));
+  return change_node(call, RevokeNodeCredential{});
 }
-
 // DELETE /v1/nodes/{id}: an empty node leaves the fleet; kept for billing and the books.
-Result<HttpResponse> delete_node(Call& call) {
-  auto node = path_node(call);
-  if (!node) return std::unexpected(node.error());
-  const std::string id = (*node)->id;
-  ALLOT_TRY(call.ctx.apply(DeleteNode{.node_id = id}));
-  return json_reply(200, to_json(*call.ctx.state().node(id)));
-}
+Result<HttpResponse> delete_node(Call& call) { return change_node(call, DeleteNode{}); }
 
-constexpr Route kRoutes[] = {
-    {"POST", "/v1/join-tokens", create_join_token},
-    {"GET", "/v1/join-tokens", list_join_tokens},
-    {"DELETE", "/v1/join-tokens/{id}", revoke_join_token},
-    {"GET", "/v1/nodes", list_nodes},
-    {"GET", "/v1/nodes/{id}", get_node},
-    {"DELETE", "/v1/nodes/{id}", delete_node},
+constexpr Resource kResources[] = {
+    {.path = "/v1/join-tokens",
+     .create = create_join_token,
+     .list = list_join_tokens,
+     .remove = revoke_join_token},
+    {.path = "/v1/nodes", .list = list_nodes, .get = get_found<path_node>, .remove = delete_node},
+};
+
+constexpr Route kActions[] = {
     {"POST", "/v1/nodes/{id}/cordon", cordon},
     {"POST", "/v1/nodes/{id}/uncordon", uncordon},
     {"POST", "/v1/nodes/{id}/drain", drain},
@@ -123,6 +108,6 @@ constexpr Route kRoutes[] = {
 
 }  // namespace
 
-std::span<const Route> node_routes() { return kRoutes; }
+std::span<const Route> node_routes() { return route_table<kResources, kActions>(); }
 
 }  // namespace allot

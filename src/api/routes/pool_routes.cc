@@ -101,24 +101,21 @@ Result<const Pool*> find_pool(const Call& call) {
 
 Result<HttpResponse> get_pool(Call& call) {
   ALLOT_TRY(require_operator_admin(call.caller));
-  const Pool* pool = nullptr;
-  ALLOT_TRY_ASSIGN(pool, find_pool(call));
+  ALLOT_TRY_LET(const Pool* pool, find_pool(call));
   return json_reply(200, pool_with_nodes(call.ctx.state(), *pool));
 }
 
 Result<HttpResponse> list_pools(Call& call) {
   ALLOT_TRY(require_operator_admin(call.caller));
-  auto page = read_page(call.target, {});
-  if (!page) return std::unexpected(page.error());
-  return page_of(call.ctx.state().pools, *page, [](const Pool& p) { return !p.deleted(); });
+  ALLOT_TRY_LET(const Page page, read_page(call.target, {}));
+  return page_of(call.ctx.state().pools, page, [](const Pool& p) { return !p.deleted(); });
 }
 
 // PATCH /v1/pools/{id} {"min_nodes"?, "max_nodes"?, "boot_timeout_s"?, "idle_timeout_s"?,
 // "cooldown_s"?}: what is left out stays.
 Result<HttpResponse> update_pool(Call& call) {
   ALLOT_TRY(require_operator_admin(call.caller));
-  const Pool* pool = nullptr;
-  ALLOT_TRY_ASSIGN(pool, find_pool(call));
+  ALLOT_TRY_LET(const Pool* pool, find_pool(call));
   JsonBody body(call.request.body);
   const auto min_nodes = body.optional_int("min_nodes", 0, limits::kMaxPoolNodes);
   const auto max_nodes = body.optional_int("max_nodes", 0, limits::kMaxPoolNodes);
@@ -137,22 +134,24 @@ Result<HttpResponse> update_pool(Call& call) {
 
 Result<HttpResponse> delete_pool(Call& call) {
   ALLOT_TRY(require_operator_admin(call.caller));
-  const Pool* pool = nullptr;
-  ALLOT_TRY_ASSIGN(pool, find_pool(call));
+  ALLOT_TRY_LET(const Pool* pool, find_pool(call));
   const std::string id = pool->id;
   call.target_id = id;
   ALLOT_TRY(call.ctx.apply(DeletePool{.id = id}));
   return json_reply(200, to_json(*call.ctx.state().pool(id)));
 }
 
-constexpr Route kRoutes[] = {
-    {"POST", "/v1/pools", create_pool},        {"GET", "/v1/pools", list_pools},
-    {"GET", "/v1/pools/{id}", get_pool},       {"PATCH", "/v1/pools/{id}", update_pool},
-    {"DELETE", "/v1/pools/{id}", delete_pool},
+constexpr Resource kResources[] = {
+    {.path = "/v1/pools",
+     .create = create_pool,
+     .list = list_pools,
+     .get = get_pool,
+     .update = update_pool,
+     .remove = delete_pool},
 };
 
 }  // namespace
 
-std::span<const Route> pool_routes() { return kRoutes; }
+std::span<const Route> pool_routes() { return route_table<kResources>(); }
 
 }  // namespace allot

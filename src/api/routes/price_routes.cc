@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include "api/app.h"
+#include "api/fields.h"
 #include "api/reply.h"
 #include "api/routes/money.h"
 #include "api/routes_util.h"
@@ -13,14 +14,9 @@ namespace {
 
 using nlohmann::json;
 
-Result<int64_t> read_rate(const std::string& field, const std::optional<std::string>& text) {
+Result<int64_t> read_rate(std::string_view field, const std::optional<std::string>& text) {
   if (!text) return 0;
-  auto money = Money::parse(*text);
-  if (!money) {
-    return fail(money.error().code, fmt::format("'{}' must be a decimal amount like \"2.50\": {}",
-                                                field, money.error().message));
-  }
-  return money->micros();
+  return read_money(field, *text);
 }
 
 Result<HttpResponse> set_price(Call& call) {
@@ -43,23 +39,10 @@ Result<HttpResponse> set_price(Call& call) {
     }
     price.key.price_class = *parsed;
   }
-  auto gpu = read_rate("gpu_hour", gpu_hour);
-  if (!gpu) return std::unexpected(gpu.error());
-  auto cpu = read_rate("cpu_hour", cpu_hour);
-  if (!cpu) return std::unexpected(cpu.error());
-  auto memory = read_rate("memory_gib_hour", memory_gib_hour);
-  if (!memory) return std::unexpected(memory.error());
-  price.gpu_hour_micros = *gpu;
-  price.cpu_hour_micros = *cpu;
-  price.memory_gib_hour_micros = *memory;
-  if (effective_at) {
-    auto at = parse_time(*effective_at);
-    if (!at) {
-      return fail(ErrorCode::kInvalidArgument,
-                  "'effective_at' must be RFC 3339 time in UTC, e.g. 2026-12-01T09:00:00Z");
-    }
-    price.effective_ms = *at;
-  }
+  ALLOT_TRY_ASSIGN(price.gpu_hour_micros, read_rate("gpu_hour", gpu_hour));
+  ALLOT_TRY_ASSIGN(price.cpu_hour_micros, read_rate("cpu_hour", cpu_hour));
+  ALLOT_TRY_ASSIGN(price.memory_gib_hour_micros, read_rate("memory_gib_hour", memory_gib_hour));
+  if (effective_at) ALLOT_TRY_ASSIGN(price.effective_ms, read_time("effective_at", *effective_at));
   ALLOT_TRY(call.ctx.apply(SetPrice{.price = price}));
   if (price.effective_ms == 0) price.effective_ms = call.ctx.now_ms();
   return json_reply(200, to_json(price, call.ctx.now_ms()));
@@ -97,13 +80,12 @@ Result<HttpResponse> list_prices(Call& call) {
   return json_reply(200, {{"items", items}, {"next_after", nullptr}});
 }
 
-constexpr Route kRoutes[] = {
-    {"PUT", "/v1/prices", set_price},
-    {"GET", "/v1/prices", list_prices},
+constexpr Resource kResources[] = {
+    {.path = "/v1/prices", .put = set_price, .list = list_prices},
 };
 
 }  // namespace
 
-std::span<const Route> price_routes() { return kRoutes; }
+std::span<const Route> price_routes() { return route_table<kResources>(); }
 
 }  // namespace allot

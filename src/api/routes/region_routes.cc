@@ -44,11 +44,10 @@ Result<HttpResponse> set_latency(Call& call) {
 
 // GET /v1/latency[?from=LOCATION]: the entries by location then region, a page at a time.
 Result<HttpResponse> list_latency(Call& call) {
-  auto page = read_page(call.target, {"from"});
-  if (!page) return std::unexpected(page.error());
+  ALLOT_TRY_LET(const Page page, read_page(call.target, {"from"}));
   auto from = call.target.query.find("from");
   return page_of(
-      call.ctx.state().latencies, *page,
+      call.ctx.state().latencies, page,
       [&](const Latency& l) { return from == call.target.query.end() || l.from == from->second; },
       latency_json);
 }
@@ -136,16 +135,19 @@ Result<HttpResponse> quote(Call& call) {
                           {"excluded", excluded}});
 }
 
-constexpr Route kRoutes[] = {
-    {"PUT", "/v1/latency", set_latency},
-    {"GET", "/v1/latency", list_latency},
-    {"DELETE", "/v1/latency/{from}/{region}", delete_latency},
-    {"GET", "/v1/regions", list_regions},
-    {"POST", "/v1/quote", quote},
+constexpr Resource kResources[] = {
+    {.path = "/v1/latency",
+     .put = set_latency,
+     .list = list_latency,
+     .remove = delete_latency,
+     .item = "/{from}/{region}"},
+    {.path = "/v1/regions", .list = list_regions},
 };
+
+constexpr Route kQuote[] = {{"POST", "/v1/quote", quote}};
 
 }  // namespace
 
-std::span<const Route> region_routes() { return kRoutes; }
+std::span<const Route> region_routes() { return route_table<kResources, kQuote>(); }
 
 }  // namespace allot

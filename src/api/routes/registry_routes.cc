@@ -41,36 +41,31 @@ Result<HttpResponse> set_registry(Call& call) {
   const std::string password = body.required_string("password");
   auto tenant_id = body.optional_string("tenant_id");
   ALLOT_TRY(body.finish());
-  auto tenant = tenant_for(call, tenant_id);
-  if (!tenant) return std::unexpected(tenant.error());
-  ALLOT_TRY(require_admin_of(call.caller, *tenant));
+  ALLOT_TRY_LET(const std::string tenant, tenant_for(call, tenant_id));
+  ALLOT_TRY(require_admin_of(call.caller, tenant));
   if (password.empty() || password.size() > kMaxPasswordBytes ||
       password.find_first_of(std::string_view("\0\r\n", 3)) != std::string::npos) {
     return fail(ErrorCode::kInvalidArgument,
                 fmt::format("password must be 1 to {} bytes, without NUL bytes or line breaks",
                             kMaxPasswordBytes));
   }
-  auto sealer = sealer_of(call);
-  if (!sealer) return std::unexpected(sealer.error());
-  const RegistryCredential owner{.tenant_id = *tenant, .host = host};
-  auto sealed = (*sealer)->seal(password, owner.sealing_context());
-  if (!sealed) return std::unexpected(sealed.error());
+  ALLOT_TRY_LET(const auto sealer, sealer_of(call));
+  const RegistryCredential owner{.tenant_id = tenant, .host = host};
+  ALLOT_TRY_LET(auto sealed, sealer->seal(password, owner.sealing_context()));
   ALLOT_TRY(call.ctx.apply(SetRegistryCredential{
-      .tenant_id = *tenant, .host = host, .username = username, .sealed_password = *sealed}));
+      .tenant_id = tenant, .host = host, .username = username, .sealed_password = sealed}));
   call.target_id = host;
-  return json_reply(200, registry_json(*call.ctx.state().registry_credential(*tenant, host)));
+  return json_reply(200, registry_json(*call.ctx.state().registry_credential(tenant, host)));
 }
 
 // GET /v1/registries[?tenant_id=]: the credentials' hosts and usernames, never their passwords.
 Result<HttpResponse> list_registries(Call& call) {
-  auto page = read_page(call.target, {"tenant_id"});
-  if (!page) return std::unexpected(page.error());
-  auto tenant = tenant_filter(call);
-  if (!tenant) return std::unexpected(tenant.error());
+  ALLOT_TRY_LET(const Page page, read_page(call.target, {"tenant_id"}));
+  ALLOT_TRY_LET(const std::optional<std::string> tenant, tenant_filter(call));
   return page_of(
-      call.ctx.state().registry_credentials, *page,
+      call.ctx.state().registry_credentials, page,
       [&](const RegistryCredential& c) {
-        return may_see_tenant(call.caller, c.tenant_id) && (!*tenant || c.tenant_id == **tenant);
+        return may_see_tenant(call.caller, c.tenant_id) && (!tenant || c.tenant_id == *tenant);
       },
       registry_json);
 }
@@ -78,28 +73,30 @@ Result<HttpResponse> list_registries(Call& call) {
 // DELETE /v1/registries/{host}[?tenant_id=]
 Result<HttpResponse> delete_registry(Call& call) {
   const auto named = call.target.query.find("tenant_id");
-  auto tenant = tenant_for(call, named == call.target.query.end()
+  ALLOT_TRY_LET(const std::string tenant,
+                tenant_for(call, named == call.target.query.end()
                                      ? std::nullopt
-                                     : std::optional<std::string>(named->second));
-  if (!tenant) return std::unexpected(tenant.error());
-  ALLOT_TRY(require_admin_of(call.caller, *tenant));
+                                     : std::optional<std::string>(named->second)));
+  ALLOT_TRY(require_admin_of(call.caller, tenant));
   const std::string& host = call.params.front();
-  const RegistryCredential* before = call.ctx.state().registry_credential(*tenant, host);
+  const RegistryCredential* before = call.ctx.state().registry_credential(tenant, host);
   if (before == nullptr) return fail(ErrorCode::kNotFound, "no registry credential for " + host);
   json out = registry_json(*before);
-  ALLOT_TRY(call.ctx.apply(DeleteRegistryCredential{.tenant_id = *tenant, .host = host}));
+  ALLOT_TRY(call.ctx.apply(DeleteRegistryCredential{.tenant_id = tenant, .host = host}));
   out["deleted_at"] = format_time(call.ctx.now_ms());
   return json_reply(200, out);
 }
 
-constexpr Route kRoutes[] = {
-    {"PUT", "/v1/registries", set_registry},
-    {"GET", "/v1/registries", list_registries},
-    {"DELETE", "/v1/registries/{host}", delete_registry},
+constexpr Resource kResources[] = {
+    {.path = "/v1/registries",
+     .put = set_registry,
+     .list = list_registries,
+     .remove = delete_registry,
+     .item = "/{host}"},
 };
 
 }  // namespace
 
-std::span<const Route> registry_routes() { return kRoutes; }
+std::span<const Route> registry_routes() { return route_table<kResources>(); }
 
 }  // namespace allot

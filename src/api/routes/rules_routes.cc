@@ -50,30 +50,17 @@ json reservation_json(const State& state, const Reservation& r, TimeMs now_ms) {
 template <typename T, typename Live, typename Show>
 Result<HttpResponse> list_rules(Call& call, const std::map<std::string, T>& rules, Live live,
                                 Show show) {
-  auto page = read_page(call.target, {"tenant_id", "include_ended"});
-  if (!page) return std::unexpected(page.error());
-  auto tenant = tenant_filter(call);
-  if (!tenant) return std::unexpected(tenant.error());
+  ALLOT_TRY_LET(const Page page, read_page(call.target, {"tenant_id", "include_ended"}));
+  ALLOT_TRY_LET(const std::optional<std::string> tenant, tenant_filter(call));
   auto ended = call.target.query.find("include_ended");
   const bool include_ended = ended != call.target.query.end() && ended->second == "true";
-  json items = json::array();
-  std::string last;
-  bool more = false;
-  for (auto it = page->after.empty() ? rules.begin() : rules.upper_bound(page->after);
-       it != rules.end(); ++it) {
-    const T& rule = it->second;
-    if (!may_see_tenant(call.caller, rule.tenant_id) || (*tenant && rule.tenant_id != **tenant) ||
-        (!include_ended && !live(rule))) {
-      continue;
-    }
-    if (static_cast<int>(items.size()) == page->limit) {
-      more = true;
-      break;
-    }
-    items.push_back(show(rule));
-    last = it->first;
-  }
-  return json_reply(200, {{"items", items}, {"next_after", more ? json(last) : json(nullptr)}});
+  return page_of(
+      rules, page,
+      [&](const T& rule) {
+        return may_see_tenant(call.caller, rule.tenant_id) &&
+               (!tenant || rule.tenant_id == *tenant) && (include_ended || live(rule));
+      },
+      show);
 }
 
 Result<HttpResponse> set_quota(Call& call) {
@@ -146,17 +133,15 @@ Result<HttpResponse> create_reservation(Call& call) {
   ALLOT_TRY(require_operator_admin(call.caller));
   if (!gpus) return fail(ErrorCode::kMissingField, "'gpus' is required");
   ALLOT_TRY(check_id("tenant_id", tenant_id, "ten"));
-  auto starts = read_time("starts_at", starts_at);
-  if (!starts) return std::unexpected(starts.error());
-  auto ends = read_time("ends_at", ends_at);
-  if (!ends) return std::unexpected(ends.error());
+  ALLOT_TRY_LET(const TimeMs starts, read_time("starts_at", starts_at));
+  ALLOT_TRY_LET(const TimeMs ends, read_time("ends_at", ends_at));
   const std::string id = call.ctx.ids().new_id("rsv");
   ALLOT_TRY(call.ctx.apply(CreateReservation{.id = id,
                                              .tenant_id = tenant_id,
                                              .gpu_model = gpu_model,
                                              .gpus = static_cast<int>(*gpus),
-                                             .starts_at_ms = *starts,
-                                             .ends_at_ms = *ends}));
+                                             .starts_at_ms = starts,
+                                             .ends_at_ms = ends}));
   call.target_id = id;
   return json_reply(201, reservation_json(call.ctx.state(), *call.ctx.state().reservation(id),
                                           call.ctx.now_ms()));
@@ -180,17 +165,16 @@ Result<HttpResponse> cancel_reservation(Call& call) {
                                           call.ctx.now_ms()));
 }
 
-constexpr Route kRoutes[] = {
-    {"PUT", "/v1/quotas", set_quota},
-    {"GET", "/v1/quotas", list_quotas},
-    {"DELETE", "/v1/quotas/{id}", delete_quota},
-    {"POST", "/v1/reservations", create_reservation},
-    {"GET", "/v1/reservations", list_reservations},
-    {"DELETE", "/v1/reservations/{id}", cancel_reservation},
+constexpr Resource kResources[] = {
+    {.path = "/v1/quotas", .put = set_quota, .list = list_quotas, .remove = delete_quota},
+    {.path = "/v1/reservations",
+     .create = create_reservation,
+     .list = list_reservations,
+     .remove = cancel_reservation},
 };
 
 }  // namespace
 
-std::span<const Route> rules_routes() { return kRoutes; }
+std::span<const Route> rules_routes() { return route_table<kResources>(); }
 
 }  // namespace allot

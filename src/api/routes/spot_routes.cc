@@ -95,9 +95,7 @@ Result<HttpResponse> set_rule(Call& call) {
                                             limits::kMaxSpotIntervalMs / 1000);
   ALLOT_TRY(body.finish());
   if (points.is_null()) return fail(ErrorCode::kMissingField, "'curve' is required");
-  auto curve = read_curve(points);
-  if (!curve) return std::unexpected(curve.error());
-  rule.curve = std::move(*curve);
+  ALLOT_TRY_ASSIGN(rule.curve, read_curve(points));
   if (interval_s) rule.interval_ms = *interval_s * 1000;
   call.target_id = rule.key();
   ALLOT_TRY(call.ctx.apply(SetSpotRule{.rule = rule}));
@@ -106,8 +104,7 @@ Result<HttpResponse> set_rule(Call& call) {
 }
 
 Result<HttpResponse> list_rules(Call& call) {
-  auto page = read_page(call.target, {});
-  if (!page) return std::unexpected(page.error());
+  ALLOT_TRY(read_page(call.target, {}));
   json items = json::array();
   const State& state = call.ctx.state();
   for (const auto& [key, rule] : state.spot_rules) {
@@ -124,14 +121,16 @@ Result<HttpResponse> delete_rule(Call& call) {
   return json_reply(200, {{"gpu_model", command.model}, {"region", command.region}});
 }
 
-constexpr Route kRoutes[] = {
-    {"PUT", "/v1/spot-rules", set_rule},
-    {"GET", "/v1/spot-rules", list_rules},
-    {"DELETE", "/v1/spot-rules/{model}/{region}", delete_rule},
+constexpr Resource kResources[] = {
+    {.path = "/v1/spot-rules",
+     .put = set_rule,
+     .list = list_rules,
+     .remove = delete_rule,
+     .item = "/{model}/{region}"},
 };
 
 }  // namespace
 
-std::span<const Route> spot_routes() { return kRoutes; }
+std::span<const Route> spot_routes() { return route_table<kResources>(); }
 
 }  // namespace allot

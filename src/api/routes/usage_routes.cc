@@ -69,30 +69,25 @@ Result<HttpResponse> usage(Call& call) {
       return fail(ErrorCode::kUnknownField, fmt::format("unknown query parameter '{}'", name));
     }
   }
-  auto tenant = tenant_filter(call);
-  if (!tenant) return std::unexpected(tenant.error());
+  ALLOT_TRY_LET(const std::optional<std::string> tenant, tenant_filter(call));
   const TimeMs now_ms = call.ctx.now_ms();
-  auto from = read_edge(call.target, "from", false, month_start(now_ms));
-  if (!from) return std::unexpected(from.error());
-  auto to = read_edge(call.target, "to", true, now_ms);
-  if (!to) return std::unexpected(to.error());
-  auto query = read_grouping(
-      call.target,
-      billing::UsageQuery{.tenant_id = *tenant, .from_s = *from / 1000, .to_s = *to / 1000});
-  if (!query) return std::unexpected(query.error());
+  ALLOT_TRY_LET(const TimeMs from, read_edge(call.target, "from", false, month_start(now_ms)));
+  ALLOT_TRY_LET(const TimeMs to, read_edge(call.target, "to", true, now_ms));
+  ALLOT_TRY_LET(const billing::UsageQuery query,
+                read_grouping(call.target,
+                              billing::UsageQuery{
+                                  .tenant_id = tenant, .from_s = from / 1000, .to_s = to / 1000}));
   const State& state = call.ctx.state();
-  auto groups = billing::usage_report(state, *query, now_ms);
-  if (!groups) return std::unexpected(groups.error());
-  auto forecast = billing::month_forecast(state, *tenant, now_ms);
-  if (!forecast) return std::unexpected(forecast.error());
+  ALLOT_TRY_LET(const auto groups, billing::usage_report(state, query, now_ms));
+  ALLOT_TRY_LET(const auto forecast, billing::month_forecast(state, tenant, now_ms));
   json items = json::array();
   int64_t milli_seconds = 0;
   int64_t spend = 0;
   int64_t energy_mj = 0;
   int64_t carbon_ug = 0;
-  for (const billing::UsageGroup& g : *groups) {
+  for (const billing::UsageGroup& g : groups) {
     items.push_back({{"key", g.key},
-                     {"name", group_name(state, *query, g.key)},
+                     {"name", group_name(state, query, g.key)},
                      {"gpu_milli_seconds", g.gpu_milli_seconds},
                      {"gpu_hours", billing::gpu_hours_text(g.gpu_milli_seconds)},
                      {"spend", money(g.spend_micros)},
@@ -106,8 +101,8 @@ Result<HttpResponse> usage(Call& call) {
     }
   }
   return json_reply(
-      200, {{"from", format_time(query->from_s * 1000)},
-            {"to", format_time(query->to_s * 1000)},
+      200, {{"from", format_time(query.from_s * 1000)},
+            {"to", format_time(query.to_s * 1000)},
             {"group_by", call.target.query.contains("group_by") ? call.target.query.at("group_by")
                                                                 : std::string("tenant")},
             {"items", items},
@@ -118,10 +113,10 @@ Result<HttpResponse> usage(Call& call) {
               {"energy_kwh", billing::energy_kwh_text(energy_mj)},
               {"carbon_kg", billing::carbon_kg_text(carbon_ug)}}},
             {"forecast",
-             {{"month", format_month(forecast->month_ms)},
-              {"spent", money(forecast->spent_micros)},
-              {"burn_per_hour", money(forecast->burn_micros_per_hour)},
-              {"month_end", money(forecast->forecast_micros)}}}});
+             {{"month", format_month(forecast.month_ms)},
+              {"spent", money(forecast.spent_micros)},
+              {"burn_per_hour", money(forecast.burn_micros_per_hour)},
+              {"month_end", money(forecast.forecast_micros)}}}});
 }
 
 constexpr Route kRoutes[] = {
