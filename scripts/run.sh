@@ -77,6 +77,14 @@ url="http://${listen%:*}:$(cat "$demo/port")"
 allot() { ALLOT_SERVER=$url build/release/src/cli/allot "$@"; }
 field() { sed -n "s/^ *\"$1\": \"\([^\"]*\)\".*/\1/p" | head -n 1; }
 step() { printf '\n\033[1m$ allot %s\033[0m\n' "$*"; }
+# Runs work as Ann, prints its id and follows its logs until it ends.
+run_and_follow() {
+  local id
+  id=$(ALLOT_KEY=$ann_key allot -o json run "$@" | field id)
+  echo "$id"
+  step "logs -f $id"
+  ALLOT_KEY=$ann_key allot logs -f "$id"
+}
 
 suffix=$(date +%H%M%S)
 step "tenants create acme-$suffix"
@@ -122,11 +130,8 @@ ALLOT_KEY=$admin_key allot prices set --model A100-80GB --region default --gpu-h
 step "regions   (what each class is charged where; spot has no price, so spot work is refused)"
 ALLOT_KEY=$admin_key allot regions
 step "run --gpus 2 --gpu-type H100 -- sh -c '...'   (as Ann: a container that sees its 2 GPUs only)"
-run_id=$(ALLOT_KEY=$ann_key allot -o json run --gpus 2 --gpu-type H100 -- \
-  sh -c 'echo hello from $CUDA_VISIBLE_DEVICES as uid $(id -u) on $(hostname); ls /dev | grep nvidia; sleep 1; echo bye' | field id)
-echo "$run_id"
-step "logs -f $run_id"
-ALLOT_KEY=$ann_key allot logs -f "$run_id"
+run_and_follow --gpus 2 --gpu-type H100 -- \
+  sh -c 'echo hello from $CUDA_VISIBLE_DEVICES as uid $(id -u) on $(hostname); ls /dev | grep nvidia; sleep 1; echo bye'
 step "ps --all   (as Ann: active work first, newest first, then what has ended)"
 ALLOT_KEY=$ann_key allot ps --all
 
@@ -135,11 +140,7 @@ step "pools create a100-$suffix --model A100-80GB --provider local --min 0 --max
 ALLOT_KEY=$admin_key allot pools create "a100-$suffix" --model A100-80GB --provider local \
   --min 0 --max 2 --gpus 4 --idle-timeout 30 --boot-timeout 60
 step "run --gpus 4 --gpu-type A100 ...   (as Ann: no A100 node yet, so the pool grows one)"
-pool_run=$(ALLOT_KEY=$ann_key allot -o json run --gpus 4 --gpu-type A100 -- \
-  sh -c 'echo hello from a pool node; sleep 1; echo bye' | field id)
-echo "$pool_run"
-step "logs -f $pool_run"
-ALLOT_KEY=$ann_key allot logs -f "$pool_run"
+run_and_follow --gpus 4 --gpu-type A100 -- sh -c 'echo hello from a pool node; sleep 1; echo bye'
 step "events   (operator: the autoscaler's decisions; the idle node goes after 30 s)"
 ALLOT_KEY=$admin_key allot events | grep -E 'pool\.|kind' || true
 

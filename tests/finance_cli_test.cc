@@ -17,25 +17,10 @@ using nlohmann::json;
 
 class FinanceCliTest : public OperatorCliTest {
  protected:
-  // A node with two GPUs joins as its agent would.
-  void join_node(const std::string& name) {
-    const ClientResponse token = daemon_.request("POST", "/v1/join-tokens",
-                                                 json{{"name", name}}.dump(), daemon_.admin_key());
-    ASSERT_EQ(token.status, 201) << token.body;
-    json inventory = {{"name", name}, {"region", "eu-west"}, {"gpus", json::array()}};
-    for (int i = 0; i < 2; ++i) {
-      inventory["gpus"].push_back(
-          {{"index", i}, {"uuid", name + "-" + std::to_string(i)}, {"model", "H100-80GB"}});
-    }
-    const ClientResponse joined = daemon_.request("POST", "/v1/agent/join", inventory.dump(),
-                                                  json::parse(token.body).value("token", ""));
-    ASSERT_EQ(joined.status, 201) << joined.body;
-  }
-
   // A node's asset (bought on a loan), its site with rates, a fixed cost and a rental price, each
   // made through the CLI; returns the asset's id.
   std::string keep_books() {
-    join_node("gpu-1");
+    join_node("gpu-1", "eu-west");
     std::vector<std::string> add;
     std::istringstream words(
         "finance assets add --name rack-1 --node gpu-1 --cost 120000 --life 12 --power-kw 10.5 "

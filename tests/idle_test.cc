@@ -27,14 +27,6 @@ class IdleStopTest : public ClusterTest {
       out << "util " << gpu << " " << (gpu == idle_gpu ? 2 : 100) << "\n";
   }
 
-  json admin_call(const std::string& method, const std::string& target, const json& body,
-                  int expected_status) {
-    const ClientResponse response =
-        daemon_.request(method, target, body.is_null() ? "" : body.dump(), daemon_.admin_key());
-    EXPECT_EQ(response.status, expected_status) << method << " " << target << ": " << response.body;
-    return json::parse(response.body, nullptr, false);
-  }
-
   std::vector<json> idle_events(const std::string& instance_id) {
     std::vector<json> out;
     const json list = call("GET", "/v1/events?limit=1000", nullptr, 200);
@@ -84,7 +76,7 @@ TEST_F(IdleStopTest, AProjectPolicyNotifiesOnceAndBadPoliciesChangeNothing) {
   // Members may read the policy, not set it.
   call("PUT", path, {{"threshold_pct", 10}, {"window_s", 2}}, 403);
   const json set =
-      admin_call("PUT", path, {{"threshold_pct", 10}, {"window_s", 2}, {"action", "notify"}}, 200);
+      as_operator("PUT", path, {{"threshold_pct", 10}, {"window_s", 2}, {"action", "notify"}}, 200);
   EXPECT_EQ(set["idle"], (json{{"threshold_pct", 10}, {"window_s", 2}, {"action", "notify"}}));
   struct Bad {
     json body;
@@ -97,7 +89,7 @@ TEST_F(IdleStopTest, AProjectPolicyNotifiesOnceAndBadPoliciesChangeNothing) {
         Bad{{{"window_s", 60}}, "missing_field"},
         Bad{{{"threshold_pct", "10"}, {"window_s", 60}}, "invalid_type"},
         Bad{{{"threshold_pct", 10}, {"window_s", 60}, {"when", 1}}, "unknown_field"}}) {
-    EXPECT_EQ(admin_call("PUT", path, bad.body, 400)["error"]["code"], bad.code) << bad.body;
+    EXPECT_EQ(as_operator("PUT", path, bad.body, 400)["error"]["code"], bad.code) << bad.body;
   }
   EXPECT_EQ(call("GET", path, nullptr, 200)["idle"], set["idle"]);
   EXPECT_EQ(call("POST", "/v1/instances",
@@ -126,7 +118,7 @@ TEST_F(IdleStopTest, AProjectPolicyNotifiesOnceAndBadPoliciesChangeNothing) {
   EXPECT_EQ(instance(id)["state"], "running");
   EXPECT_TRUE(instance(id)["idle_since"].is_string());
 
-  EXPECT_TRUE(admin_call("DELETE", path, nullptr, 200)["idle"].is_null());
+  EXPECT_TRUE(as_operator("DELETE", path, nullptr, 200)["idle"].is_null());
   EXPECT_TRUE(call("GET", "/v1/projects/" + project_id_, nullptr, 200)["idle"].is_null());
 }
 

@@ -13,10 +13,15 @@ using nlohmann::json;
 
 class InstanceCliTest : public OperatorCliTest {
  protected:
-  // The operator's tenant "acme" with a project "vision"; returns the project's id.
-  std::string acme_project() {
+  // The tenant "acme" with a project "vision", and a node "gpu-1" in region eu with free prices
+  // to run its work; returns the project's id.
+  std::string acme_project_and_node() {
     const std::string tenant = allot_json({"tenants", "create", "acme"}).value("id", "");
-    return allot_json({"projects", "create", "vision", "--tenant", tenant}).value("id", "");
+    std::string project =
+        allot_json({"projects", "create", "vision", "--tenant", tenant}).value("id", "");
+    join_node("gpu-1", "eu");
+    daemon_.set_free_prices("eu");
+    return project;
   }
 
   RunResult allot_without_key(const std::vector<std::string>& args) {
@@ -72,9 +77,7 @@ TEST_F(InstanceCliTest, AMissingKeySaysWhereAKeyComesFrom) {
 }
 
 TEST_F(InstanceCliTest, RunSaysWhatItLaunchedAndWhereItRuns) {
-  const std::string project = acme_project();
-  join_node("gpu-1", "eu");
-  daemon_.set_free_prices("eu");
+  const std::string project = acme_project_and_node();
   // The operator's own tenant has no project: it is told how to name one.
   const RunResult no_project = allot({"run", "--gpus", "1", "--", "true"});
   EXPECT_EQ(no_project.exit_code, 5);
@@ -108,9 +111,7 @@ TEST_F(InstanceCliTest, RunSaysWhatItLaunchedAndWhereItRuns) {
 }
 
 TEST_F(InstanceCliTest, PsShowsWorkInFlightNewestFirstWithTenantAndNodeNames) {
-  const std::string project = acme_project();
-  join_node("gpu-1", "eu");
-  daemon_.set_free_prices("eu");
+  const std::string project = acme_project_and_node();
   auto run = [&](const char* gpus) {
     return allot_json({"run", "--gpus", gpus, "--project", project, "--", "sleep", "60"})
         .value("id", "");
@@ -150,9 +151,7 @@ TEST_F(InstanceCliTest, LimitOnALogGivesItsNewestEntries) {
 }
 
 TEST_F(InstanceCliTest, RecordsWithListsPrintAsTablesNotJson) {
-  const std::string project = acme_project();
-  join_node("gpu-1", "eu");
-  daemon_.set_free_prices("eu");
+  const std::string project = acme_project_and_node();
   const std::string id =
       allot_json({"run", "--gpus", "1", "--project", project, "--", "sleep", "60"}).value("id", "");
   const RunResult described = allot({"describe", "instance", id});

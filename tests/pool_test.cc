@@ -29,25 +29,17 @@ class PoolTest : public ClusterTest {
                           "--local-agent-path",        bin_dir() + "/src/agent/allot-agent"};
   }
 
-  json pool_call(const std::string& method, const std::string& target, const json& body,
-                 int expected_status) {
-    const ClientResponse response =
-        daemon_.request(method, target, body.is_null() ? "" : body.dump(), daemon_.admin_key());
-    EXPECT_EQ(response.status, expected_status) << method << " " << target << ": " << response.body;
-    return json::parse(response.body, nullptr, false);
-  }
-
   // allotd stops the agents it started for its local pools when it stops.
   void TearDown() override {
     ClusterTest::TearDown();
     EXPECT_EQ(daemon_.stop(), 0);
   }
 
-  json pool(const std::string& id) { return pool_call("GET", "/v1/pools/" + id, nullptr, 200); }
+  json pool(const std::string& id) { return as_operator("GET", "/v1/pools/" + id, nullptr, 200); }
 
   std::vector<json> events(const std::string& kind) {
     std::vector<json> out;
-    const json list = pool_call("GET", "/v1/events?limit=1000", nullptr, 200);
+    const json list = as_operator("GET", "/v1/events?limit=1000", nullptr, 200);
     for (const json& e : list["items"]) {
       if (e["kind"] == kind) out.push_back(e);
     }
@@ -65,7 +57,7 @@ class PoolTest : public ClusterTest {
 bool process_alive(pid_t pid) { return ::kill(pid, 0) == 0; }
 
 TEST_F(PoolTest, QueuedWorkGrowsAPoolOfRealAgentsThatShrinksBackWhenTheWorkIsDone) {
-  const std::string id = pool_call("POST", "/v1/pools", local_pool("burst", 2), 201)["id"];
+  const std::string id = as_operator("POST", "/v1/pools", local_pool("burst", 2), 201)["id"];
   EXPECT_EQ(pool(id)["live_nodes"], 0);
   std::vector<std::string> jobs;
   jobs.reserve(3);
@@ -104,7 +96,7 @@ TEST_F(PoolTest, QueuedWorkGrowsAPoolOfRealAgentsThatShrinksBackWhenTheWorkIsDon
   // The deleted nodes leave the fleet and /metrics, and stay in the store for the books.
   EXPECT_TRUE(nodes().empty()) << nodes().dump();
   EXPECT_EQ(metric_sum("allot_nodes"), 0);
-  const json kept = pool_call("GET", "/v1/nodes?include_deleted=true", nullptr, 200)["items"];
+  const json kept = as_operator("GET", "/v1/nodes?include_deleted=true", nullptr, 200)["items"];
   ASSERT_EQ(kept.size(), 2U);
   for (const json& n : kept) EXPECT_EQ(n["state"], "deleted") << n.dump();
   for (const std::string& job : jobs) EXPECT_EQ(instance(job)["state"], "succeeded");
@@ -120,14 +112,14 @@ TEST_F(PoolTest, QueuedWorkGrowsAPoolOfRealAgentsThatShrinksBackWhenTheWorkIsDon
   EXPECT_EQ(events("pool.node_joined").size(), 2U);
   EXPECT_EQ(events("pool.node_deleted").size(), 2U);
   // With no nodes left the pool may go.
-  EXPECT_EQ(pool_call("DELETE", "/v1/pools/" + id, nullptr, 200)["deleted_at"].is_string(), true);
-  pool_call("GET", "/v1/pools/" + id, nullptr, 404);
+  EXPECT_EQ(as_operator("DELETE", "/v1/pools/" + id, nullptr, 200)["deleted_at"].is_string(), true);
+  as_operator("GET", "/v1/pools/" + id, nullptr, 404);
 }
 
 // Three days of finished work in a daily cycle, written into allotd's store while it is down: on
 // the next start the forecast sees the demand to come and grows the pool with nothing queued.
 TEST_F(PoolTest, HistoryInTheStoreGrowsAPoolAheadOfTheForecastDemandWithNothingQueued) {
-  const json project = pool_call("GET", "/v1/projects/" + project_id_, nullptr, 200);
+  const json project = as_operator("GET", "/v1/projects/" + project_id_, nullptr, 200);
   ASSERT_EQ(daemon_.stop(), 0);
   {
     auto store = open_sqlite_store((daemon_.data_dir() / "allot.db").string());
@@ -159,13 +151,13 @@ TEST_F(PoolTest, HistoryInTheStoreGrowsAPoolAheadOfTheForecastDemandWithNothingQ
   json warm = local_pool("warm", 3);
   warm["gpus_per_node"] = 8;
   warm["idle_timeout_s"] = 600;
-  const std::string id = pool_call("POST", "/v1/pools", warm, 201)["id"];
+  const std::string id = as_operator("POST", "/v1/pools", warm, 201)["id"];
   ASSERT_TRUE(eventually([&] { return pool(id)["live_nodes"] >= 1; })) << pool(id).dump();
   const auto ups = events("pool.scale_up");
   ASSERT_FALSE(ups.empty());
   EXPECT_NE(ups[0]["data"].value("reason", "").find("the forecast wants"), std::string::npos)
       << ups[0].dump();
-  EXPECT_TRUE(pool_call("GET", "/v1/instances?state=queued", nullptr, 200)["items"].empty());
+  EXPECT_TRUE(as_operator("GET", "/v1/instances?state=queued", nullptr, 200)["items"].empty());
 }
 
 TEST_F(PoolTest, BadPoolsAreRefusedWithStableCodesAndChangeNothing) {
@@ -187,20 +179,20 @@ TEST_F(PoolTest, BadPoolsAreRefusedWithStableCodesAndChangeNothing) {
   for (const Case& c : cases) {
     json body = local_pool("p", 2);
     body.update(c.change);
-    const json answer = pool_call("POST", "/v1/pools", body, c.status);
+    const json answer = as_operator("POST", "/v1/pools", body, c.status);
     EXPECT_EQ(answer["error"]["code"], c.code) << c.what << ": " << answer.dump();
   }
   json missing = local_pool("p", 2);
   missing.erase("max_nodes");
-  EXPECT_EQ(pool_call("POST", "/v1/pools", missing, 400)["error"]["code"], "missing_field");
-  EXPECT_TRUE(pool_call("GET", "/v1/pools", nullptr, 200)["items"].empty());
+  EXPECT_EQ(as_operator("POST", "/v1/pools", missing, 400)["error"]["code"], "missing_field");
+  EXPECT_TRUE(as_operator("GET", "/v1/pools", nullptr, 200)["items"].empty());
   // A tenant's key may not touch pools.
   EXPECT_EQ(call("POST", "/v1/pools", local_pool("p", 2), 403)["error"]["code"], "forbidden");
-  const std::string id = pool_call("POST", "/v1/pools", local_pool("p", 2), 201)["id"];
-  EXPECT_EQ(pool_call("PATCH", "/v1/pools/" + id, {{"min_nodes", 5}}, 400)["error"]["code"],
+  const std::string id = as_operator("POST", "/v1/pools", local_pool("p", 2), 201)["id"];
+  EXPECT_EQ(as_operator("PATCH", "/v1/pools/" + id, {{"min_nodes", 5}}, 400)["error"]["code"],
             "invalid_argument");
   EXPECT_EQ(pool(id)["min_nodes"], 0);
-  EXPECT_EQ(pool_call("PATCH", "/v1/pools/" + id, {{"max_nodes", 4}}, 200)["max_nodes"], 4);
+  EXPECT_EQ(as_operator("PATCH", "/v1/pools/" + id, {{"max_nodes", 4}}, 200)["max_nodes"], 4);
 }
 
 TEST_F(PoolTest, FailingHangingAndBabblingScriptsAreCountedAndOtherPoolsKeepScaling) {
@@ -217,14 +209,14 @@ TEST_F(PoolTest, FailingHangingAndBabblingScriptsAreCountedAndOtherPoolsKeepScal
                 {"cooldown_s", 0}};
   };
   const std::string fails =
-      pool_call("POST", "/v1/pools",
-                command_pool("fails", "A100-80GB", "echo no capacity >&2; exit 3"), 201)["id"];
+      as_operator("POST", "/v1/pools",
+                  command_pool("fails", "A100-80GB", "echo no capacity >&2; exit 3"), 201)["id"];
   const std::string hangs =
-      pool_call("POST", "/v1/pools", command_pool("hangs", "L40S-48GB", "sleep 60"), 201)["id"];
+      as_operator("POST", "/v1/pools", command_pool("hangs", "L40S-48GB", "sleep 60"), 201)["id"];
   const std::string babbles =
-      pool_call("POST", "/v1/pools",
-                command_pool("babbles", "L4-24GB", "printf '{{ not json\\nat all'"), 201)["id"];
-  const std::string works = pool_call("POST", "/v1/pools", local_pool("works", 1), 201)["id"];
+      as_operator("POST", "/v1/pools",
+                  command_pool("babbles", "L4-24GB", "printf '{{ not json\\nat all'"), 201)["id"];
+  const std::string works = as_operator("POST", "/v1/pools", local_pool("works", 1), 201)["id"];
   launch({{"gpus", 1}, {"gpu_models", {"A100-80GB"}}, {"command", {"true"}}});
   launch({{"gpus", 1}, {"gpu_models", {"L40S-48GB"}}, {"command", {"true"}}});
   launch({{"gpus", 1}, {"gpu_models", {"L4-24GB"}}, {"command", {"true"}}});

@@ -9,6 +9,16 @@ namespace {
 
 using nlohmann::json;
 
+// A_TENANT's reservation of `gpus` H100s from `starts_at` to `ends_at`, as a request body.
+std::string reservation(int gpus, const std::string& starts_at, const std::string& ends_at) {
+  return json{{"tenant_id", "A_TENANT"},
+              {"gpu_model", "H100-80GB"},
+              {"gpus", gpus},
+              {"starts_at", starts_at},
+              {"ends_at", ends_at}}
+      .dump();
+}
+
 class RulesApiTest : public ApiTest {
  protected:
   // Sends `body` (with A_TENANT, A_PROJECT, B_PROJECT filled in) and expects a refusal.
@@ -32,7 +42,7 @@ TEST_F(RulesApiTest, BadQuotasReservationsAndWeightsAreRefusedAndChangeNothing) 
   struct Case {
     const char* method;
     const char* target;
-    const char* body;
+    std::string body;
     int status;
     const char* code;
   };
@@ -55,21 +65,13 @@ TEST_F(RulesApiTest, BadQuotasReservationsAndWeightsAreRefusedAndChangeNothing) 
       {"DELETE", "/v1/quotas/quo_ffffffffffffffff", "", 404, "not_found"},
       {"DELETE", "/v1/quotas/q1", "", 400, "invalid_id"},
       {"GET", "/v1/quotas?colour=red", "", 400, "unknown_field"},
-      {"POST", "/v1/reservations",
-       R"({"tenant_id": "A_TENANT", "gpu_model": "H100-80GB", "gpus": 1,
-           "starts_at": "tomorrow", "ends_at": "2030-01-01T00:00:00Z"})",
+      {"POST", "/v1/reservations", reservation(1, "tomorrow", "2030-01-01T00:00:00Z"), 400,
+       "invalid_argument"},
+      {"POST", "/v1/reservations", reservation(1, "2030-01-02T00:00:00Z", "2030-01-01T00:00:00Z"),
        400, "invalid_argument"},
-      {"POST", "/v1/reservations",
-       R"({"tenant_id": "A_TENANT", "gpu_model": "H100-80GB", "gpus": 1,
-           "starts_at": "2030-01-02T00:00:00Z", "ends_at": "2030-01-01T00:00:00Z"})",
+      {"POST", "/v1/reservations", reservation(0, "2030-01-01T00:00:00Z", "2030-01-02T00:00:00Z"),
        400, "invalid_argument"},
-      {"POST", "/v1/reservations",
-       R"({"tenant_id": "A_TENANT", "gpu_model": "H100-80GB", "gpus": 0,
-           "starts_at": "2030-01-01T00:00:00Z", "ends_at": "2030-01-02T00:00:00Z"})",
-       400, "invalid_argument"},
-      {"POST", "/v1/reservations",
-       R"({"tenant_id": "A_TENANT", "gpu_model": "H100-80GB", "gpus": 1,
-           "starts_at": "2030-01-01T00:00:00Z", "ends_at": "2030-01-02T00:00:00Z"})",
+      {"POST", "/v1/reservations", reservation(1, "2030-01-01T00:00:00Z", "2030-01-02T00:00:00Z"),
        409, "conflict"},  // The cluster has no H100s at all.
       {"POST", "/v1/reservations", R"({"tenant_id": "A_TENANT"})", 400, "missing_field"},
       {"DELETE", "/v1/reservations/rsv_ffffffffffffffff", "", 404, "not_found"},
@@ -87,9 +89,8 @@ TEST_F(RulesApiTest, BadQuotasReservationsAndWeightsAreRefusedAndChangeNothing) 
   expect_refused("PATCH", "/v1/tenants/" + a_.tenant_id, R"({"weight": 9})", a_.admin_key, 403,
                  "forbidden");
   expect_refused("POST", "/v1/reservations",
-                 R"({"tenant_id": "A_TENANT", "gpu_model": "H100-80GB", "gpus": 1,
-                     "starts_at": "2030-01-01T00:00:00Z", "ends_at": "2030-01-02T00:00:00Z"})",
-                 a_.admin_key, 403, "forbidden");
+                 reservation(1, "2030-01-01T00:00:00Z", "2030-01-02T00:00:00Z"), a_.admin_key, 403,
+                 "forbidden");
 }
 
 TEST_F(RulesApiTest, QuotasAreSetReplacedListedAndDeleted) {

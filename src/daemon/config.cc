@@ -5,6 +5,7 @@
 #include <cctype>
 #include <charconv>
 #include <cstring>
+#include <deque>
 #include <optional>
 
 #include <fmt/format.h>
@@ -92,29 +93,6 @@ Status check(const DaemonConfig& config) {
                           config.log_level));
 }
 
-// The settings that are positive whole numbers (durations and counts), by name, or null.
-int64_t* duration_field(DaemonConfig& config, std::string_view name) {
-  if (name == "heartbeat_interval_ms") return &config.heartbeat_interval_ms;
-  if (name == "heartbeat_timeout_ms") return &config.heartbeat_timeout_ms;
-  if (name == "stop_grace_ms") return &config.stop_grace_ms;
-  if (name == "rating_interval_ms") return &config.rating_interval_ms;
-  if (name == "runway_s") return &config.runway_s;
-  if (name == "webhook_retry_base_ms") return &config.webhook_retry_base_ms;
-  if (name == "webhook_retry_max_ms") return &config.webhook_retry_max_ms;
-  if (name == "webhook_max_attempts") return &config.webhook_max_attempts;
-  if (name == "autoscale_interval_ms") return &config.autoscale_interval_ms;
-  if (name == "pool_command_timeout_ms") return &config.pool_command_timeout_ms;
-  if (name == "idle_min_window_s") return &config.idle_min_window_s;
-  if (name == "forecast_lead_h") return &config.forecast_lead_h;
-  if (name == "forecast_history_h") return &config.forecast_history_h;
-  if (name == "http_header_timeout_ms") return &config.http_header_timeout_ms;
-  if (name == "http_body_timeout_ms") return &config.http_body_timeout_ms;
-  if (name == "http_idle_timeout_ms") return &config.http_idle_timeout_ms;
-  if (name == "http_max_connections") return &config.http_max_connections;
-  if (name == "http_max_connections_per_address") return &config.http_max_connections_per_address;
-  return nullptr;
-}
-
 // The HTTP server's settings, each also a flag of the same name in dashes.
 struct FlagHelp {
   const char* name;
@@ -129,34 +107,74 @@ constexpr std::array<FlagHelp, 5> kHttpSettings = {{
 }};
 
 // A whole-number setting and the least it may be: durations and counts are positive, while a
-// weight may be 0 (the plugin is off).
+// weight may be 0 (the plugin is off). Listed in the order the environment is read.
 struct WholeSetting {
-  int64_t* field = nullptr;
+  const char* name;
+  int64_t DaemonConfig::* field;
   int64_t least = 1;
 };
+constexpr std::array<WholeSetting, 20> kWholeSettings = {{
+    {"heartbeat_interval_ms", &DaemonConfig::heartbeat_interval_ms},
+    {"heartbeat_timeout_ms", &DaemonConfig::heartbeat_timeout_ms},
+    {"stop_grace_ms", &DaemonConfig::stop_grace_ms},
+    {"rating_interval_ms", &DaemonConfig::rating_interval_ms},
+    {"runway_s", &DaemonConfig::runway_s},
+    {"webhook_retry_base_ms", &DaemonConfig::webhook_retry_base_ms},
+    {"webhook_retry_max_ms", &DaemonConfig::webhook_retry_max_ms},
+    {"webhook_max_attempts", &DaemonConfig::webhook_max_attempts},
+    {"scheduler_carbon_weight", &DaemonConfig::scheduler_carbon_weight, 0},
+    {"autoscale_interval_ms", &DaemonConfig::autoscale_interval_ms},
+    {"pool_command_timeout_ms", &DaemonConfig::pool_command_timeout_ms},
+    {"idle_min_window_s", &DaemonConfig::idle_min_window_s},
+    {"forecast_lead_h", &DaemonConfig::forecast_lead_h},
+    {"forecast_history_h", &DaemonConfig::forecast_history_h},
+    {"http_header_timeout_ms", &DaemonConfig::http_header_timeout_ms},
+    {"http_body_timeout_ms", &DaemonConfig::http_body_timeout_ms},
+    {"http_idle_timeout_ms", &DaemonConfig::http_idle_timeout_ms},
+    {"http_max_connections", &DaemonConfig::http_max_connections},
+    {"http_max_connections_per_address", &DaemonConfig::http_max_connections_per_address},
+    {"payment_terms_days", &DaemonConfig::payment_terms_days, 0},  // 0: due on issue.
+}};
 
-WholeSetting whole_setting(DaemonConfig& config, std::string_view name) {
-  if (name == "scheduler_carbon_weight") return {&config.scheduler_carbon_weight, 0};
-  // 0: due on issue.
-  if (name == "payment_terms_days") return {&config.payment_terms_days, 0};
-  return {duration_field(config, name), 1};
+const WholeSetting* whole_setting(std::string_view name) {
+  const auto it = std::ranges::find(kWholeSettings, name, &WholeSetting::name);
+  return it == kWholeSettings.end() ? nullptr : &*it;
 }
 
 std::string whole_wanted(int64_t least) {
   return least > 0 ? "a positive whole number" : "a whole number, 0 or more";
 }
 
-// The invoice settings that are free text (and the currency code and spot fallback, checked
-// after), by name.
-std::string* text_setting(DaemonConfig& config, std::string_view name) {
-  if (name == "invoice_legal_name") return &config.invoice_legal_name;
-  if (name == "invoice_address") return &config.invoice_address;
-  if (name == "invoice_tax_id") return &config.invoice_tax_id;
-  if (name == "currency") return &config.currency;
-  if (name == "spot_fallback") return &config.spot_fallback;
-  if (name == "default_image") return &config.default_image;
-  if (name == "process_runtime_tenants") return &config.process_runtime_tenants;
-  return nullptr;
+// The settings that are free text, each read from the file and from ALLOT_ and its name in
+// capitals (the store, log level, currency code and spot fallback are checked after).
+struct TextSetting {
+  const char* name;
+  std::string DaemonConfig::* field;
+};
+constexpr std::array<TextSetting, 15> kTextSettings = {{
+    {"data_dir", &DaemonConfig::data_dir},
+    {"store", &DaemonConfig::store},
+    {"postgres_url", &DaemonConfig::postgres_url},
+    {"log_level", &DaemonConfig::log_level},
+    {"scheduler_policy", &DaemonConfig::scheduler_policy},
+    {"local_agent_path", &DaemonConfig::local_agent_path},
+    {"web_dir", &DaemonConfig::web_dir},
+    {"webhook_allow", &DaemonConfig::webhook_allow},
+    {"invoice_legal_name", &DaemonConfig::invoice_legal_name},
+    {"invoice_address", &DaemonConfig::invoice_address},
+    {"invoice_tax_id", &DaemonConfig::invoice_tax_id},
+    {"currency", &DaemonConfig::currency},
+    {"spot_fallback", &DaemonConfig::spot_fallback},
+    {"default_image", &DaemonConfig::default_image},
+    {"process_runtime_tenants", &DaemonConfig::process_runtime_tenants},
+}};
+
+// ALLOT_ and a setting's name in capitals.
+std::string env_name(std::string_view name) {
+  std::string variable = "ALLOT_" + std::string(name);
+  std::transform(variable.begin(), variable.end(), variable.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+  return variable;
 }
 
 Status apply_file(DaemonConfig& config, const std::string& path) {
@@ -169,13 +187,13 @@ Status apply_file(DaemonConfig& config, const std::string& path) {
   }
   for (const auto& [key, node] : table) {
     const std::string name(key.str());
-    if (const WholeSetting setting = whole_setting(config, name); setting.field != nullptr) {
+    if (const WholeSetting* setting = whole_setting(name); setting != nullptr) {
       const auto number = node.value<int64_t>();
-      if (!number || *number < setting.least) {
+      if (!number || *number < setting->least) {
         return fail(ErrorCode::kInvalidArgument,
-                    fmt::format("{}: '{}' must be {}", path, name, whole_wanted(setting.least)));
+                    fmt::format("{}: '{}' must be {}", path, name, whole_wanted(setting->least)));
       }
-      *setting.field = *number;
+      config.*setting->field = *number;
       continue;
     }
     if (name == "forecast") {
@@ -192,26 +210,11 @@ Status apply_file(DaemonConfig& config, const std::string& path) {
       return fail(ErrorCode::kInvalidArgument,
                   fmt::format("{}: '{}' must be a string", path, name));
     }
+    const auto setting = std::ranges::find(kTextSettings, name, &TextSetting::name);
     if (name == "listen") {
       if (auto ok = set_listen(config, *text, path); !ok) return ok;
-    } else if (name == "data_dir") {
-      config.data_dir = *text;
-    } else if (name == "store") {
-      config.store = *text;
-    } else if (name == "postgres_url") {
-      config.postgres_url = *text;
-    } else if (name == "log_level") {
-      config.log_level = *text;
-    } else if (name == "scheduler_policy") {
-      config.scheduler_policy = *text;
-    } else if (name == "local_agent_path") {
-      config.local_agent_path = *text;
-    } else if (name == "web_dir") {
-      config.web_dir = *text;
-    } else if (name == "webhook_allow") {
-      config.webhook_allow = *text;
-    } else if (std::string* field = text_setting(config, name); field != nullptr) {
-      *field = *text;
+    } else if (setting != kTextSettings.end()) {
+      config.*setting->field = *text;
     } else {
       return fail(ErrorCode::kInvalidArgument, fmt::format("{}: unknown setting '{}'", path, name));
     }
@@ -220,28 +223,18 @@ Status apply_file(DaemonConfig& config, const std::string& path) {
 }
 
 Status apply_env(DaemonConfig& config, const GetEnv& getenv) {
-  auto read = [&](const char* name, std::string& field) {
-    if (const char* value = getenv(name); value != nullptr && *value != '\0') field = value;
+  auto read = [&](const std::string& variable, std::string& field) {
+    if (const char* value = getenv(variable.c_str()); value != nullptr && *value != '\0') {
+      field = value;
+    }
   };
   if (const char* listen = getenv("ALLOT_LISTEN"); listen != nullptr && *listen != '\0') {
     if (auto ok = set_listen(config, listen, "ALLOT_LISTEN"); !ok) return ok;
   }
-  read("ALLOT_DATA_DIR", config.data_dir);
-  read("ALLOT_STORE", config.store);
-  read("ALLOT_POSTGRES_URL", config.postgres_url);
-  read("ALLOT_LOG_LEVEL", config.log_level);
-  read("ALLOT_SCHEDULER_POLICY", config.scheduler_policy);
+  for (const TextSetting& setting : kTextSettings) {
+    read(env_name(setting.name), config.*setting.field);
+  }
   read("ALLOT_ADMIN_KEY", config.admin_key);
-  read("ALLOT_LOCAL_AGENT_PATH", config.local_agent_path);
-  read("ALLOT_WEB_DIR", config.web_dir);
-  read("ALLOT_WEBHOOK_ALLOW", config.webhook_allow);
-  read("ALLOT_INVOICE_LEGAL_NAME", config.invoice_legal_name);
-  read("ALLOT_INVOICE_ADDRESS", config.invoice_address);
-  read("ALLOT_INVOICE_TAX_ID", config.invoice_tax_id);
-  read("ALLOT_CURRENCY", config.currency);
-  read("ALLOT_SPOT_FALLBACK", config.spot_fallback);
-  read("ALLOT_DEFAULT_IMAGE", config.default_image);
-  read("ALLOT_PROCESS_RUNTIME_TENANTS", config.process_runtime_tenants);
   if (const char* value = getenv("ALLOT_FORECAST"); value != nullptr && *value != '\0') {
     const std::string_view text = value;
     if (text != "true" && text != "false") {
@@ -249,39 +242,17 @@ Status apply_env(DaemonConfig& config, const GetEnv& getenv) {
     }
     config.forecast = text == "true";
   }
-  for (const char* name : {"heartbeat_interval_ms",
-                           "heartbeat_timeout_ms",
-                           "stop_grace_ms",
-                           "rating_interval_ms",
-                           "runway_s",
-                           "webhook_retry_base_ms",
-                           "webhook_retry_max_ms",
-                           "webhook_max_attempts",
-                           "scheduler_carbon_weight",
-                           "autoscale_interval_ms",
-                           "pool_command_timeout_ms",
-                           "idle_min_window_s",
-                           "forecast_lead_h",
-                           "forecast_history_h",
-                           "http_header_timeout_ms",
-                           "http_body_timeout_ms",
-                           "http_idle_timeout_ms",
-                           "http_max_connections",
-                           "http_max_connections_per_address",
-                           "payment_terms_days"}) {
-    std::string variable = "ALLOT_" + std::string(name);
-    std::transform(variable.begin(), variable.end(), variable.begin(),
-                   [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+  for (const WholeSetting& setting : kWholeSettings) {
+    const std::string variable = env_name(setting.name);
     const char* value = getenv(variable.c_str());
     if (value == nullptr || *value == '\0') continue;
-    const WholeSetting setting = whole_setting(config, name);
     int64_t number = 0;
     const char* end = value + std::strlen(value);
     if (std::from_chars(value, end, number).ptr != end || number < setting.least) {
       return fail(ErrorCode::kInvalidArgument,
                   fmt::format("{} must be {}", variable, whole_wanted(setting.least)));
     }
-    *setting.field = number;
+    config.*setting.field = number;
   }
   return {};
 }
@@ -293,75 +264,77 @@ Result<DaemonConfig> load_daemon_config(const std::vector<std::string>& args, co
   help = false;
   CLI::App cli{"allotd: the Allot controller"};
   std::string config_path;
-  std::optional<std::string> listen, data_dir, store, postgres_url, log_level, port_file, policy;
+  // Flags override the file and the environment, so each is held until both are read. Deques
+  // keep the values where CLI11 was told they are as more flags are added.
+  std::deque<std::pair<std::string DaemonConfig::*, std::optional<std::string>>> text_flags;
+  std::deque<std::pair<int64_t DaemonConfig::*, std::optional<int64_t>>> whole_flags;
+  const auto text_flag = [&](const std::string& flag, std::string DaemonConfig::* field,
+                             const std::string& description) {
+    cli.add_option(flag, text_flags.emplace_back(field, std::nullopt).second, description);
+  };
+  const auto whole_flag = [&](const std::string& flag, int64_t DaemonConfig::* field,
+                              const std::string& description,
+                              const CLI::Validator& least = CLI::PositiveNumber) {
+    cli.add_option(flag, whole_flags.emplace_back(field, std::nullopt).second, description)
+        ->check(least);
+  };
+  std::optional<std::string> listen;
   cli.add_option("-c,--config", config_path, "TOML file of settings")->check(CLI::ExistingFile);
   cli.add_option("--listen", listen, "HOST:PORT to serve on (port 0: any free port)");
-  cli.add_option("--data-dir", data_dir, "directory for the SQLite database");
-  cli.add_option("--store", store, "sqlite (default) or postgres");
-  cli.add_option("--postgres-url", postgres_url, "libpq connection URL");
-  cli.add_option("--log-level", log_level, "trace, debug, info, warn or error");
-  cli.add_option("--port-file", port_file, "write the bound port to this file");
-  cli.add_option("--scheduler-policy", policy, "placement policy (default allot)");
-  std::optional<int64_t> carbon_weight;
-  cli.add_option("--scheduler-carbon-weight", carbon_weight,
-                 "weight of the carbon score plugin (default 0: off)")
-      ->check(CLI::NonNegativeNumber);
-  std::optional<int64_t> interval, timeout, grace;
-  cli.add_option("--heartbeat-interval-ms", interval, "how often agents report")
-      ->check(CLI::PositiveNumber);
-  cli.add_option("--heartbeat-timeout-ms", timeout, "silence after which a node is lost")
-      ->check(CLI::PositiveNumber);
-  cli.add_option("--stop-grace-ms", grace, "SIGTERM to SIGKILL for stopped instances")
-      ->check(CLI::PositiveNumber);
-  std::optional<int64_t> retry_base, retry_max, max_attempts, rating, runway;
-  cli.add_option("--rating-interval-ms", rating, "how often running work's usage is posted")
-      ->check(CLI::PositiveNumber);
-  cli.add_option("--runway-s", runway, "seconds of charge a bounded tenant's work holds ahead")
-      ->check(CLI::PositiveNumber);
-  cli.add_option("--webhook-retry-base-ms", retry_base, "first wait before a webhook retry")
-      ->check(CLI::PositiveNumber);
-  cli.add_option("--webhook-retry-max-ms", retry_max, "longest wait between webhook attempts")
-      ->check(CLI::PositiveNumber);
-  cli.add_option("--webhook-max-attempts", max_attempts, "attempts before a webhook is given up")
-      ->check(CLI::PositiveNumber);
-  std::optional<std::string> webhook_allow;
-  cli.add_option("--webhook-allow", webhook_allow,
-                 "internal CIDR ranges tenants' webhooks may reach, e.g. 10.20.0.0/16");
-  std::optional<int64_t> autoscale, pool_timeout;
-  std::optional<std::string> agent_path;
-  cli.add_option("--autoscale-interval-ms", autoscale, "how often the autoscaler decides")
-      ->check(CLI::PositiveNumber);
-  cli.add_option("--pool-command-timeout-ms", pool_timeout,
-                 "how long a pool's create or delete command may run")
-      ->check(CLI::PositiveNumber);
-  cli.add_option("--local-agent-path", agent_path, "allot-agent for the local pool provider");
-  std::optional<int64_t> idle_min_window;
-  cli.add_option("--idle-min-window-s", idle_min_window,
-                 "the shortest idle-stop window a policy may have (default 60)")
-      ->check(CLI::PositiveNumber);
-  std::optional<std::string> web_dir;
-  cli.add_option("--web-dir", web_dir, "the built dashboard to serve at / (web/dist)");
-  std::optional<std::string> currency;
-  cli.add_option("--currency", currency, "the deployment's currency, ISO 4217 (default USD)");
-  std::optional<std::string> spot_fallback;
-  cli.add_option("--spot-fallback", spot_fallback,
-                 "spot work where no spot price is set: none (not placed) or on-demand");
-  std::optional<std::string> default_image, process_tenants;
-  cli.add_option("--default-image", default_image, "the image of launches that name none");
-  cli.add_option("--process-runtime-tenants", process_tenants,
-                 "who may run on process-runtime nodes: operator (default) or all");
+  text_flag("--data-dir", &DaemonConfig::data_dir, "directory for the SQLite database");
+  text_flag("--store", &DaemonConfig::store, "sqlite (default) or postgres");
+  text_flag("--postgres-url", &DaemonConfig::postgres_url, "libpq connection URL");
+  text_flag("--log-level", &DaemonConfig::log_level, "trace, debug, info, warn or error");
+  text_flag("--port-file", &DaemonConfig::port_file, "write the bound port to this file");
+  text_flag("--scheduler-policy", &DaemonConfig::scheduler_policy,
+            "placement policy (default allot)");
+  whole_flag("--scheduler-carbon-weight", &DaemonConfig::scheduler_carbon_weight,
+             "weight of the carbon score plugin (default 0: off)", CLI::NonNegativeNumber);
+  whole_flag("--heartbeat-interval-ms", &DaemonConfig::heartbeat_interval_ms,
+             "how often agents report");
+  whole_flag("--heartbeat-timeout-ms", &DaemonConfig::heartbeat_timeout_ms,
+             "silence after which a node is lost");
+  whole_flag("--stop-grace-ms", &DaemonConfig::stop_grace_ms,
+             "SIGTERM to SIGKILL for stopped instances");
+  whole_flag("--rating-interval-ms", &DaemonConfig::rating_interval_ms,
+             "how often running work's usage is posted");
+  whole_flag("--runway-s", &DaemonConfig::runway_s,
+             "seconds of charge a bounded tenant's work holds ahead");
+  whole_flag("--webhook-retry-base-ms", &DaemonConfig::webhook_retry_base_ms,
+             "first wait before a webhook retry");
+  whole_flag("--webhook-retry-max-ms", &DaemonConfig::webhook_retry_max_ms,
+             "longest wait between webhook attempts");
+  whole_flag("--webhook-max-attempts", &DaemonConfig::webhook_max_attempts,
+             "attempts before a webhook is given up");
+  text_flag("--webhook-allow", &DaemonConfig::webhook_allow,
+            "internal CIDR ranges tenants' webhooks may reach, e.g. 10.20.0.0/16");
+  whole_flag("--autoscale-interval-ms", &DaemonConfig::autoscale_interval_ms,
+             "how often the autoscaler decides");
+  whole_flag("--pool-command-timeout-ms", &DaemonConfig::pool_command_timeout_ms,
+             "how long a pool's create or delete command may run");
+  text_flag("--local-agent-path", &DaemonConfig::local_agent_path,
+            "allot-agent for the local pool provider");
+  whole_flag("--idle-min-window-s", &DaemonConfig::idle_min_window_s,
+             "the shortest idle-stop window a policy may have (default 60)");
+  text_flag("--web-dir", &DaemonConfig::web_dir, "the built dashboard to serve at / (web/dist)");
+  text_flag("--currency", &DaemonConfig::currency,
+            "the deployment's currency, ISO 4217 (default USD)");
+  text_flag("--spot-fallback", &DaemonConfig::spot_fallback,
+            "spot work where no spot price is set: none (not placed) or on-demand");
+  text_flag("--default-image", &DaemonConfig::default_image,
+            "the image of launches that name none");
+  text_flag("--process-runtime-tenants", &DaemonConfig::process_runtime_tenants,
+            "who may run on process-runtime nodes: operator (default) or all");
   std::optional<bool> forecast;
   cli.add_option("--forecast", forecast, "pre-scale pools from the demand forecast (default true)");
-  std::optional<int64_t> lead, history;
-  cli.add_option("--forecast-lead-h", lead, "hours ahead the pools are grown for (default 2)")
-      ->check(CLI::PositiveNumber);
-  cli.add_option("--forecast-history-h", history, "hours of demand history used (default 336)")
-      ->check(CLI::PositiveNumber);
-  std::array<std::optional<int64_t>, kHttpSettings.size()> http_flags;
-  for (size_t i = 0; i < kHttpSettings.size(); ++i) {
-    std::string flag = "--" + std::string(kHttpSettings[i].name);
+  whole_flag("--forecast-lead-h", &DaemonConfig::forecast_lead_h,
+             "hours ahead the pools are grown for (default 2)");
+  whole_flag("--forecast-history-h", &DaemonConfig::forecast_history_h,
+             "hours of demand history used (default 336)");
+  for (const FlagHelp& setting : kHttpSettings) {
+    std::string flag = "--" + std::string(setting.name);
     std::replace(flag.begin(), flag.end(), '_', '-');
-    cli.add_option(flag, http_flags[i], kHttpSettings[i].help)->check(CLI::PositiveNumber);
+    whole_flag(flag, whole_setting(setting.name)->field, setting.help);
   }
   std::vector<const char*> argv;
   argv.reserve(args.size());
@@ -384,37 +357,13 @@ Result<DaemonConfig> load_daemon_config(const std::vector<std::string>& args, co
       return std::unexpected(ok.error());
     }
   }
-  if (data_dir) config.data_dir = *data_dir;
-  if (store) config.store = *store;
-  if (postgres_url) config.postgres_url = *postgres_url;
-  if (log_level) config.log_level = *log_level;
-  if (port_file) config.port_file = *port_file;
-  if (policy) config.scheduler_policy = *policy;
-  if (carbon_weight) config.scheduler_carbon_weight = *carbon_weight;
-  if (interval) config.heartbeat_interval_ms = *interval;
-  if (timeout) config.heartbeat_timeout_ms = *timeout;
-  if (grace) config.stop_grace_ms = *grace;
-  if (rating) config.rating_interval_ms = *rating;
-  if (runway) config.runway_s = *runway;
-  if (retry_base) config.webhook_retry_base_ms = *retry_base;
-  if (retry_max) config.webhook_retry_max_ms = *retry_max;
-  if (max_attempts) config.webhook_max_attempts = *max_attempts;
-  if (webhook_allow) config.webhook_allow = *webhook_allow;
-  if (autoscale) config.autoscale_interval_ms = *autoscale;
-  if (pool_timeout) config.pool_command_timeout_ms = *pool_timeout;
-  if (agent_path) config.local_agent_path = *agent_path;
-  if (idle_min_window) config.idle_min_window_s = *idle_min_window;
-  if (web_dir) config.web_dir = *web_dir;
-  if (currency) config.currency = *currency;
-  if (spot_fallback) config.spot_fallback = *spot_fallback;
-  if (default_image) config.default_image = *default_image;
-  if (process_tenants) config.process_runtime_tenants = *process_tenants;
-  if (forecast) config.forecast = *forecast;
-  if (lead) config.forecast_lead_h = *lead;
-  if (history) config.forecast_history_h = *history;
-  for (size_t i = 0; i < kHttpSettings.size(); ++i) {
-    if (http_flags[i]) *duration_field(config, kHttpSettings[i].name) = *http_flags[i];
+  for (const auto& [field, value] : text_flags) {
+    if (value) config.*field = *value;
   }
+  for (const auto& [field, value] : whole_flags) {
+    if (value) config.*field = *value;
+  }
+  if (forecast) config.forecast = *forecast;
   if (auto ok = check(config); !ok) return std::unexpected(ok.error());
   return config;
 }

@@ -23,13 +23,20 @@ Result<DaemonConfig> load(std::vector<std::string> args,
       help);
 }
 
-TEST(DaemonConfig, FlagsOverrideEnvironmentOverrideFile) {
+// Loads a settings file that holds `toml`, with `args` and `env` over it.
+Result<DaemonConfig> load_toml(const std::string& toml, std::vector<std::string> args = {},
+                               const std::map<std::string, std::string>& env = {}) {
   testing::TempDir dir;
   const auto file = dir.path() / "allot.toml";
-  std::ofstream(file) << "listen = \"0.0.0.0:9000\"\ndata_dir = \"/from/file\"\n"
-                         "log_level = \"debug\"\n";
-  auto config = load({"--config", file.string(), "--data-dir", "/from/flag"},
-                     {{"ALLOT_DATA_DIR", "/from/env"}, {"ALLOT_LOG_LEVEL", "warn"}});
+  std::ofstream(file) << toml;
+  args.insert(args.begin(), {"--config", file.string()});
+  return load(std::move(args), env);
+}
+
+TEST(DaemonConfig, FlagsOverrideEnvironmentOverrideFile) {
+  auto config = load_toml(
+      "listen = \"0.0.0.0:9000\"\ndata_dir = \"/from/file\"\nlog_level = \"debug\"\n",
+      {"--data-dir", "/from/flag"}, {{"ALLOT_DATA_DIR", "/from/env"}, {"ALLOT_LOG_LEVEL", "warn"}});
   ASSERT_TRUE(config) << config.error().message;
   EXPECT_EQ(config->listen_host, "0.0.0.0");
   EXPECT_EQ(config->listen_port, 9000);
@@ -39,14 +46,10 @@ TEST(DaemonConfig, FlagsOverrideEnvironmentOverrideFile) {
 }
 
 TEST(DaemonConfig, BadSettingsNameTheirSource) {
-  testing::TempDir dir;
-  const auto file = dir.path() / "bad.toml";
-  std::ofstream(file) << "colour = \"red\"\n";
-  auto unknown = load({"--config", file.string()});
+  auto unknown = load_toml("colour = \"red\"\n");
   ASSERT_FALSE(unknown);
   EXPECT_NE(unknown.error().message.find("unknown setting 'colour'"), std::string::npos);
-  std::ofstream(file) << "listen = [\n";
-  EXPECT_FALSE(load({"--config", file.string()}));
+  EXPECT_FALSE(load_toml("listen = [\n"));
   EXPECT_FALSE(load({"--listen", "nowhere"}));
   EXPECT_FALSE(load({"--listen", "127.0.0.1:70000"}));
   EXPECT_FALSE(load({"--store", "mysql"}));
@@ -57,11 +60,9 @@ TEST(DaemonConfig, BadSettingsNameTheirSource) {
 }
 
 TEST(DaemonConfig, WebhookRetriesComeFromEachSource) {
-  testing::TempDir dir;
-  const auto file = dir.path() / "allot.toml";
-  std::ofstream(file) << "webhook_retry_base_ms = 500\nwebhook_max_attempts = 3\n";
-  auto config = load({"--config", file.string(), "--webhook-retry-max-ms", "9000"},
-                     {{"ALLOT_WEBHOOK_MAX_ATTEMPTS", "4"}});
+  auto config =
+      load_toml("webhook_retry_base_ms = 500\nwebhook_max_attempts = 3\n",
+                {"--webhook-retry-max-ms", "9000"}, {{"ALLOT_WEBHOOK_MAX_ATTEMPTS", "4"}});
   ASSERT_TRUE(config) << config.error().message;
   EXPECT_EQ(config->webhook_retry_base_ms, 500);
   EXPECT_EQ(config->webhook_retry_max_ms, 9000);
@@ -73,12 +74,9 @@ TEST(DaemonConfig, WebhookRetriesComeFromEachSource) {
 
 TEST(DaemonConfig, TheWebhookAllowListComesFromEachSourceAndMustParse) {
   EXPECT_EQ(load({})->webhook_allow, "");
-  testing::TempDir dir;
-  const auto file = dir.path() / "allot.toml";
-  std::ofstream(file) << "webhook_allow = \"10.0.0.0/8\"\n";
-  EXPECT_EQ(load({"--config", file.string()})->webhook_allow, "10.0.0.0/8");
-  EXPECT_EQ(load({"--config", file.string()}, {{"ALLOT_WEBHOOK_ALLOW", "::1"}})->webhook_allow,
-            "::1");
+  const std::string toml = "webhook_allow = \"10.0.0.0/8\"\n";
+  EXPECT_EQ(load_toml(toml)->webhook_allow, "10.0.0.0/8");
+  EXPECT_EQ(load_toml(toml, {}, {{"ALLOT_WEBHOOK_ALLOW", "::1"}})->webhook_allow, "::1");
   EXPECT_EQ(load({"--webhook-allow", "127.0.0.0/8,::1"})->webhook_allow, "127.0.0.0/8,::1");
   auto bad = load({"--webhook-allow", "10.0.0.0/40"});
   ASSERT_FALSE(bad);
@@ -86,10 +84,7 @@ TEST(DaemonConfig, TheWebhookAllowListComesFromEachSourceAndMustParse) {
 }
 
 TEST(DaemonConfig, MoneyTimingComesFromEachSource) {
-  testing::TempDir dir;
-  const auto file = dir.path() / "allot.toml";
-  std::ofstream(file) << "runway_s = 600\n";
-  auto config = load({"--config", file.string(), "--rating-interval-ms", "5000"});
+  auto config = load_toml("runway_s = 600\n", {"--rating-interval-ms", "5000"});
   ASSERT_TRUE(config) << config.error().message;
   EXPECT_EQ(config->runway_s, 600);
   EXPECT_EQ(config->rating_interval_ms, 5'000);
@@ -100,20 +95,19 @@ TEST(DaemonConfig, MoneyTimingComesFromEachSource) {
 }
 
 TEST(DaemonConfig, TheInvoiceIssuerAndCurrencyComeFromEachSource) {
-  testing::TempDir dir;
-  const auto file = dir.path() / "allot.toml";
-  std::ofstream(file) << "invoice_legal_name = \"Allot Compute GmbH\"\n"
-                         "invoice_address = \"Hauptstr. 1\\n10115 Berlin\"\n"
-                         "invoice_tax_id = \"DE123456789\"\ncurrency = \"EUR\"\n"
-                         "payment_terms_days = 14\n";
-  auto config = load({"--config", file.string()});
+  const std::string toml =
+      "invoice_legal_name = \"Allot Compute GmbH\"\n"
+      "invoice_address = \"Hauptstr. 1\\n10115 Berlin\"\n"
+      "invoice_tax_id = \"DE123456789\"\ncurrency = \"EUR\"\n"
+      "payment_terms_days = 14\n";
+  auto config = load_toml(toml);
   ASSERT_TRUE(config) << config.error().message;
   EXPECT_EQ(config->invoice_legal_name, "Allot Compute GmbH");
   EXPECT_EQ(config->invoice_address, "Hauptstr. 1\n10115 Berlin");
   EXPECT_EQ(config->invoice_tax_id, "DE123456789");
   EXPECT_EQ(config->currency, "EUR");
   EXPECT_EQ(config->payment_terms_days, 14);
-  EXPECT_EQ(load({"--config", file.string(), "--currency", "JPY"})->currency, "JPY");
+  EXPECT_EQ(load_toml(toml, {"--currency", "JPY"})->currency, "JPY");
   EXPECT_EQ(load({}, {{"ALLOT_CURRENCY", "KWD"}, {"ALLOT_PAYMENT_TERMS_DAYS", "0"}})->currency,
             "KWD");
   EXPECT_EQ(load({})->currency, "USD");
@@ -134,10 +128,7 @@ TEST(DaemonConfig, SpotFallsBackToOnDemandOnlyWhenTheOperatorSaysSo) {
   EXPECT_EQ(load({})->spot_fallback, "none");
   EXPECT_EQ(load({"--spot-fallback", "on-demand"})->spot_fallback, "on-demand");
   EXPECT_EQ(load({}, {{"ALLOT_SPOT_FALLBACK", "on-demand"}})->spot_fallback, "on-demand");
-  testing::TempDir dir;
-  const auto file = dir.path() / "allot.toml";
-  std::ofstream(file) << "spot_fallback = \"on-demand\"\n";
-  EXPECT_EQ(load({"--config", file.string()})->spot_fallback, "on-demand");
+  EXPECT_EQ(load_toml("spot_fallback = \"on-demand\"\n")->spot_fallback, "on-demand");
   for (const char* bad : {"ondemand", "On-Demand", "spot", "free"}) {
     auto refused = load({"--spot-fallback", bad});
     ASSERT_FALSE(refused) << bad;
@@ -154,38 +145,29 @@ TEST(DaemonConfig, TheIdleWindowFloorIsAMinuteUnlessLoweredAndAtMostAWeek) {
 }
 
 TEST(DaemonConfig, CarbonWeightIsOffByDefaultAndComesFromEachSource) {
-  testing::TempDir dir;
-  const auto file = dir.path() / "allot.toml";
   EXPECT_EQ(load({})->scheduler_carbon_weight, 0);
-  std::ofstream(file) << "scheduler_carbon_weight = 3\n";
-  auto from_file = load({"--config", file.string()});
+  const std::string toml = "scheduler_carbon_weight = 3\n";
+  auto from_file = load_toml(toml);
   ASSERT_TRUE(from_file) << from_file.error().message;
   EXPECT_EQ(from_file->scheduler_carbon_weight, 3);
-  EXPECT_EQ(load({"--config", file.string()}, {{"ALLOT_SCHEDULER_CARBON_WEIGHT", "5"}})
-                ->scheduler_carbon_weight,
+  EXPECT_EQ(load_toml(toml, {}, {{"ALLOT_SCHEDULER_CARBON_WEIGHT", "5"}})->scheduler_carbon_weight,
             5);
   EXPECT_EQ(load({"--scheduler-carbon-weight", "7"}, {{"ALLOT_SCHEDULER_CARBON_WEIGHT", "5"}})
                 ->scheduler_carbon_weight,
             7);
   // 0 turns the plugin off again wherever it was turned on before.
-  EXPECT_EQ(
-      load({"--config", file.string(), "--scheduler-carbon-weight", "0"})->scheduler_carbon_weight,
-      0);
+  EXPECT_EQ(load_toml(toml, {"--scheduler-carbon-weight", "0"})->scheduler_carbon_weight, 0);
   EXPECT_EQ(load({}, {{"ALLOT_SCHEDULER_CARBON_WEIGHT", "0"}})->scheduler_carbon_weight, 0);
 }
 
 TEST(DaemonConfig, CarbonWeightMustBeAWholeNumberZeroOrMore) {
-  testing::TempDir dir;
-  const auto file = dir.path() / "allot.toml";
-  std::ofstream(file) << "scheduler_carbon_weight = -1\n";
-  auto negative = load({"--config", file.string()});
+  auto negative = load_toml("scheduler_carbon_weight = -1\n");
   ASSERT_FALSE(negative);
   EXPECT_NE(negative.error().message.find("'scheduler_carbon_weight' must be a whole number, 0 or "
                                           "more"),
             std::string::npos)
       << negative.error().message;
-  std::ofstream(file) << "scheduler_carbon_weight = \"high\"\n";
-  EXPECT_FALSE(load({"--config", file.string()}));
+  EXPECT_FALSE(load_toml("scheduler_carbon_weight = \"high\"\n"));
   auto env = load({}, {{"ALLOT_SCHEDULER_CARBON_WEIGHT", "-2"}});
   ASSERT_FALSE(env);
   EXPECT_EQ(env.error().message, "ALLOT_SCHEDULER_CARBON_WEIGHT must be a whole number, 0 or more");
@@ -196,11 +178,8 @@ TEST(DaemonConfig, CarbonWeightMustBeAWholeNumberZeroOrMore) {
 }
 
 TEST(DaemonConfig, TheDefaultImageAndWhoMayUseProcessNodesComeFromEachSourceAndMustParse) {
-  testing::TempDir dir;
-  const auto file = dir.path() / "allot.toml";
-  std::ofstream(file) << "default_image = \"ghcr.io/acme/base:1\"\n"
-                         "process_runtime_tenants = \"all\"\n";
-  auto from_file = load({"--config", file.string()});
+  auto from_file =
+      load_toml("default_image = \"ghcr.io/acme/base:1\"\nprocess_runtime_tenants = \"all\"\n");
   ASSERT_TRUE(from_file) << from_file.error().message;
   EXPECT_EQ(from_file->default_image, "ghcr.io/acme/base:1");
   EXPECT_EQ(from_file->process_runtime_tenants, "all");

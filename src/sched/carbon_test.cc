@@ -28,11 +28,15 @@ struct CarbonCase {
   std::vector<int> gpus{};  // Empty: not checked.
 };
 
+// An A100 node in `region` with one GPU per entry of `free_milli`.
+NodeView node_in(std::string id, std::string region, std::vector<int> free_milli = {1000, 1000}) {
+  return make_node(std::move(id), std::move(free_milli), "A100-80GB", 64000, std::move(region));
+}
+
 // Two otherwise-equal nodes, the dirty one first: every base policy ties them and a tie goes to
 // the first node, so with the plugin off the dirty node wins.
 std::vector<NodeView> dirty_then_clean() {
-  return {make_node("dirty-node", {1000, 1000}, "A100-80GB", 64000, "dirty"),
-          make_node("clean-node", {1000, 1000}, "A100-80GB", 64000, "clean")};
+  return {node_in("dirty-node", "dirty"), node_in("clean-node", "clean")};
 }
 
 Request in_region(Request request, std::string region) {
@@ -44,9 +48,7 @@ class CarbonChoice : public ::testing::TestWithParam<CarbonCase> {};
 
 TEST_P(CarbonChoice, PicksTheExpectedNode) {
   const CarbonCase& c = GetParam();
-  std::vector<AddedScore> added;
-  if (c.carbon_weight > 0) added.push_back({.plugin = "carbon", .weight = c.carbon_weight});
-  auto policy = make_policy(c.policy, added);
+  auto policy = make_policy_with_carbon(c.policy, c.carbon_weight);
   ASSERT_TRUE(policy.has_value()) << policy.error().message;
   CycleState cycle = worked_cycle();
   cycle.carbon_g_per_kwh = c.grids;
@@ -96,16 +98,14 @@ INSTANTIATE_TEST_SUITE_P(
                    "allot",
                    1,
                    kGrids,
-                   {make_node("unknown-node", {1000, 1000}, "A100-80GB", 64000, "nowhere"),
-                    make_node("clean-node", {1000, 1000}, "A100-80GB", 64000, "clean")},
+                   {node_in("unknown-node", "nowhere"), node_in("clean-node", "clean")},
                    whole(1),
                    "clean-node"},
         CarbonCase{"OnAnUnknownRegionTiesWithTheWorstKnownAndTheTieGoesToTheFirstNode",
                    "allot",
                    1,
                    kGrids,
-                   {make_node("unknown-node", {1000, 1000}, "A100-80GB", 64000, "nowhere"),
-                    make_node("dirty-node", {1000, 1000}, "A100-80GB", 64000, "dirty")},
+                   {node_in("unknown-node", "nowhere"), node_in("dirty-node", "dirty")},
                    whole(1),
                    "unknown-node"},
         // Best-fit takes the tightest GPU for a share, the carbon plugin the lowest: the base
@@ -114,8 +114,8 @@ INSTANTIATE_TEST_SUITE_P(
                    "best-fit",
                    1,
                    kGrids,
-                   {make_node("dirty-node", {1000, 600}, "A100-80GB", 64000, "dirty"),
-                    make_node("clean-node", {1000, 600}, "A100-80GB", 64000, "clean")},
+                   {node_in("dirty-node", "dirty", {1000, 600}),
+                    node_in("clean-node", "clean", {1000, 600})},
                    share(500),
                    "clean-node",
                    {1}},
@@ -125,16 +125,14 @@ INSTANTIATE_TEST_SUITE_P(
                    "best-fit",
                    1,
                    kGrids,
-                   {make_node("dirty-node", {1000, 600}, "A100-80GB", 64000, "dirty"),
-                    make_node("clean-node", {1000, 1000}, "A100-80GB", 64000, "clean")},
+                   {node_in("dirty-node", "dirty", {1000, 600}), node_in("clean-node", "clean")},
                    share(500),
                    "dirty-node"},
         CarbonCase{"AtAHeavyWeightTheCleanerRegionOutweighsTheFit",
                    "best-fit",
                    100,
                    kGrids,
-                   {make_node("dirty-node", {1000, 600}, "A100-80GB", 64000, "dirty"),
-                    make_node("clean-node", {1000, 1000}, "A100-80GB", 64000, "clean")},
+                   {node_in("dirty-node", "dirty", {1000, 600}), node_in("clean-node", "clean")},
                    share(500),
                    "clean-node"}),
     [](const auto& info) { return info.param.name; });
@@ -193,7 +191,7 @@ TEST(Carbon, AddedPluginsMustBeKnownAndWeighedAboveZero) {
 
 // A node that the Placer is told moved to another region is scored by its new region.
 TEST(Carbon, PlacerRescoresANodeThatMovedRegion) {
-  auto policy = make_policy("allot", {{.plugin = "carbon", .weight = 1}});
+  auto policy = make_policy_with_carbon("allot", 1);
   ASSERT_TRUE(policy.has_value());
   CycleState cycle = worked_cycle();
   cycle.carbon_g_per_kwh = kGrids;

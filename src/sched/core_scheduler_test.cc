@@ -13,6 +13,7 @@
 #include "core/cluster/test_nodes.h"
 #include "core/core.h"
 #include "sched/policy_core_test.h"
+#include "sched/test_util.h"
 
 namespace allot::sched {
 namespace {
@@ -94,9 +95,7 @@ class CoreCarbon : public ::testing::TestWithParam<CoreCarbonCase> {};
 
 TEST_P(CoreCarbon, PlacesOnTheExpectedNode) {
   const CoreCarbonCase& c = GetParam();
-  std::vector<AddedScore> added;
-  if (c.carbon_weight > 0) added.push_back({.plugin = "carbon", .weight = c.carbon_weight});
-  auto policy = make_policy(kDefaultPolicy, added);
+  auto policy = testing::make_policy_with_carbon(kDefaultPolicy, c.carbon_weight);
   ASSERT_TRUE(policy.has_value()) << policy.error().message;
   const PolicyScheduler scheduler(std::move(*policy));
   Core core(CoreOptions{}, &scheduler);

@@ -1,3 +1,5 @@
+#include <utility>
+
 #include <fmt/format.h>
 
 #include "sched/plugins.h"
@@ -30,6 +32,13 @@ bool Filter::filter(const CycleState& cycle, const Request& request, const NodeV
 
 namespace {
 
+// Says why the node is out, where the caller asks, and returns false for the filter to return.
+template <typename... Args>
+bool reject(std::string* why, fmt::format_string<Args...> format, Args&&... args) {
+  if (why != nullptr) *why = fmt::format(format, std::forward<Args>(args)...);
+  return false;
+}
+
 std::string join(const std::vector<std::string>& items) {
   std::string out;
   for (const std::string& item : items) out += (out.empty() ? "" : "|") + item;
@@ -43,8 +52,7 @@ class RegionFilter final : public Filter {
              std::string* why) const override {
     const std::string& wanted = request.request->region;
     if (wanted.empty() || wanted == node.region) return true;
-    if (why != nullptr) *why = fmt::format("node is in region {}, not {}", node.region, wanted);
-    return false;
+    return reject(why, "node is in region {}, not {}", node.region, wanted);
   }
 };
 
@@ -56,8 +64,7 @@ class HealthFilter final : public Filter {
   bool check(const CompiledRequest& request, const NodeView& /*node*/, const NodeFacts& facts,
              std::string* why) const override {
     if (!request.need.gpu() || facts.all_gpus == 0 || facts.count > 0) return true;
-    if (why != nullptr) *why = fmt::format("all {} GPUs are unhealthy", facts.all_gpus);
-    return false;
+    return reject(why, "all {} GPUs are unhealthy", facts.all_gpus);
   }
 };
 
@@ -85,16 +92,13 @@ class ResourcesFilter final : public Filter {
              std::string* why) const override {
     const Need& n = request.need;
     if (n.cpu > facts.free_cpu) {
-      if (why != nullptr) *why = fmt::format("needs {} CPU milli, {} free", n.cpu, facts.free_cpu);
-      return false;
+      return reject(why, "needs {} CPU milli, {} free", n.cpu, facts.free_cpu);
     }
     if (n.mem > facts.free_mem) {
-      if (why != nullptr) *why = fmt::format("needs {} MiB memory, {} free", n.mem, facts.free_mem);
-      return false;
+      return reject(why, "needs {} MiB memory, {} free", n.mem, facts.free_mem);
     }
     if (n.gpu() && facts.all_gpus > kMaxGpus) {
-      if (why != nullptr) *why = fmt::format("node has over {} GPUs", kMaxGpus);
-      return false;
+      return reject(why, "node has over {} GPUs", kMaxGpus);
     }
     int full = 0;
     int most = 0;
@@ -105,14 +109,10 @@ class ResourcesFilter final : public Filter {
       most = std::max(most, f);
     }
     if (n.milli > 0 && most < n.milli) {
-      if (why != nullptr) {
-        *why = fmt::format("no GPU with {} milli free (most free: {})", n.milli, most);
-      }
-      return false;
+      return reject(why, "no GPU with {} milli free (most free: {})", n.milli, most);
     }
     if (n.gpus > full) {
-      if (why != nullptr) *why = fmt::format("needs {} whole free GPUs, {} free", n.gpus, full);
-      return false;
+      return reject(why, "needs {} whole free GPUs, {} free", n.gpus, full);
     }
     return true;
   }

@@ -19,6 +19,12 @@ struct PolicyCase {
   std::vector<int> gpus;
 };
 
+// An idle node and one whose last two GPUs are partly used.
+std::vector<NodeView> empty_and_worked() {
+  return {make_node("empty", {1000, 1000, 1000, 1000}),
+          make_node("worked", {1000, 1000, 600, 200}, "A100-80GB", 32000)};
+}
+
 class PolicyChoice : public ::testing::TestWithParam<PolicyCase> {};
 
 TEST_P(PolicyChoice, PicksNodeAndGpus) {
@@ -65,26 +71,16 @@ INSTANTIATE_TEST_SUITE_P(
                    share(500, 8000),
                    1,
                    {0}},
-        PolicyCase{"FgdPicksLeastFragmentationIncrease",
-                   "fgd",
-                   {make_node("empty", {1000, 1000, 1000, 1000}),
-                    make_node("worked", {1000, 1000, 600, 200}, "A100-80GB", 32000)},
-                   share(500),
-                   1,
-                   {2}},
+        PolicyCase{
+            "FgdPicksLeastFragmentationIncrease", "fgd", empty_and_worked(), share(500), 1, {2}},
         PolicyCase{"FgdTiesGoToLowestNode",
                    "fgd",
                    {make_node("a", {1000, 1000}), make_node("b", {1000, 1000})},
                    whole(1),
                    0,
                    {0}},
-        PolicyCase{"AllotAgreesWithFgdOnClearGradient",
-                   "allot",
-                   {make_node("empty", {1000, 1000, 1000, 1000}),
-                    make_node("worked", {1000, 1000, 600, 200}, "A100-80GB", 32000)},
-                   share(500),
-                   1,
-                   {2}}),
+        PolicyCase{
+            "AllotAgreesWithFgdOnClearGradient", "allot", empty_and_worked(), share(500), 1, {2}}),
     [](const auto& info) { return info.param.name; });
 
 struct FilterCase {

@@ -1,7 +1,9 @@
 // Small builders for the scheduling tests.
 #pragma once
 
+#include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "sched/sched.h"
@@ -39,6 +41,14 @@ inline CycleState worked_cycle() {
   cycle.typical.emplace_back(whole(1, 8000), 0.3);
   cycle.typical.emplace_back(whole(2, 40000), 0.2);
   return cycle;
+}
+
+// The policy `name` with the carbon score plugin added at `carbon_weight`; 0 leaves it off.
+inline Result<std::unique_ptr<Policy>> make_policy_with_carbon(std::string_view name,
+                                                               double carbon_weight) {
+  std::vector<AddedScore> added;
+  if (carbon_weight > 0) added.push_back({.plugin = "carbon", .weight = carbon_weight});
+  return make_policy(name, added);
 }
 
 }  // namespace allot::sched::testing

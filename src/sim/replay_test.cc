@@ -139,53 +139,44 @@ TEST(ResizeWorkload, RefusesToGrowATraceWithoutGpuPods) {
   EXPECT_EQ(pods.error().code, ErrorCode::kInvalidArgument);
 }
 
+// Shuffles copies of `items` with seeds 42, 42 and 43 and compares them through `key`: the same
+// seed gives the same order, another seed another, and each is a permutation of `items`.
+template <typename T, typename Key>
+void expect_seeded_permutation(const std::vector<T>& items,
+                               void (*shuffle)(std::vector<T>&, std::mt19937_64&), Key key) {
+  const auto shuffled = [&](uint64_t seed) {
+    std::vector<T> copy = items;
+    std::mt19937_64 rng(seed);
+    shuffle(copy, rng);
+    return key(copy);
+  };
+  const auto a = shuffled(42);
+  EXPECT_EQ(a, shuffled(42));
+  EXPECT_NE(a, shuffled(43));
+  EXPECT_NE(a, key(items));
+  auto sorted = a;
+  auto expected = key(items);
+  std::ranges::sort(sorted);
+  std::ranges::sort(expected);
+  EXPECT_EQ(sorted, expected);
+}
+
 TEST(ShuffleArrivals, IsAPermutationThatIsTheSameForTheSameSeedOnly) {
   std::vector<sched::Request> pods;
   for (int i = 1; i <= 50; ++i) pods.push_back(share(i));
-  std::vector<sched::Request> a = pods;
-  std::vector<sched::Request> b = pods;
-  std::vector<sched::Request> c = pods;
-  std::mt19937_64 rng_a(42);
-  std::mt19937_64 rng_b(42);
-  std::mt19937_64 rng_c(43);
-  shuffle_arrivals(a, rng_a);
-  shuffle_arrivals(b, rng_b);
-  shuffle_arrivals(c, rng_c);
-  EXPECT_EQ(shape(a), shape(b));
-  EXPECT_NE(shape(a), shape(c));
-  EXPECT_NE(shape(a), shape(pods));
-  std::vector<int64_t> sorted = shape(a);
-  std::ranges::sort(sorted);
-  EXPECT_EQ(sorted, shape(pods));
+  expect_seeded_permutation(pods, &shuffle_arrivals, shape);
 }
 
 TEST(ShuffleNodes, IsAPermutationThatIsTheSameForTheSameSeedOnly) {
   std::vector<sched::NodeView> nodes;
   nodes.reserve(30);
   for (int i = 0; i < 30; ++i) nodes.push_back(node(fmt::format("n{}", i), 1 + i % 8));
-  const auto ids = [](const std::vector<sched::NodeView>& list) {
+  expect_seeded_permutation(nodes, &shuffle_nodes, [](const std::vector<sched::NodeView>& list) {
     std::vector<std::string> out;
     out.reserve(list.size());
     for (const sched::NodeView& n : list) out.push_back(n.id);
     return out;
-  };
-  std::vector<sched::NodeView> a = nodes;
-  std::vector<sched::NodeView> b = nodes;
-  std::vector<sched::NodeView> c = nodes;
-  std::mt19937_64 rng_a(42);
-  std::mt19937_64 rng_b(42);
-  std::mt19937_64 rng_c(43);
-  shuffle_nodes(a, rng_a);
-  shuffle_nodes(b, rng_b);
-  shuffle_nodes(c, rng_c);
-  EXPECT_EQ(ids(a), ids(b));
-  EXPECT_NE(ids(a), ids(c));
-  EXPECT_NE(ids(a), ids(nodes));
-  std::vector<std::string> sorted = ids(a);
-  std::vector<std::string> expected = ids(nodes);
-  std::ranges::sort(sorted);
-  std::ranges::sort(expected);
-  EXPECT_EQ(sorted, expected);
+  });
 }
 
 // Two nodes of one GPU: capacity 2000 milli, so 1 % is 20 milli.

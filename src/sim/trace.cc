@@ -114,21 +114,33 @@ Status for_each_row(std::string_view text, std::string_view file,
   return {};
 }
 
-Result<sched::NodeView> node_of(const Row& row) {
-  sched::NodeView node;
-  node.id = std::string(row.text("sn"));
-  if (node.id.empty()) return row.error("sn", "empty");
+// The cpu_milli and memory_mib fields that nodes and pods both have.
+struct CpuMemory {
+  int64_t cpu_milli = 0;
+  int64_t memory_mib = 0;
+};
+
+Result<CpuMemory> cpu_memory_of(const Row& row) {
   const int64_t max = std::numeric_limits<int64_t>::max() / 2;
   Result<int64_t> cpu = row.number("cpu_milli", max);
   if (!cpu) return std::unexpected(cpu.error());
   Result<int64_t> memory = row.number("memory_mib", max);
   if (!memory) return std::unexpected(memory.error());
+  return CpuMemory{.cpu_milli = *cpu, .memory_mib = *memory};
+}
+
+Result<sched::NodeView> node_of(const Row& row) {
+  sched::NodeView node;
+  node.id = std::string(row.text("sn"));
+  if (node.id.empty()) return row.error("sn", "empty");
+  Result<CpuMemory> size = cpu_memory_of(row);
+  if (!size) return std::unexpected(size.error());
   Result<int64_t> gpus = row.number("gpu", kMaxGpusPerNode);
   if (!gpus) return std::unexpected(gpus.error());
   const std::string model(row.text("model"));
   if (*gpus > 0 && model.empty()) return row.error("model", "empty on a node with GPUs");
-  node.cpu_milli = node.free_cpu_milli = *cpu;
-  node.memory_mib = node.free_memory_mib = *memory;
+  node.cpu_milli = node.free_cpu_milli = size->cpu_milli;
+  node.memory_mib = node.free_memory_mib = size->memory_mib;
   for (int i = 0; i < *gpus; ++i) {
     node.gpus.push_back(sched::GpuSlot{.index = i, .model = model});
   }
@@ -154,12 +166,9 @@ Result<std::vector<std::string>> models_of_spec(const Row& row,
 }
 
 Result<sched::Request> request_of(const Row& row, const std::set<std::string>* known_models) {
-  const int64_t max = std::numeric_limits<int64_t>::max() / 2;
   sched::Request request;
-  Result<int64_t> cpu = row.number("cpu_milli", max);
-  if (!cpu) return std::unexpected(cpu.error());
-  Result<int64_t> memory = row.number("memory_mib", max);
-  if (!memory) return std::unexpected(memory.error());
+  Result<CpuMemory> size = cpu_memory_of(row);
+  if (!size) return std::unexpected(size.error());
   Result<int64_t> num_gpu = row.number("num_gpu", kMaxGpusPerPod);
   if (!num_gpu) return std::unexpected(num_gpu.error());
   Result<int64_t> gpu_milli = row.number("gpu_milli", 1000);
@@ -170,8 +179,8 @@ Result<sched::Request> request_of(const Row& row, const std::set<std::string>* k
   // trace never contains; accepting either would make the GPU milli sums disagree with placement.
   if (*num_gpu == 0 && *gpu_milli != 0) return row.error("gpu_milli", "not 0 with num_gpu 0");
   if (*num_gpu > 0 && *gpu_milli == 0) return row.error("gpu_milli", "0 on a GPU pod");
-  request.cpu_milli = *cpu;
-  request.memory_mib = *memory;
+  request.cpu_milli = size->cpu_milli;
+  request.memory_mib = size->memory_mib;
   if (*num_gpu == 1 && *gpu_milli < 1000) {
     request.gpu_milli = static_cast<int>(*gpu_milli);
   } else {

@@ -60,11 +60,13 @@ export interface Column<T> {
   class?: string;
 }
 
-export function table<T>(
-  rows: T[],
-  columns: Column<T>[],
-  options: { empty?: string; rowAttrs?: (row: T) => Attrs; testid?: string } = {},
-): HTMLElement {
+export interface TableOptions<T> {
+  empty?: string;
+  rowAttrs?: (row: T) => Attrs;
+  testid?: string;
+}
+
+export function table<T>(rows: T[], columns: Column<T>[], options: TableOptions<T> = {}): HTMLElement {
   if (!rows.length) return h('div', { class: 'empty' }, options.empty ?? 'Nothing here yet.');
   return h(
     'div',
@@ -82,6 +84,11 @@ export function table<T>(
       ),
     ),
   );
+}
+
+// Shows `rows` as a table in `parent`, unless those rows are already shown there.
+export function renderTable<T>(parent: HTMLElement, rows: T[], columns: Column<T>[], options: TableOptions<T> = {}): void {
+  renderIf(parent, rows, () => table(rows, columns, options));
 }
 
 export function card(title: Child, ...body: Child[]): HTMLElement {

@@ -47,10 +47,12 @@ struct ShimArgs {
 
 // --- Async-signal-safe helpers: no allocation, no locks, no stdio. ---
 
-bool write_all(int fd, const void* data, size_t size) {
-  const char* p = static_cast<const char*>(data);
+// Calls `io` (::read or ::write) until `size` bytes have moved, again after EINTR; false on an
+// error or an early end of file.
+template <typename Byte, typename Io>
+bool transfer_all(int fd, Byte* p, size_t size, Io io) {
   while (size > 0) {
-    const ssize_t n = ::write(fd, p, size);
+    const ssize_t n = io(fd, p, size);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) return false;
     p += n;
@@ -59,16 +61,12 @@ bool write_all(int fd, const void* data, size_t size) {
   return true;
 }
 
+bool write_all(int fd, const void* data, size_t size) {
+  return transfer_all(fd, static_cast<const char*>(data), size, ::write);
+}
+
 bool read_all(int fd, void* data, size_t size) {
-  char* p = static_cast<char*>(data);
-  while (size > 0) {
-    const ssize_t n = ::read(fd, p, size);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    p += n;
-    size -= static_cast<size_t>(n);
-  }
-  return true;
+  return transfer_all(fd, static_cast<char*>(data), size, ::read);
 }
 
 // Writes `value` in decimal at `out` (room for 12 bytes) and returns how many bytes it took.

@@ -1,10 +1,15 @@
 import { api, ApiError, qs } from '../api';
 import { SimpleChart } from '../charts';
 import type { Ctx, PageView } from '../context';
-import { card, h, kpi, renderIf, replace, table } from '../dom';
+import { card, h, kpi, renderIf, renderTable, replace, table, type Column } from '../dom';
 import { addMoney, money, num, pct, thisMonth } from '../format';
 import type { BuyOrRentItem, PaybackItem, Report, Usage } from '../types';
 import { dayRange, fromDays } from './usage';
+
+// A right-aligned column of amounts, each shown to `digits` decimals.
+function moneyColumn<T>(title: string, amount: (row: T) => string | null | undefined, digits?: number): Column<T> {
+  return { title, cell: (row) => money(amount(row), digits), class: 'num' };
+}
 
 function lastMonths(n: number): string[] {
   const out: string[] = [];
@@ -117,47 +122,45 @@ export function financePage(ctx: Ctx): PageView {
         [
           { title: by.value, cell: (g) => h('strong', null, g.key) },
           { title: 'GPUs', cell: (g) => String(g.gpus), class: 'num' },
-          { title: 'Revenue', cell: (g) => money(g.revenue), class: 'num' },
-          { title: 'Depreciation', cell: (g) => money(g.depreciation), class: 'num' },
-          { title: 'Interest + lease', cell: (g) => money(addMoney(g.interest, g.lease)), class: 'num' },
-          { title: 'Power', cell: (g) => money(g.power), class: 'num' },
-          { title: 'Colocation', cell: (g) => money(g.colocation), class: 'num' },
-          { title: 'Other', cell: (g) => money(g.other), class: 'num' },
-          { title: 'Costs', cell: (g) => money(g.costs), class: 'num' },
+          moneyColumn('Revenue', (g) => g.revenue),
+          moneyColumn('Depreciation', (g) => g.depreciation),
+          moneyColumn('Interest + lease', (g) => addMoney(g.interest, g.lease)),
+          moneyColumn('Power', (g) => g.power),
+          moneyColumn('Colocation', (g) => g.colocation),
+          moneyColumn('Other', (g) => g.other),
+          moneyColumn('Costs', (g) => g.costs),
           { title: 'Margin', cell: (g) => h('span', { class: Number(g.margin) < 0 ? 'neg' : 'pos' }, money(g.margin)), class: 'num' },
           { title: 'Utilisation', cell: (g) => pct(g.utilisation), class: 'num' },
           { title: 'Break-even', cell: (g) => breakEven(g.break_even_utilisation), class: 'num' },
-          { title: 'Idle cost', cell: (g) => money(g.idle_cost), class: 'num' },
+          moneyColumn('Idle cost', (g) => g.idle_cost),
           { title: 'Energy', cell: (g) => h('span', null, `${num(g.energy_kwh, 3)} kWh`, h('br'), h('span', { class: 'muted' }, `${num(g.carbon_kg, 3)} kg CO2e`)), class: 'num' },
         ],
         { empty: 'Nothing ran this month.' },
       ),
     );
-    renderIf(payback, pay.items, () =>
-      table(
-        pay.items,
-        [
-          { title: 'Asset', cell: (a) => a.name },
-          { title: 'Cost', cell: (a) => money(a.cost), class: 'num' },
-          { title: 'Recovered', cell: (a) => money(a.recovered), class: 'num' },
-          { title: 'Last month margin', cell: (a) => money(a.last_month_margin), class: 'num' },
-          { title: 'Pays back', cell: (a) => (a.payback_month ? `${a.payback_month}${a.projected ? ' (projected)' : ''}` : 'not at this margin') },
-        ],
-        { empty: 'No asset recorded (POST /v1/finance/assets).' },
-      ),
+    renderTable(
+      payback,
+      pay.items,
+      [
+        { title: 'Asset', cell: (a) => a.name },
+        moneyColumn('Cost', (a) => a.cost),
+        moneyColumn('Recovered', (a) => a.recovered),
+        moneyColumn('Last month margin', (a) => a.last_month_margin),
+        { title: 'Pays back', cell: (a) => (a.payback_month ? `${a.payback_month}${a.projected ? ' (projected)' : ''}` : 'not at this margin') },
+      ],
+      { empty: 'No asset recorded (POST /v1/finance/assets).' },
     );
-    renderIf(buyRent, bor.items, () =>
-      table(
-        bor.items,
-        [
-          { title: 'Model', cell: (b) => b.gpu_model },
-          { title: 'Owned costs', cell: (b) => money(b.owned_costs), class: 'num' },
-          { title: 'Used / available h', cell: (b) => `${num(b.allocated_gpu_hours, 1)} / ${num(b.available_gpu_hours, 1)}`, class: 'num' },
-          { title: 'Owned per used GPU-h', cell: (b) => money(b.owned_per_used_gpu_hour, 4), class: 'num' },
-          { title: 'Cheapest rental', cell: (b) => (b.quotes[0] ? `${b.quotes[0].provider} ${money(b.quotes[0].price_per_gpu_hour, 4)}/h` : 'no rental price') },
-        ],
-        { empty: 'No GPU model owned.' },
-      ),
+    renderTable(
+      buyRent,
+      bor.items,
+      [
+        { title: 'Model', cell: (b) => b.gpu_model },
+        moneyColumn('Owned costs', (b) => b.owned_costs),
+        { title: 'Used / available h', cell: (b) => `${num(b.allocated_gpu_hours, 1)} / ${num(b.available_gpu_hours, 1)}`, class: 'num' },
+        moneyColumn('Owned per used GPU-h', (b) => b.owned_per_used_gpu_hour, 4),
+        { title: 'Cheapest rental', cell: (b) => (b.quotes[0] ? `${b.quotes[0].provider} ${money(b.quotes[0].price_per_gpu_hour, 4)}/h` : 'no rental price') },
+      ],
+      { empty: 'No GPU model owned.' },
     );
   }
   return { el, refresh, destroy: () => { pnl.destroy(); util.destroy(); trend.destroy(); energy.destroy(); } };

@@ -1,6 +1,6 @@
 import { api, apiText, listAll } from '../api';
 import type { Ctx, PageView } from '../context';
-import { badge, card, h, kpi, link, renderIf, replace, table } from '../dom';
+import { badge, card, h, kpi, link, renderIf, renderTable, replace } from '../dom';
 import { actionForm, attempt } from '../forms';
 import { money, thisMonth, time } from '../format';
 import type { Invoice } from '../types';
@@ -35,22 +35,21 @@ export function invoicesPage(ctx: Ctx): PageView {
       replace(tenant, tenants.map((t) => h('option', { value: t.id }, t.name)));
       if (v) tenant.value = v;
     }
-    renderIf(list, invoices, () =>
-      table(
-        invoices,
-        [
-          { title: 'Number', cell: (i) => link(`#/invoices/${i.id}`, i.number ?? 'draft') },
-          { title: 'Tenant', cell: (i) => ctx.tenantName(i.tenant_id) },
-          { title: 'Month', cell: (i) => i.month },
-          { title: 'Status', cell: (i) => badge(i.status) },
-          { title: 'Lines', cell: (i) => String(i.lines.length), class: 'num' },
-          { title: 'Total', cell: (i) => money(i.total), class: 'num' },
-          { title: 'Amount due', cell: (i) => money(i.amount_due), class: 'num' },
-          { title: 'Drafted', cell: (i) => time(i.drafted_at) },
-          { title: 'Id', cell: (i) => link(`#/invoices/${i.id}`, i.id), class: 'mono' },
-        ],
-        { empty: 'No invoice yet.', testid: 'invoices-table', rowAttrs: (i) => ({ 'data-id': i.id }) },
-      ),
+    renderTable(
+      list,
+      invoices,
+      [
+        { title: 'Number', cell: (i) => link(`#/invoices/${i.id}`, i.number ?? 'draft') },
+        { title: 'Tenant', cell: (i) => ctx.tenantName(i.tenant_id) },
+        { title: 'Month', cell: (i) => i.month },
+        { title: 'Status', cell: (i) => badge(i.status) },
+        { title: 'Lines', cell: (i) => String(i.lines.length), class: 'num' },
+        { title: 'Total', cell: (i) => money(i.total), class: 'num' },
+        { title: 'Amount due', cell: (i) => money(i.amount_due), class: 'num' },
+        { title: 'Drafted', cell: (i) => time(i.drafted_at) },
+        { title: 'Id', cell: (i) => link(`#/invoices/${i.id}`, i.id), class: 'mono' },
+      ],
+      { empty: 'No invoice yet.', testid: 'invoices-table', rowAttrs: (i) => ({ 'data-id': i.id }) },
     );
   }
   return { el, refresh };

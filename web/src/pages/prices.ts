@@ -1,6 +1,6 @@
 import { api } from '../api';
 import type { Ctx, PageView } from '../context';
-import { badge, card, h, renderIf, table, type Child } from '../dom';
+import { badge, card, h, renderTable, type Child } from '../dom';
 import { actionForm } from '../forms';
 import { rate, time } from '../format';
 import type { Price, Region, RegionModel } from '../types';
@@ -47,39 +47,37 @@ export function pricesPage(ctx: Ctx): PageView {
   async function refresh(): Promise<void> {
     const [p, r] = await Promise.all([api<{ items: Price[] }>('/v1/prices?limit=1000'), api<{ items: Region[] }>('/v1/regions')]);
     const rows = [...p.items].sort((a, b) => a.gpu_model.localeCompare(b.gpu_model) || a.region.localeCompare(b.region) || a.price_class.localeCompare(b.price_class) || a.effective_at.localeCompare(b.effective_at));
-    renderIf(prices, rows, () =>
-      table(
-        rows,
-        [
-          { title: 'GPU model', cell: (x) => h('strong', null, x.gpu_model) },
-          { title: 'Region', cell: (x) => x.region },
-          { title: 'Class', cell: (x) => x.price_class },
-          { title: 'GPU-hour', cell: (x) => rate(x.gpu_hour), class: 'num' },
-          { title: 'CPU-hour', cell: (x) => rate(x.cpu_hour), class: 'num' },
-          { title: 'GiB-hour', cell: (x) => rate(x.memory_gib_hour), class: 'num' },
-          { title: 'From', cell: (x) => time(x.effective_at) },
-          { title: '', cell: (x) => (x.in_force ? badge('in force', 'running') : badge('scheduled', 'queued')) },
-        ],
-        { empty: 'No price set: no work is placed until one is (work is never run uncharged).', testid: 'prices-table' },
-      ),
+    renderTable(
+      prices,
+      rows,
+      [
+        { title: 'GPU model', cell: (x) => h('strong', null, x.gpu_model) },
+        { title: 'Region', cell: (x) => x.region },
+        { title: 'Class', cell: (x) => x.price_class },
+        { title: 'GPU-hour', cell: (x) => rate(x.gpu_hour), class: 'num' },
+        { title: 'CPU-hour', cell: (x) => rate(x.cpu_hour), class: 'num' },
+        { title: 'GiB-hour', cell: (x) => rate(x.memory_gib_hour), class: 'num' },
+        { title: 'From', cell: (x) => time(x.effective_at) },
+        { title: '', cell: (x) => (x.in_force ? badge('in force', 'running') : badge('scheduled', 'queued')) },
+      ],
+      { empty: 'No price set: no work is placed until one is (work is never run uncharged).', testid: 'prices-table' },
     );
     const regionRows: { reg: Region; m: RegionModel | null }[] = r.items.flatMap((reg) => (reg.models.length ? reg.models.map((m) => ({ reg, m: m as RegionModel | null })) : [{ reg, m: null }]));
-    renderIf(regions, regionRows, () =>
-      table(
-        regionRows,
-        [
-          { title: 'Region', cell: (x) => h('strong', null, x.reg.region) },
-          { title: 'GPU model', cell: (x) => x.m?.gpu_model ?? '–' },
-          { title: 'GPUs', cell: (x) => String(x.m?.gpus ?? 0), class: 'num' },
-          { title: 'Free', cell: (x) => String(x.m?.free_gpus ?? 0), class: 'num' },
-          { title: 'On-demand', cell: (x) => offered(x.m, x.m?.on_demand_gpu_hour), class: 'num' },
-          { title: 'Spot', cell: (x) => offered(x.m, x.m?.spot_gpu_hour, x.m?.spot_from_on_demand), class: 'num' },
-          { title: 'Grid gCO2e/kWh', cell: (x) => (x.reg.carbon_g_per_kwh === null ? '–' : String(x.reg.carbon_g_per_kwh)), class: 'num' },
-          { title: 'PUE', cell: (x) => x.reg.pue ?? '–', class: 'num' },
-          { title: 'Latency', cell: (x) => Object.entries(x.reg.latency_ms).map(([k, v]) => `${k} ${v} ms`).join(', ') || '–' },
-        ],
-        { empty: 'No region yet.' },
-      ),
+    renderTable(
+      regions,
+      regionRows,
+      [
+        { title: 'Region', cell: (x) => h('strong', null, x.reg.region) },
+        { title: 'GPU model', cell: (x) => x.m?.gpu_model ?? '–' },
+        { title: 'GPUs', cell: (x) => String(x.m?.gpus ?? 0), class: 'num' },
+        { title: 'Free', cell: (x) => String(x.m?.free_gpus ?? 0), class: 'num' },
+        { title: 'On-demand', cell: (x) => offered(x.m, x.m?.on_demand_gpu_hour), class: 'num' },
+        { title: 'Spot', cell: (x) => offered(x.m, x.m?.spot_gpu_hour, x.m?.spot_from_on_demand), class: 'num' },
+        { title: 'Grid gCO2e/kWh', cell: (x) => (x.reg.carbon_g_per_kwh === null ? '–' : String(x.reg.carbon_g_per_kwh)), class: 'num' },
+        { title: 'PUE', cell: (x) => x.reg.pue ?? '–', class: 'num' },
+        { title: 'Latency', cell: (x) => Object.entries(x.reg.latency_ms).map(([k, v]) => `${k} ${v} ms`).join(', ') || '–' },
+      ],
+      { empty: 'No region yet.' },
     );
   }
   return { el, refresh };
