@@ -2,6 +2,8 @@
 // presence, type and strangers. The first problem found is the one reported.
 #pragma once
 
+#include <array>
+#include <cstddef>
 #include <map>
 #include <optional>
 #include <span>
@@ -39,6 +41,23 @@ class JsonBody {
   std::optional<std::map<std::string, std::string>> optional_string_map(const std::string& name);
   // The field's raw JSON (arrays and objects of any shape), or null when absent.
   nlohmann::json optional_json(const std::string& name);
+
+  // Several string fields read in order, as required_string and optional_string read each one:
+  //   auto [name, email] = body.required_string_fields({"name", "email"});
+  template <std::size_t N>
+  std::array<std::string, N> required_string_fields(const char* const (&names)[N]) {
+    std::array<std::string, N> values;
+    std::size_t i = 0;
+    for (const char* name : names) values.at(i++) = required_string(name);
+    return values;
+  }
+  template <std::size_t N>
+  std::array<std::optional<std::string>, N> optional_string_fields(const char* const (&names)[N]) {
+    std::array<std::optional<std::string>, N> values;
+    std::size_t i = 0;
+    for (const char* name : names) values.at(i++) = optional_string(name);
+    return values;
+  }
 
   [[nodiscard]] Status finish();
 

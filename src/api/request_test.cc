@@ -64,6 +64,25 @@ TEST(JsonBody, ReportsTheFirstProblem) {
   EXPECT_TRUE(good.finish());
 }
 
+TEST(JsonBody, ReadsSeveralStringFieldsInOrder) {
+  JsonBody body(R"({"a": "1", "b": "2", "d": "4"})");
+  const auto [a, b] = body.required_string_fields({"a", "b"});
+  const auto [c, d] = body.optional_string_fields({"c", "d"});
+  EXPECT_EQ(a, "1");
+  EXPECT_EQ(b, "2");
+  EXPECT_EQ(c, std::nullopt);
+  EXPECT_EQ(d, "4");
+  EXPECT_TRUE(body.finish());
+
+  // The first field missing is the one reported.
+  JsonBody missing(R"({"a": "1"})");
+  (void)missing.required_string_fields({"a", "b", "c"});
+  auto status = missing.finish();
+  ASSERT_FALSE(status);
+  EXPECT_EQ(status.error().code, ErrorCode::kMissingField);
+  EXPECT_NE(status.error().message.find("'b'"), std::string::npos) << status.error().message;
+}
+
 TEST(ReadPage, ChecksLimitAndUnknownParameters) {
   auto target = parse_target("/v1/x?limit=0");
   EXPECT_EQ(read_page(*target, {}).error().code, ErrorCode::kInvalidArgument);

@@ -2,14 +2,10 @@
 
 #include <algorithm>
 
+#include <boost/algorithm/string/case_conv.hpp>
+
 namespace allot::cli {
 namespace {
-
-std::string upper(std::string text) {
-  std::transform(text.begin(), text.end(), text.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
-  return text;
-}
 
 std::string cell(const nlohmann::json& value) {
   if (value.is_null() || (value.is_string() && value.get<std::string>().empty())) return "-";
@@ -59,11 +55,11 @@ void flatten(const nlohmann::json& object, const std::string& prefix, Flat& flat
     if (!label.empty()) label += '.';
     label += key;
     if (is_record_list(value)) {
-      flat.tables.emplace_back(upper(label), &value);
+      flat.tables.emplace_back(boost::algorithm::to_upper_copy(label), &value);
     } else if (value.is_object() && !value.empty()) {
       flatten(value, label, flat);
     } else {
-      flat.lines.emplace_back(upper(label), cell(value));
+      flat.lines.emplace_back(boost::algorithm::to_upper_copy(label), cell(value));
     }
   }
 }
@@ -76,7 +72,8 @@ void print_table(std::ostream& out, const nlohmann::json& items,
   rows.reserve(items.size() + 1);
   std::vector<std::string> header;
   header.reserve(columns.size());
-  for (const Column& column : columns) header.push_back(upper(column.header));
+  for (const Column& column : columns)
+    header.push_back(boost::algorithm::to_upper_copy(column.header));
   rows.push_back(header);
   for (const auto& item : items) {
     std::vector<std::string> row;

@@ -31,32 +31,4 @@ struct EnumNames {
   }
 };
 
-// A value and its name, for tables whose values are not simply 0, 1, ... in order.
-template <typename Enum>
-struct EnumName {
-  Enum value;
-  std::string_view name;
-};
-
-// The name of `value` in `table`; `fallback` for a value the table lacks (one cast from a bad
-// integer).
-template <typename Table, typename Enum>
-[[nodiscard]] constexpr std::string_view name_in(const Table& table, Enum value,
-                                                 std::string_view fallback) {
-  for (const auto& entry : table) {
-    if (entry.value == value) return entry.name;
-  }
-  return fallback;
-}
-
-// The value that `name` names in `table`, if any.
-template <typename Table>
-[[nodiscard]] constexpr auto parse_in(const Table& table, std::string_view name)
-    -> std::optional<decltype(table.begin()->value)> {
-  for (const auto& entry : table) {
-    if (entry.name == name) return entry.value;
-  }
-  return std::nullopt;
-}
-
 }  // namespace allot

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <array>
-#include <cctype>
 #include <charconv>
 #include <cstring>
 #include <deque>
@@ -11,6 +10,7 @@
 #include <fmt/format.h>
 #include <toml++/toml.h>
 #include <CLI/CLI.hpp>
+#include <boost/algorithm/string/case_conv.hpp>
 
 #include "common/address_policy.h"
 #include "common/image_ref.h"
@@ -171,10 +171,7 @@ constexpr std::array<TextSetting, 15> kTextSettings = {{
 
 // ALLOT_ and a setting's name in capitals.
 std::string env_name(std::string_view name) {
-  std::string variable = "ALLOT_" + std::string(name);
-  std::transform(variable.begin(), variable.end(), variable.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
-  return variable;
+  return "ALLOT_" + boost::algorithm::to_upper_copy(std::string(name));
 }
 
 Status apply_file(DaemonConfig& config, const std::string& path) {

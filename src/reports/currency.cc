@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "core/model/invoice.h"
+
 namespace allot::billing {
 namespace {
 
@@ -92,18 +94,18 @@ std::string exact_money_text(int64_t micros, const Currency& currency) {
                      currency.code);
 }
 
-MinorAmounts document_amounts(const MicroAmounts& micros, const Currency& currency) {
+MinorAmounts document_amounts(const Invoice& invoice, const Currency& currency) {
   auto round = [&](int64_t value) { return to_minor_units(value, currency); };
   MinorAmounts out;
-  for (int64_t line : micros.lines) {
-    out.lines.push_back(round(line));
+  for (const InvoiceLine& line : invoice.lines) {
+    out.lines.push_back(round(line.amount_micros));
     out.subtotal += out.lines.back();
   }
-  out.credits = round(micros.credits);
-  out.total = round(micros.total);
+  out.credits = round(invoice.credits_micros);
+  out.total = round(invoice.total_micros);
   out.rounding = out.total - (out.subtotal - out.credits);
-  out.credited = round(micros.credited);
-  out.paid_from_balance = round(micros.paid_from_balance);
+  out.credited = round(invoice.credited_micros);
+  out.paid_from_balance = round(invoice.payments.paid_micros);
   out.amount_due = std::max<int64_t>(0, out.total - out.credited - out.paid_from_balance);
   return out;
 }

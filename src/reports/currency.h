@@ -9,6 +9,10 @@
 #include <string_view>
 #include <vector>
 
+namespace allot {
+struct Invoice;
+}  // namespace allot
+
 namespace allot::billing {
 
 struct Currency {
@@ -45,14 +49,7 @@ struct MinorAmounts {
   int64_t amount_due = 0;
 };
 
-struct MicroAmounts {
-  std::vector<int64_t> lines;
-  int64_t credits = 0;
-  int64_t total = 0;
-  int64_t credited = 0;
-  int64_t paid_from_balance = 0;
-};
-
-MinorAmounts document_amounts(const MicroAmounts& micros, const Currency& currency);
+// The amounts `invoice` shows, from its lines, totals and what its prepaid balance paid.
+MinorAmounts document_amounts(const Invoice& invoice, const Currency& currency);
 
 }  // namespace allot::billing

@@ -1,6 +1,11 @@
 #include "reports/currency.h"
 
+#include <initializer_list>
+#include <vector>
+
 #include <gtest/gtest.h>
+
+#include "core/model/invoice.h"
 
 namespace allot::billing {
 namespace {
@@ -8,6 +13,13 @@ namespace {
 const Currency kUsd{.code = "USD", .exponent = 2};
 const Currency kJpy{.code = "JPY", .exponent = 0};
 const Currency kKwd{.code = "KWD", .exponent = 3};
+
+// Invoice lines of these amounts.
+std::vector<InvoiceLine> lines_of(std::initializer_list<int64_t> amounts_micros) {
+  std::vector<InvoiceLine> lines;
+  for (int64_t amount : amounts_micros) lines.push_back(InvoiceLine{.amount_micros = amount});
+  return lines;
+}
 
 TEST(Currency, KnowsIso4217CodesAndTheirMinorUnits) {
   EXPECT_EQ(find_currency("USD")->exponent, 2);
@@ -44,19 +56,19 @@ TEST(Currency, RoundsHalfAwayFromZeroToTheMinorUnit) {
 TEST(Currency, ARoundingLineKeepsTheShownTotalTheLedgersTotalRoundedOnce) {
   // Three lines of 0.005 each: rounded one by one they show 0.03, while the ledger's total,
   // 0.015, rounds to 0.02. The rounding line takes the difference.
-  const MinorAmounts shown =
-      document_amounts(MicroAmounts{.lines = {5'000, 5'000, 5'000}, .total = 15'000}, kUsd);
+  const MinorAmounts shown = document_amounts(
+      Invoice{.lines = lines_of({5'000, 5'000, 5'000}), .total_micros = 15'000}, kUsd);
   EXPECT_EQ(shown.lines, (std::vector<int64_t>{1, 1, 1}));
   EXPECT_EQ(shown.subtotal, 3);
   EXPECT_EQ(shown.total, 2);
   EXPECT_EQ(shown.rounding, -1);
   EXPECT_EQ(shown.amount_due, 2);
   // Credits and what followed the total: each shown sum holds.
-  const MinorAmounts prepaid = document_amounts(MicroAmounts{.lines = {1'004'000, 2'004'000},
-                                                             .credits = 4'000,
-                                                             .total = 3'004'000,
-                                                             .credited = 1'000'000,
-                                                             .paid_from_balance = 2'004'000},
+  const MinorAmounts prepaid = document_amounts(Invoice{.payments = {.paid_micros = 2'004'000},
+                                                        .lines = lines_of({1'004'000, 2'004'000}),
+                                                        .credits_micros = 4'000,
+                                                        .total_micros = 3'004'000,
+                                                        .credited_micros = 1'000'000},
                                                 kUsd);
   EXPECT_EQ(prepaid.subtotal - prepaid.credits + prepaid.rounding, prepaid.total);
   EXPECT_EQ(prepaid.total, 300);

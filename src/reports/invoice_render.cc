@@ -294,12 +294,7 @@ std::string invoice_html(const State& state, const Invoice& invoice, const Issue
       "<th class=\"n\">GPU-hours</th><th class=\"n\">Energy (kWh)</th>"
       "<th class=\"n\">CO2e (kg)</th><th class=\"n\">Amount ({})</th></tr></thead><tbody>\n",
       currency.code);
-  MicroAmounts micros{.credits = invoice.credits_micros,
-                      .total = invoice.total_micros,
-                      .credited = invoice.credited_micros,
-                      .paid_from_balance = invoice.payments.paid_micros};
-  for (const InvoiceLine& line : invoice.lines) micros.lines.push_back(line.amount_micros);
-  const MinorAmounts shown = document_amounts(micros, currency);
+  const MinorAmounts shown = document_amounts(invoice, currency);
   for (size_t i = 0; i < invoice.lines.size(); ++i) {
     const InvoiceLine& line = invoice.lines[i];
     out += fmt::format(

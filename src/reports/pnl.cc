@@ -148,6 +148,19 @@ int64_t NodeMonth::costs_micros() const {
          power_micros + colocation_micros + other_micros;
 }
 
+std::array<std::pair<std::string_view, int64_t>, 10> NodeMonth::lines() const {
+  return {{{"revenue", revenue_micros},
+           {"depreciation", depreciation_micros},
+           {"retirement_loss", retirement_loss_micros},
+           {"interest", interest_micros},
+           {"lease", lease_micros},
+           {"power", power_micros},
+           {"colocation", colocation_micros},
+           {"other", other_micros},
+           {"costs", costs_micros()},
+           {"margin", margin_micros()}}};
+}
+
 Result<MonthPnl> month_pnl(const State& state, TimeMs month_ms, TimeMs now_ms) {
   if (month_start(month_ms) != month_ms) {
     return fail(ErrorCode::kInvalidArgument, "a P&L's month starts at its first moment");

@@ -3,8 +3,11 @@
 // carbon and how much of the GPUs' time was sold.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "common/error.h"
@@ -45,6 +48,9 @@ struct NodeMonth {
   bool operator==(const NodeMonth&) const = default;
   int64_t costs_micros() const;
   int64_t margin_micros() const { return revenue_micros - costs_micros(); }
+  // The P&L's lines by the names reports show them under, in their order: revenue, each cost,
+  // costs, margin. Every report of a node-month (API, CSV, simulation) lists these.
+  std::array<std::pair<std::string_view, int64_t>, 10> lines() const;
 };
 
 struct MonthPnl {

@@ -50,90 +50,89 @@ Pick pick_gpus(const CompiledRequest& request, const NodeFacts& facts, Prefer pr
 
 double ratio(double part, double whole) { return whole > 0 ? part / whole : 0.0; }
 
-class FirstFit final : public Score {
+// The signature of a score plugin's core: node number `index`'s score, with the GPUs it would
+// take set in `pick`.
+using Eval = double(Env& env, const CompiledRequest& request, size_t index, const NodeFacts& facts,
+                    Pick& pick);
+
+// A score plugin that keeps nothing of its own: all it knows comes from the cycle, so its core is
+// the function `kEval`.
+template <Eval* kEval>
+class PureScore final : public Score {
  public:
-  std::string_view name() const override { return "first-fit"; }
-  double eval(Env& /*env*/, const CompiledRequest& request, size_t index, const NodeFacts& facts,
+  explicit PureScore(std::string_view name) : name_(name) {}
+  std::string_view name() const override { return name_; }
+  double eval(Env& env, const CompiledRequest& request, size_t index, const NodeFacts& facts,
               Pick& pick) const override {
-    pick = pick_gpus(request, facts, Prefer::kLowest);
-    return -static_cast<double>(index);
+    return kEval(env, request, index, facts, pick);
   }
+
+ private:
+  std::string_view name_;
 };
 
-class BestFit final : public Score {
- public:
-  std::string_view name() const override { return "best-fit"; }
-  double eval(Env& /*env*/, const CompiledRequest& request, size_t /*index*/,
-              const NodeFacts& facts, Pick& pick) const override {
-    pick = pick_gpus(request, facts, Prefer::kTightest);
-    // GPU milli left decides; CPU left (a fraction below 1) only breaks ties between equal milli.
-    const auto gpu_left = static_cast<double>(facts.total_free - gpu_milli(request.need));
-    const double cpu_left = ratio(static_cast<double>(facts.free_cpu - request.need.cpu),
-                                  static_cast<double>(facts.cap_cpu) + 1.0);
-    return -(gpu_left + cpu_left);
-  }
-};
+double first_fit(Env& /*env*/, const CompiledRequest& request, size_t index, const NodeFacts& facts,
+                 Pick& pick) {
+  pick = pick_gpus(request, facts, Prefer::kLowest);
+  return -static_cast<double>(index);
+}
 
-class Spread final : public Score {
- public:
-  std::string_view name() const override { return "spread"; }
-  double eval(Env& /*env*/, const CompiledRequest& request, size_t /*index*/,
-              const NodeFacts& facts, Pick& pick) const override {
-    pick = pick_gpus(request, facts, Prefer::kLoosest);
-    return facts.total_free;
-  }
-};
+double best_fit(Env& /*env*/, const CompiledRequest& request, size_t /*index*/,
+                const NodeFacts& facts, Pick& pick) {
+  pick = pick_gpus(request, facts, Prefer::kTightest);
+  // GPU milli left decides; CPU left (a fraction below 1) only breaks ties between equal milli.
+  const auto gpu_left = static_cast<double>(facts.total_free - gpu_milli(request.need));
+  const double cpu_left = ratio(static_cast<double>(facts.free_cpu - request.need.cpu),
+                                static_cast<double>(facts.cap_cpu) + 1.0);
+  return -(gpu_left + cpu_left);
+}
+
+double spread(Env& /*env*/, const CompiledRequest& request, size_t /*index*/,
+              const NodeFacts& facts, Pick& pick) {
+  pick = pick_gpus(request, facts, Prefer::kLoosest);
+  return facts.total_free;
+}
 
 // The FGD paper's GpuPacking baseline: a share goes first to a GPU already in use, then to an
 // idle GPU on a node in use, then to an idle node; whole GPUs go to the node with fewest free.
-class Packing final : public Score {
- public:
-  std::string_view name() const override { return "gpu-packing"; }
-  double eval(Env& /*env*/, const CompiledRequest& request, size_t /*index*/,
-              const NodeFacts& facts, Pick& pick) const override {
-    const Need& n = request.need;
-    const double fewest_free = -static_cast<double>(facts.full);
-    if (n.milli <= 0) {
-      pick = pick_gpus(request, facts, Prefer::kLowest);
-      return fewest_free;
-    }
-    int partial = -1;
-    for (int i = 0; i < facts.count; ++i) {
-      const int f = facts.free[static_cast<size_t>(i)];
-      if (usable(facts, request, i) && f >= n.milli && f < kWholeMilli &&
-          (partial < 0 || f < facts.free[static_cast<size_t>(partial)])) {
-        partial = i;
-      }
-    }
-    if (partial >= 0) {
-      pick = Pick{1} << partial;
-      return 2 * kMaxGpus + fewest_free;
-    }
+double packing(Env& /*env*/, const CompiledRequest& request, size_t /*index*/,
+               const NodeFacts& facts, Pick& pick) {
+  const Need& n = request.need;
+  const double fewest_free = -static_cast<double>(facts.full);
+  if (n.milli <= 0) {
     pick = pick_gpus(request, facts, Prefer::kLowest);
-    const bool node_in_use = facts.full < facts.count;
-    return (node_in_use ? kMaxGpus : 0) + fewest_free;
+    return fewest_free;
   }
-};
+  int partial = -1;
+  for (int i = 0; i < facts.count; ++i) {
+    const int f = facts.free[static_cast<size_t>(i)];
+    if (usable(facts, request, i) && f >= n.milli && f < kWholeMilli &&
+        (partial < 0 || f < facts.free[static_cast<size_t>(partial)])) {
+      partial = i;
+    }
+  }
+  if (partial >= 0) {
+    pick = Pick{1} << partial;
+    return 2 * kMaxGpus + fewest_free;
+  }
+  pick = pick_gpus(request, facts, Prefer::kLowest);
+  const bool node_in_use = facts.full < facts.count;
+  return (node_in_use ? kMaxGpus : 0) + fewest_free;
+}
 
 // Tetris: the dot product of the request and the node's free resources, each normalised by the
 // node's capacity, so a node whose free shape matches the request's shape wins.
-class DotProduct final : public Score {
- public:
-  std::string_view name() const override { return "dot-product"; }
-  double eval(Env& /*env*/, const CompiledRequest& request, size_t /*index*/,
-              const NodeFacts& facts, Pick& pick) const override {
-    pick = pick_gpus(request, facts, Prefer::kLowest);
-    const Need& n = request.need;
-    const double cpu = static_cast<double>(facts.cap_cpu);
-    const double mem = static_cast<double>(facts.cap_mem);
-    const double gpu = kWholeMilli * static_cast<double>(facts.count);
-    return ratio(static_cast<double>(n.cpu), cpu) *
-               ratio(static_cast<double>(facts.free_cpu), cpu) +
-           ratio(static_cast<double>(n.mem), mem) *
-               ratio(static_cast<double>(facts.free_mem), mem) +
-           ratio(static_cast<double>(gpu_milli(n)), gpu) * ratio(facts.total_free, gpu);
-  }
-};
+double dot_product(Env& /*env*/, const CompiledRequest& request, size_t /*index*/,
+                   const NodeFacts& facts, Pick& pick) {
+  pick = pick_gpus(request, facts, Prefer::kLowest);
+  const Need& n = request.need;
+  const double cpu = static_cast<double>(facts.cap_cpu);
+  const double mem = static_cast<double>(facts.cap_mem);
+  const double gpu = kWholeMilli * static_cast<double>(facts.count);
+  return ratio(static_cast<double>(n.cpu), cpu) * ratio(static_cast<double>(facts.free_cpu), cpu) +
+         ratio(static_cast<double>(n.mem), mem) * ratio(static_cast<double>(facts.free_mem), mem) +
+         ratio(static_cast<double>(gpu_milli(n)), gpu) * ratio(facts.total_free, gpu);
+}
 
 class Frag final : public Score {
  public:
@@ -165,16 +164,12 @@ constexpr double kCarbonPerPoint = 100.0;
 // Prefers nodes in cleaner regions. It keeps no state: the intensities come from the cycle
 // through Env::carbon, fixed for the cycle. It picks GPUs as first-fit does, which matters only
 // when it is a policy's first score plugin; otherwise the first plugin's pick is used.
-class Carbon final : public Score {
- public:
-  std::string_view name() const override { return "carbon"; }
-  double eval(Env& env, const CompiledRequest& request, size_t index, const NodeFacts& facts,
-              Pick& pick) const override {
-    pick = pick_gpus(request, facts, Prefer::kLowest);
-    const double grams = index < env.carbon.size() ? env.carbon[index] : 0.0;
-    return -grams / kCarbonPerPoint;
-  }
-};
+double carbon(Env& env, const CompiledRequest& request, size_t index, const NodeFacts& facts,
+              Pick& pick) {
+  pick = pick_gpus(request, facts, Prefer::kLowest);
+  const double grams = index < env.carbon.size() ? env.carbon[index] : 0.0;
+  return -grams / kCarbonPerPoint;
+}
 
 // Points per step of preference rank: far above what any policy's own score spans between two
 // nodes (fragmentation is counted in GPU milli of a node, at most a few tens of thousands), so
@@ -185,26 +180,22 @@ constexpr double kPointsPerRank = 10'000'000.0;
 // best-ranked model among its healthy GPUs that the request may use; a node whose region and
 // models the ranking does not hold (no latency known from the client, say) comes after every
 // ranked one.
-class PreferScore final : public Score {
- public:
-  std::string_view name() const override { return "prefer"; }
-  double eval(Env& env, const CompiledRequest& request, size_t index, const NodeFacts& facts,
-              Pick& pick) const override {
-    // It is never a policy's first plugin, so its pick is never used: skip the work.
-    pick = 0;
-    const auto& ranks = env.cycle->preference_rank;
-    if (ranks.empty() || index >= env.region.size()) return 0;
-    auto best = static_cast<int>(ranks.size());
-    for (int i = 0; i < facts.count; ++i) {
-      if (!usable(facts, request, i)) continue;
-      const std::string& model = env.models.name(facts.model[static_cast<size_t>(i)]);
-      if (auto it = ranks.find({env.region[index], model}); it != ranks.end()) {
-        best = std::min(best, it->second);
-      }
+double prefer(Env& env, const CompiledRequest& request, size_t index, const NodeFacts& facts,
+              Pick& pick) {
+  // It is never a policy's first plugin, so its pick is never used: skip the work.
+  pick = 0;
+  const auto& ranks = env.cycle->preference_rank;
+  if (ranks.empty() || index >= env.region.size()) return 0;
+  auto best = static_cast<int>(ranks.size());
+  for (int i = 0; i < facts.count; ++i) {
+    if (!usable(facts, request, i)) continue;
+    const std::string& model = env.models.name(facts.model[static_cast<size_t>(i)]);
+    if (auto it = ranks.find({env.region[index], model}); it != ranks.end()) {
+      best = std::min(best, it->second);
     }
-    return -kPointsPerRank * best;
   }
-};
+  return -kPointsPerRank * best;
+}
 
 }  // namespace
 
@@ -220,15 +211,23 @@ double region_carbon(const CycleState& cycle, const std::string& region) {
   return worst;
 }
 
-std::unique_ptr<Score> first_fit_score() { return std::make_unique<FirstFit>(); }
-std::unique_ptr<Score> best_fit_score() { return std::make_unique<BestFit>(); }
-std::unique_ptr<Score> spread_score() { return std::make_unique<Spread>(); }
-std::unique_ptr<Score> packing_score() { return std::make_unique<Packing>(); }
-std::unique_ptr<Score> dot_product_score() { return std::make_unique<DotProduct>(); }
+std::unique_ptr<Score> first_fit_score() {
+  return std::make_unique<PureScore<first_fit>>("first-fit");
+}
+std::unique_ptr<Score> best_fit_score() {
+  return std::make_unique<PureScore<best_fit>>("best-fit");
+}
+std::unique_ptr<Score> spread_score() { return std::make_unique<PureScore<spread>>("spread"); }
+std::unique_ptr<Score> packing_score() {
+  return std::make_unique<PureScore<packing>>("gpu-packing");
+}
+std::unique_ptr<Score> dot_product_score() {
+  return std::make_unique<PureScore<dot_product>>("dot-product");
+}
 std::unique_ptr<Score> frag_score(std::string name, FragOptions options) {
   return std::make_unique<Frag>(std::move(name), options);
 }
-std::unique_ptr<Score> carbon_score() { return std::make_unique<Carbon>(); }
-std::unique_ptr<Score> prefer_score() { return std::make_unique<PreferScore>(); }
+std::unique_ptr<Score> carbon_score() { return std::make_unique<PureScore<carbon>>("carbon"); }
+std::unique_ptr<Score> prefer_score() { return std::make_unique<PureScore<prefer>>("prefer"); }
 
 }  // namespace allot::sched::internal

@@ -11,27 +11,6 @@
 #include "core/pools/pools.h"
 
 namespace allot::sim {
-namespace {
-
-Pool pool_of(const ScenarioPool& p, const std::string& id) {
-  return Pool{.id = id,
-              .name = p.name,
-              .gpu_model = p.model,
-              .region = p.region,
-              .min_nodes = p.min_nodes,
-              .max_nodes = p.max_nodes,
-              // Any provider but static lets the autoscaler grow the pool; nothing runs it here.
-              .provider = PoolProvider::kLocal,
-              .gpus_per_node = p.gpus_per_node,
-              .cpu_milli = p.cpu_milli,
-              .memory_mib = p.memory_mib,
-              .boot_timeout_ms = p.boot_timeout_s * 1000,
-              .idle_timeout_ms = p.idle_timeout_s * 1000,
-              .cooldown_ms = p.cooldown_s * 1000};
-}
-
-}  // namespace
-
 PoolDriver::PoolDriver(const Scenario& s, bool forecast, Predictor predictor, NextId next_id)
     : s_(s), forecast_(forecast), predictor_(std::move(predictor)), next_id_(std::move(next_id)) {}
 
@@ -39,10 +18,11 @@ std::vector<std::pair<Command, std::string>> PoolDriver::setup() {
   std::vector<std::pair<Command, std::string>> out;
   out.reserve(s_.pools.size());
   for (size_t i = 0; i < s_.pools.size(); ++i) {
-    const std::string id = next_id_("pol");
-    pool_ids_[s_.pools[i].name] = id;
-    out.emplace_back(CreatePool{pool_of(s_.pools[i], id)},
-                     fmt::format("pools[{}] ({})", i, s_.pools[i].name));
+    Pool pool = s_.pools[i].pool;
+    pool.id = next_id_("pol");
+    pool_ids_[pool.name] = pool.id;
+    std::string where = fmt::format("pools[{}] ({})", i, pool.name);
+    out.emplace_back(CreatePool{std::move(pool)}, std::move(where));
   }
   return out;
 }
@@ -61,7 +41,7 @@ std::vector<PoolJoin> PoolDriver::joins_due(const State& state, int64_t t, TimeM
     const PoolNode* pn = state.pool_node(pending.pool_node_id);
     // A node whose boot timed out is cleaned up by its provider and never joins.
     if (pn == nullptr || pn->state != PoolNodeState::kBooting ||
-        now_ms - pn->requested_at_ms >= pending.boot_timeout_s * 1000) {
+        now_ms - pn->requested_at_ms >= pending.boot_timeout_ms) {
       continue;
     }
     const Pool& pool = *state.pool(pn->pool_id);
@@ -94,8 +74,9 @@ ScaleOptions PoolDriver::options() const { return ScaleOptions{.forecast_nodes =
 void PoolDriver::launch(const State& state, const ScaleDecision& d, int64_t t,
                         std::vector<Command>& out) {
   const Pool& pool = *state.pool(d.pool_id);
-  const ScenarioPool& spec = *std::find_if(
-      s_.pools.begin(), s_.pools.end(), [&](const ScenarioPool& p) { return p.name == pool.name; });
+  const ScenarioPool& spec =
+      *std::find_if(s_.pools.begin(), s_.pools.end(),
+                    [&](const ScenarioPool& p) { return p.pool.name == pool.name; });
   ScaleUpPool command{.pool_id = pool.id, .reason = d.reason};
   std::vector<Command> created;
   for (int i = 0; i < d.count; ++i) {
@@ -108,7 +89,7 @@ void PoolDriver::launch(const State& state, const ScaleDecision& d, int64_t t,
     created.emplace_back(RecordPoolNode{
         .id = id, .outcome = PoolNodeOutcome::kCreated, .provider_ref = "sim-" + name});
     joins_.emplace(t + spec.boot_s,
-                   Pending{.pool_node_id = id, .boot_timeout_s = spec.boot_timeout_s});
+                   Pending{.pool_node_id = id, .boot_timeout_ms = spec.pool.boot_timeout_ms});
   }
   out.emplace_back(std::move(command));
   for (Command& c : created) out.push_back(std::move(c));
@@ -145,19 +126,19 @@ Status PoolDriver::hour(const State& state, TimeMs now_ms) {
   if (!forecast_) return {};
   const TimeMs from_ms = std::max(s_.start_ms, now_ms - kHourMs);
   std::map<std::string, double> peaks;
-  for (const ScenarioPool& pool : s_.pools) {
-    if (peaks.contains(pool.model)) continue;
-    std::vector<double>& history = history_[pool.model];
-    history.push_back(demand_between(state, pool.model, from_ms, now_ms, now_ms));
+  for (const ScenarioPool& spec : s_.pools) {
+    const std::string& model = spec.pool.gpu_model;
+    if (peaks.contains(model)) continue;
+    std::vector<double>& history = history_[model];
+    history.push_back(demand_between(state, model, from_ms, now_ms, now_ms));
     if (history.size() < 48) continue;
     const size_t keep = std::min(history.size(), static_cast<size_t>(s_.forecast.history_h));
     auto forecast = predictor_(std::span<const double>(history).last(keep), s_.forecast.lead_h);
     if (!forecast) {
-      return std::unexpected(
-          Error{forecast.error().code,
-                fmt::format("forecast of {}: {}", pool.model, forecast.error().message)});
+      return std::unexpected(Error{forecast.error().code, fmt::format("forecast of {}: {}", model,
+                                                                      forecast.error().message)});
     }
-    peaks[pool.model] = *std::max_element(forecast->begin(), forecast->end());
+    peaks[model] = *std::max_element(forecast->begin(), forecast->end());
   }
   if (!peaks.empty()) ++forecasts_;
   set_targets(state, peaks);

@@ -59,7 +59,7 @@ class PoolDriver {
  private:
   struct Pending {
     std::string pool_node_id;
-    int64_t boot_timeout_s = 0;
+    int64_t boot_timeout_ms = 0;
   };
 
   ScaleOptions options() const;

@@ -13,6 +13,7 @@
 #include "common/error.h"
 #include "core/kernel/command.h"
 #include "core/model/books.h"
+#include "core/model/pool.h"
 
 namespace allot::sim {
 
@@ -83,21 +84,12 @@ struct ScenarioEvent {
   size_t order = 0;     // Its place in the scenario, for events at the same second.
 };
 
-// A node pool the simulated autoscaler grows and shrinks; its provider makes a node that joins
-// boot_s after it is asked for, with the pool's GPU model and shape.
+// A node pool the simulated autoscaler grows and shrinks: the pool the scenario creates, whose
+// provider makes a node that joins boot_s after it is asked for, with the pool's GPU model and
+// shape. Its provider is local, as any but static lets the autoscaler grow it; nothing runs it.
 struct ScenarioPool {
-  std::string name;
-  std::string model;
-  std::string region;
-  int min_nodes = 0;
-  int max_nodes = 0;
-  int gpus_per_node = 8;
-  int64_t cpu_milli = 256'000;
-  int64_t memory_mib = 2'048'000;
-  int64_t boot_s = 120;          // From the request to the node's join.
-  int64_t boot_timeout_s = 300;  // A node not joined by then failed to boot.
-  int64_t idle_timeout_s = 600;  // A node without work this long is taken away.
-  int64_t cooldown_s = 60;       // Between two scale-ups.
+  Pool pool{.provider = PoolProvider::kLocal, .cpu_milli = 256'000, .memory_mib = 2'048'000};
+  int64_t boot_s = 120;  // From the request to the node's join.
 };
 
 // Pre-scaling from an hourly demand forecast per GPU model.

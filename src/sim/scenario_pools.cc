@@ -46,24 +46,25 @@ Result<ScenarioPool> pool_at(const json& doc, size_t index) {
     return std::unexpected(bad(f.at("max"), fmt::format("must be at least min ({})", min)));
   }
   TRY(gpus, f.integer("gpus_per_node", 8, 1, 16));
-  TRY(cpu, f.integer("cpu_milli", p.cpu_milli, 0, limits::kMaxPoolCpuMilli));
-  TRY(memory, f.integer("memory_mib", p.memory_mib, 0, limits::kMaxPoolMemoryMib));
+  TRY(cpu, f.integer("cpu_milli", p.pool.cpu_milli, 0, limits::kMaxPoolCpuMilli));
+  TRY(memory, f.integer("memory_mib", p.pool.memory_mib, 0, limits::kMaxPoolMemoryMib));
   TRY(boot, f.integer("boot_s", p.boot_s, 0, kDayS));
-  TRY(boot_timeout, f.integer("boot_timeout_s", p.boot_timeout_s, 1, kDayS));
-  TRY(idle, f.integer("idle_timeout_s", p.idle_timeout_s, 1, kDayS));
-  TRY(cooldown, f.integer("cooldown_s", p.cooldown_s, 0, kDayS));
-  return ScenarioPool{.name = name,
-                      .model = model,
-                      .region = region,
-                      .min_nodes = static_cast<int>(min),
-                      .max_nodes = static_cast<int>(max),
-                      .gpus_per_node = static_cast<int>(gpus),
-                      .cpu_milli = cpu,
-                      .memory_mib = memory,
-                      .boot_s = boot,
-                      .boot_timeout_s = boot_timeout,
-                      .idle_timeout_s = idle,
-                      .cooldown_s = cooldown};
+  TRY(boot_timeout, f.integer("boot_timeout_s", p.pool.boot_timeout_ms / 1000, 1, kDayS));
+  TRY(idle, f.integer("idle_timeout_s", p.pool.idle_timeout_ms / 1000, 1, kDayS));
+  TRY(cooldown, f.integer("cooldown_s", p.pool.cooldown_ms / 1000, 0, kDayS));
+  p.pool.name = name;
+  p.pool.gpu_model = model;
+  p.pool.region = region;
+  p.pool.min_nodes = static_cast<int>(min);
+  p.pool.max_nodes = static_cast<int>(max);
+  p.pool.gpus_per_node = static_cast<int>(gpus);
+  p.pool.cpu_milli = cpu;
+  p.pool.memory_mib = memory;
+  p.pool.boot_timeout_ms = boot_timeout * 1000;
+  p.pool.idle_timeout_ms = idle * 1000;
+  p.pool.cooldown_ms = cooldown * 1000;
+  p.boot_s = boot;
+  return p;
 }
 
 Result<ScenarioForecast> forecast_at(const json& doc) {
@@ -209,11 +210,11 @@ std::vector<ScenarioEvent> generate(const Generator& g, TimeMs start_ms) {
 Status parse_pools(const json& doc, Scenario& s) {
   std::set<std::string> names;
   auto pools = each_of(doc, "pools", [&](const json& p, size_t i) -> Status {
-    TRY(pool, pool_at(p, i));
-    if (!names.insert(pool.name).second) {
-      return std::unexpected(bad(fmt::format("pools[{}].name", i), "duplicate " + pool.name));
+    TRY(spec, pool_at(p, i));
+    if (!names.insert(spec.pool.name).second) {
+      return std::unexpected(bad(fmt::format("pools[{}].name", i), "duplicate " + spec.pool.name));
     }
-    s.pools.push_back(pool);
+    s.pools.push_back(spec);
     return {};
   });
   if (!pools) return pools;

@@ -26,22 +26,13 @@ std::string kg(int64_t carbon_ug) { return billing::carbon_kg_text(carbon_ug); }
 
 json pnl_node(const finance::Group& g) {
   const finance::NodeMonth& n = g.sums;
-  return {{"node", g.key},
-          {"region", n.region},
-          {"revenue", amount(n.revenue_micros)},
-          {"depreciation", amount(n.depreciation_micros)},
-          {"retirement_loss", amount(n.retirement_loss_micros)},
-          {"interest", amount(n.interest_micros)},
-          {"lease", amount(n.lease_micros)},
-          {"power", amount(n.power_micros)},
-          {"colocation", amount(n.colocation_micros)},
-          {"other", amount(n.other_micros)},
-          {"costs", amount(n.costs_micros())},
-          {"margin", amount(n.margin_micros())},
-          {"energy_mj", n.energy_mj},
-          {"energy_kwh", kwh(n.energy_mj)},
-          {"carbon_kg", kg(n.carbon_ug)},
-          {"utilisation", millionths(g.utilisation_ppm)}};
+  json out = {{"node", g.key}, {"region", n.region}};
+  for (const auto& [name, micros] : n.lines()) out[name] = amount(micros);
+  out["energy_mj"] = n.energy_mj;
+  out["energy_kwh"] = kwh(n.energy_mj);
+  out["carbon_kg"] = kg(n.carbon_ug);
+  out["utilisation"] = millionths(g.utilisation_ppm);
+  return out;
 }
 
 // The operator's P&L of the month starting at month_ms, as it stands at end_ms.

@@ -10,12 +10,6 @@ namespace {
 
 using nlohmann::json;
 
-constexpr std::string_view kInsertAlert =
-    "INSERT INTO budget_alerts (budget_id, month, threshold_pct, spend_micros, at_ms) "
-    "VALUES ($1, $2, $3, $4, $5) "
-    // A threshold alerts again in the same month once a changed amount re-arms it.
-    "ON CONFLICT (budget_id, month, threshold_pct) DO UPDATE SET "
-    "spend_micros = excluded.spend_micros, at_ms = excluded.at_ms";
 constexpr std::string_view kInsertEvent =
     "INSERT INTO events (seq, at_ms, tenant_id, kind, payload) VALUES ($1, $2, $3, $4, $5)";
 constexpr std::string_view kInsertDelivery =
@@ -68,11 +62,6 @@ json event_json(const Event& e) {
           {"data", json::parse(e.payload, nullptr, false)}};
 }
 
-Status write_budget_row(Db& db, const BudgetAlert& a) {
-  const DbValue p[] = {a.budget_id, a.month, a.threshold_pct, a.spend_micros, a.at_ms};
-  return db.exec(kInsertAlert, p);
-}
-
 Status write_budget_row(Db& db, const Event& e) {
   const DbValue p[] = {e.seq, e.at_ms, e.tenant_id, e.kind, e.payload};
   if (auto ok = db.exec(kInsertEvent, p); !ok) return ok;
@@ -80,19 +69,6 @@ Status write_budget_row(Db& db, const Event& e) {
   // The outbox entry commits with the event, so that no event is lost or sent without a record.
   const DbValue d[] = {e.seq, e.webhook_budget_id, e.webhook_url, e.at_ms};
   return db.exec(kInsertDelivery, d);
-}
-
-Status load_budget_alerts(Db& db, std::vector<Row>& out) {
-  return load_each(db,
-                   "SELECT budget_id, month, threshold_pct, spend_micros, at_ms FROM budget_alerts "
-                   "ORDER BY budget_id, month, threshold_pct",
-                   out, [](const DbRow& r) {
-                     return BudgetAlert{.budget_id = db_text(r[0]),
-                                        .month = db_text(r[1]),
-                                        .threshold_pct = db_int(r[2]),
-                                        .spend_micros = db_int(r[3]),
-                                        .at_ms = db_int(r[4])};
-                   });
 }
 
 Status load_last_event(Db& db, std::vector<Row>& out) {

@@ -1,4 +1,4 @@
-// Budgets, alerts, the event log and the webhook outbox in SQL, shared by both backends. The
+// Budgets, the event log and the webhook outbox in SQL, shared by both backends. The
 // SqlStore calls these inside its transactions; the functions themselves open none except
 // record_delivery_attempt, which is one write of its own.
 #pragma once
@@ -20,12 +20,10 @@ nlohmann::json budget_document(const Budget& budget);
 // An event as the API lists it and as a webhook delivers it (the same bytes are signed).
 nlohmann::json event_json(const Event& event);
 
-// Writes one row; an event with a webhook also queues its delivery, due at once.
-[[nodiscard]] Status write_budget_row(Db& db, const BudgetAlert& alert);
+// Writes an event; one with a webhook also queues its delivery, due at once.
 [[nodiscard]] Status write_budget_row(Db& db, const Event& event);
 
-// Every budget alert; the last event only (for the core's event numbering).
-[[nodiscard]] Status load_budget_alerts(Db& db, std::vector<Row>& out);
+// The last event only (for the core's event numbering).
 [[nodiscard]] Status load_last_event(Db& db, std::vector<Row>& out);
 
 [[nodiscard]] Result<std::vector<StoredEvent>> query_events(Db& db, const EventQuery& query);

@@ -1,6 +1,10 @@
 #include "store/invoice_json.h"
 
+#include <algorithm>
+
 #include "common/document.h"
+#include "store/document_fields.h"
+#include "store/price_key_fields.h"
 
 namespace allot {
 
@@ -30,89 +34,66 @@ BillingDetails billing_details_from_text(const std::string& text) {
   return details_from_document(json::parse(text, nullptr, false));
 }
 
-json invoice_document(const Invoice& v) {
-  json lines = json::array();
-  for (const InvoiceLine& line : v.lines) {
-    lines.push_back({{"project_id", line.project_id},
-                     {"gpu_model", line.key.model},
-                     {"region", line.key.region},
-                     {"price_class", price_class_name(line.key.price_class)},
-                     {"gpu_milli_seconds", line.gpu_milli_seconds},
-                     {"amount_micros", line.amount_micros},
-                     {"energy_mj", line.energy_mj},
-                     {"carbon_ug", line.carbon_ug}});
-  }
-  return {{"id", v.id},
-          {"tenant_id", v.tenant_id},
-          {"month_ms", v.month_ms},
-          {"status", invoice_status_name(v.status)},
-          {"number", v.number},
-          {"lines", lines},
-          {"subtotal_micros", v.subtotal_micros},
-          {"credits_micros", v.credits_micros},
-          {"total_micros", v.total_micros},
-          {"credited_micros", v.credited_micros},
-          {"created_at_ms", v.created_at_ms},
-          {"drafted_at_ms", v.drafted_at_ms},
-          {"finalized_at_ms", v.finalized_at_ms},
-          {"paid_at_ms", v.paid_at_ms},
-          {"voided_at_ms", v.voided_at_ms},
-          {"period_start_ms", v.period_start_ms},
-          {"period_end_ms", v.period_end_ms},
-          {"early", v.early},
-          {"prepaid", v.prepaid},
-          {"paid_from_balance_micros", v.payments.paid_micros},
-          {"payment_transfers", v.payments.transfers},
-          {"first_payment_id", v.payments.first_transfer_id},
-          {"last_payment_id", v.payments.last_transfer_id},
-          {"customer", details_document(v.customer)}};
+// Not in the unnamed namespace: nlohmann finds these by argument-dependent lookup. A name this
+// version does not know is refused before the document is read (invoice_from_document).
+static void to_json(json& doc, InvoiceStatus s) { doc = invoice_status_name(s); }
+static void from_json(const json& doc, InvoiceStatus& s) {
+  read_name(doc, s, parse_invoice_status);
 }
 
+// The line's price key kept flat; its energy and carbon are absent from lines stored before
+// they were shown.
+constexpr auto kLineFields =
+    join_tables(price_key_fields<&InvoiceLine::key>(),
+                ALLOT_FIELDS(InvoiceLine, project_id, gpu_milli_seconds, amount_micros),
+                ALLOT_FIELDS_OR_DEFAULT(InvoiceLine, energy_mj, carbon_ug));
+
+static void to_json(json& doc, const InvoiceLine& line) { doc = write_fields(line, kLineFields); }
+static void from_json(const json& doc, InvoiceLine& line) { read_fields(doc, kLineFields, line); }
+
+// The fields read by default are absent from invoices stored before periods and balance payments
+// were kept: those were all postpaid, and billed their whole month (from_json below).
+constexpr auto kInvoiceFields = join_tables(
+    ALLOT_FIELDS(Invoice, id, tenant_id, month_ms, status, number, subtotal_micros, credits_micros,
+                 total_micros, credited_micros, created_at_ms, drafted_at_ms, finalized_at_ms,
+                 paid_at_ms, voided_at_ms, lines),
+    ALLOT_FIELDS_OR_DEFAULT(Invoice, period_start_ms, period_end_ms, early, prepaid),
+    std::array{
+        field_or_default<&Invoice::payments, &BalancePayments::paid_micros>(
+            "paid_from_balance_micros"),
+        field_or_default<&Invoice::payments, &BalancePayments::transfers>("payment_transfers"),
+        field_or_default<&Invoice::payments, &BalancePayments::first_transfer_id>(
+            "first_payment_id"),
+        field_or_default<&Invoice::payments, &BalancePayments::last_transfer_id>("last_payment_id"),
+        DocumentField<Invoice>{
+            .key = "customer",
+            .write = [](const Invoice& v) { return details_document(v.customer); },
+            .read = [](const json& customer,
+                       Invoice& v) { v.customer = details_from_document(customer); },
+            .optional = true}});
+
+static void to_json(json& doc, const Invoice& v) { doc = write_fields(v, kInvoiceFields); }
+static void from_json(const json& doc, Invoice& v) {
+  // The period read unless the document has one of its own.
+  v.month_ms = doc.at("month_ms");
+  v.period_start_ms = v.month_ms;
+  v.period_end_ms = next_month_start(v.month_ms);
+  read_fields(doc, kInvoiceFields, v);
+}
+
+json invoice_document(const Invoice& v) { return v; }
+
 Result<Invoice> invoice_from_document(const json& d) {
-  try {
-    auto status = parse_invoice_status(d.at("status").get<std::string>());
-    if (!status) return fail(ErrorCode::kInternal, "a stored invoice has an unknown status");
-    Invoice v{.id = d.at("id"),
-              .tenant_id = d.at("tenant_id"),
-              .month_ms = d.at("month_ms"),
-              .status = *status,
-              .number = d.at("number"),
-              .subtotal_micros = d.at("subtotal_micros"),
-              .credits_micros = d.at("credits_micros"),
-              .total_micros = d.at("total_micros"),
-              .credited_micros = d.at("credited_micros"),
-              .created_at_ms = d.at("created_at_ms"),
-              .drafted_at_ms = d.at("drafted_at_ms"),
-              .finalized_at_ms = d.at("finalized_at_ms"),
-              .paid_at_ms = d.at("paid_at_ms"),
-              .voided_at_ms = d.at("voided_at_ms")};
-    // Invoices stored before periods and balance payments were kept billed their whole month
-    // and were all treated as postpaid.
-    v.period_start_ms = d.value("period_start_ms", v.month_ms);
-    v.period_end_ms = d.value("period_end_ms", next_month_start(v.month_ms));
-    v.early = d.value("early", false);
-    v.prepaid = d.value("prepaid", false);
-    v.payments = BalancePayments{.paid_micros = d.value("paid_from_balance_micros", int64_t{0}),
-                                 .transfers = d.value("payment_transfers", int64_t{0}),
-                                 .first_transfer_id = d.value("first_payment_id", ""),
-                                 .last_transfer_id = d.value("last_payment_id", "")};
-    v.customer = details_from_document(d.value("customer", json(nullptr)));
-    for (const json& line : d.at("lines")) {
-      auto price_class = parse_price_class(line.at("price_class").get<std::string>());
-      if (!price_class) return fail(ErrorCode::kInternal, "a stored invoice line has no class");
-      v.lines.push_back(InvoiceLine{.project_id = line.at("project_id"),
-                                    .key = {.model = line.at("gpu_model"),
-                                            .region = line.at("region"),
-                                            .price_class = *price_class},
-                                    .gpu_milli_seconds = line.at("gpu_milli_seconds"),
-                                    .amount_micros = line.at("amount_micros"),
-                                    .energy_mj = line.value("energy_mj", int64_t{0}),
-                                    .carbon_ug = line.value("carbon_ug", int64_t{0})});
-    }
-    return v;
-  } catch (const json::exception& e) {
-    return fail(ErrorCode::kInternal, std::string("a stored invoice is malformed: ") + e.what());
+  if (unknown_name(d, "status", parse_invoice_status)) {
+    return fail(ErrorCode::kInternal, "a stored invoice has an unknown status");
   }
+  const auto lines = d.find("lines");
+  if (lines != d.end() && lines->is_array() && std::ranges::any_of(*lines, [](const json& line) {
+        return unknown_name(line, "price_class", parse_price_class);
+      })) {
+    return fail(ErrorCode::kInternal, "a stored invoice line has no class");
+  }
+  return from_document<Invoice>(d, "invoice");
 }
 
 json credit_note_document(const CreditNote& n) { return n; }

@@ -4,6 +4,7 @@
 #include "common/clock.h"
 #include "store/budget_store.h"
 #include "store/codecs/codecs.h"
+#include "store/codecs/columns.h"
 #include "store/db.h"
 #include "store/ledger_journal.h"
 #include "store/migrations.h"
@@ -12,18 +13,14 @@
 namespace allot {
 namespace {
 
-constexpr std::string_view kInsertAudit =
-    "INSERT INTO audit_log (seq, at_ms, tenant_id, user_id, key_id, method, path, target_id, "
-    "status, error_code) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)";
+// Only ever inserted.
+constexpr auto kAuditColumns = ALLOT_COLUMNS(AuditEntry, seq, at_ms, tenant_id, user_id, key_id,
+                                             method, path, target_id, status, error_code);
+constexpr ColumnCodec<AuditEntry> kAudit{
+    .table = "audit_log", .columns = kAuditColumns, .conflict = ""};
 
 Status write_any(Db& db, const Row& row) {
   return std::visit([&db](const auto& object) { return write_row(db, object); }, row);
-}
-
-Status write_audit(Db& db, const AuditEntry& e) {
-  const DbValue p[] = {e.seq,    e.at_ms, e.tenant_id, e.user_id,         e.key_id,
-                       e.method, e.path,  e.target_id, int64_t{e.status}, e.error_code};
-  return db.exec(kInsertAudit, p);
 }
 
 // Runs `body` in a transaction: commits when it succeeds, rolls back when it fails.
@@ -82,7 +79,7 @@ class SqlStore final : public Store {
         if (auto ok = write_any(*db_, row); !ok) return ok;
       }
       for (const AuditEntry& entry : batch.audit) {
-        if (auto ok = write_audit(*db_, entry); !ok) return ok;
+        if (auto ok = write_columns(*db_, kAudit, entry); !ok) return ok;
       }
       return {};
     });
@@ -100,31 +97,23 @@ class SqlStore final : public Store {
   }
 
   Result<std::vector<AuditEntry>> list_audit(const AuditQuery& query) override {
-    constexpr std::string_view kColumns =
-        "SELECT seq, at_ms, tenant_id, user_id, key_id, method, path, target_id, status, "
-        "error_code FROM audit_log WHERE seq > $1 ";
+    const std::string select =
+        fmt::format("SELECT {} FROM audit_log WHERE seq > $1 ", column_list(kAudit));
     Result<std::vector<DbRow>> rows;
     if (query.tenant_id) {
       const DbValue p[] = {query.after_seq, int64_t{query.limit}, *query.tenant_id};
-      rows = db_->query(fmt::format("{}AND tenant_id = $3 ORDER BY seq LIMIT $2", kColumns), p);
+      rows = db_->query(fmt::format("{}AND tenant_id = $3 ORDER BY seq LIMIT $2", select), p);
     } else {
       const DbValue p[] = {query.after_seq, int64_t{query.limit}};
-      rows = db_->query(fmt::format("{}ORDER BY seq LIMIT $2", kColumns), p);
+      rows = db_->query(fmt::format("{}ORDER BY seq LIMIT $2", select), p);
     }
     if (!rows) return std::unexpected(rows.error());
     std::vector<AuditEntry> out;
     out.reserve(rows->size());
     for (const DbRow& r : *rows) {
-      out.push_back(AuditEntry{.seq = db_int(r[0]),
-                               .at_ms = db_int(r[1]),
-                               .tenant_id = db_text(r[2]),
-                               .user_id = db_text(r[3]),
-                               .key_id = db_text(r[4]),
-                               .method = db_text(r[5]),
-                               .path = db_text(r[6]),
-                               .target_id = db_text(r[7]),
-                               .status = static_cast<int>(db_int(r[8])),
-                               .error_code = db_text(r[9])});
+      auto entry = read_columns(kAudit, r);
+      if (!entry) return std::unexpected(entry.error());
+      out.push_back(std::move(*entry));
     }
     return out;
   }

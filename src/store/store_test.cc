@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "core/core.h"
+#include "core/pools/burst_pool.h"
 #include "store/cluster_json.h"
 
 #include "support/postgres.h"
@@ -206,21 +207,17 @@ TEST(ClusterJson, AnInstanceWrittenBeforeIdleStopLoadsWithoutAPolicy) {
 }
 
 TEST_P(StoreTest, PoolsAndTheirNodesLoadBackAfterReopening) {
-  const Pool pool{.id = "pol_0000000000000001",
-                  .name = "burst",
-                  .gpu_model = "H100-80GB",
-                  .region = "eu",
-                  .min_nodes = 1,
-                  .max_nodes = 4,
-                  .provider = PoolProvider::kCommand,
-                  .gpus_per_node = 2,
-                  .cpu_milli = 16'000,
-                  .memory_mib = 65'536,
-                  .create_command = "./make-node",
-                  .delete_command = "./drop-node",
-                  .created_at_ms = 5,
-                  .last_scale_up_ms = 7,
-                  .boot_failures = 2};
+  // The pool tests' pool, with every field set away from its default.
+  Pool pool = burst_pool("pol_0000000000000001", /*cooldown_ms=*/90'000);
+  pool.min_nodes = 1;
+  pool.max_nodes = 4;
+  pool.provider = PoolProvider::kCommand;
+  pool.memory_mib = 65'536;
+  pool.create_command = "./make-node";
+  pool.delete_command = "./drop-node";
+  pool.created_at_ms = 5;
+  pool.last_scale_up_ms = 7;
+  pool.boot_failures = 2;
   PoolNode node{.id = "pnd_0000000000000001",
                 .pool_id = pool.id,
                 .name = "burst-1",

@@ -6,21 +6,14 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <array>
-#include <cctype>
 #include <stdexcept>
 
 #include <fmt/format.h>
+#include <boost/algorithm/string/case_conv.hpp>
 
 namespace allot::testing {
 namespace {
-
-std::string lower(std::string text) {
-  std::transform(text.begin(), text.end(), text.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return text;
-}
 
 // Parses the request line and the header fields of data[0, header_end); returns Content-Length.
 size_t parse_head(const std::string& data, size_t header_end, WebhookReceiver::Request& out) {
@@ -35,7 +28,7 @@ size_t parse_head(const std::string& data, size_t header_end, WebhookReceiver::R
     if (colon != std::string::npos) {
       std::string value = line.substr(colon + 1);
       value.erase(0, value.find_first_not_of(' '));
-      out.headers[lower(line.substr(0, colon))] = value;
+      out.headers[boost::algorithm::to_lower_copy(line.substr(0, colon))] = value;
     }
     line_start = line_end + 2;
   }

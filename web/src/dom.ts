@@ -95,6 +95,15 @@ export function card(title: Child, ...body: Child[]): HTMLElement {
   return h('section', { class: 'card' }, title ? h('h2', null, title) : null, ...body);
 }
 
+// A page: its title, with `aside` (a toolbar, a line of context) beside it, over its body.
+export function page(title: Child, aside: Child, ...body: Child[]): HTMLElement {
+  return h('div', { class: 'page' }, h('div', { class: 'page-head' }, h('h1', null, title), aside), ...body);
+}
+
+export function toolbar(...children: Child[]): HTMLElement {
+  return h('div', { class: 'toolbar' }, ...children);
+}
+
 export function kpi(label: string, value: Child, sub?: Child, testid?: string): HTMLElement {
   return h(
     'div',

@@ -55,32 +55,24 @@ std::string make_pci_bus_id(int index) {
   return text;
 }
 
-struct Telemetry {
-  int utilization_pct = 0;
-  int64_t memory_used_bytes = 0;
-  int64_t power_mw = 0;
-  int temperature_c = 0;
-};
-
 // Work that holds a GPU keeps it this busy at the least: a job's phases differ, but a GPU that work
 // holds is not idle unless a test says so through the fault file.
 constexpr int kMinBusyPct = 55;
 
 // A free GPU sits at 0 % with nothing in its memory and draws its idle power, as a real one does;
-// a held one follows a load that changes every phase.
-Telemetry telemetry_at(const GpuModelSpec& model, uint64_t node_seed, int index, TimeMs now_ms,
-                       bool held) {
+// a held one follows a load that changes every phase. Sets the utilisation, memory used, power
+// and temperature of `out`.
+void set_telemetry(const GpuModelSpec& model, uint64_t node_seed, int index, TimeMs now_ms,
+                   bool held, GpuSample& out) {
   // Floor division, so that times before the epoch still fall into whole phases.
   const TimeMs phase = now_ms >= 0 ? now_ms / kPhaseMs : -((-now_ms - 1) / kPhaseMs) - 1;
   const uint64_t h = hash3(node_seed, static_cast<uint64_t>(index), static_cast<uint64_t>(phase));
-  Telemetry t;
-  t.utilization_pct = held ? kMinBusyPct + static_cast<int>(h % (101 - kMinBusyPct)) : 0;
-  t.memory_used_bytes =
-      held ? model.memory_bytes / 100 * (5 + t.utilization_pct * 90 / 100) : int64_t{0};
-  t.power_mw =
-      model.idle_power_mw + (model.max_power_mw - model.idle_power_mw) * t.utilization_pct / 100;
-  t.temperature_c = 30 + t.utilization_pct / 2 + static_cast<int>((h >> 32) % 3);
-  return t;
+  out.utilization_pct = held ? kMinBusyPct + static_cast<int>(h % (101 - kMinBusyPct)) : 0;
+  out.memory_used_bytes =
+      held ? model.memory_bytes / 100 * (5 + out.utilization_pct * 90 / 100) : int64_t{0};
+  out.power_mw =
+      model.idle_power_mw + (model.max_power_mw - model.idle_power_mw) * out.utilization_pct / 100;
+  out.temperature_c = 30 + out.utilization_pct / 2 + static_cast<int>((h >> 32) % 3);
 }
 
 Result<const GpuModelSpec*> lookup(std::string_view name, std::string_view where) {
@@ -219,13 +211,9 @@ class SimulatedBackend final : public GpuBackend {
     // A clock that steps back adds nothing and does not rewind, so nothing is counted twice.
     gpu.last_ms = gpu.sampled ? std::max(gpu.last_ms, now_ms) : now_ms;
     gpu.sampled = true;
-    const Telemetry t = telemetry_at(*gpu.model, node_seed_, index, now_ms, gpu.held);
-    gpu.last_power_mw = t.power_mw;
-    out.utilization_pct = t.utilization_pct;
-    out.memory_used_bytes = t.memory_used_bytes;
-    out.power_mw = t.power_mw;
+    set_telemetry(*gpu.model, node_seed_, index, now_ms, gpu.held, out);
+    gpu.last_power_mw = out.power_mw;
     out.energy_mj = gpu.energy_uj / 1000;
-    out.temperature_c = t.temperature_c;
   }
 
   uint64_t node_seed_;

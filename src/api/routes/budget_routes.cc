@@ -74,13 +74,11 @@ Result<int64_t> read_amount(const std::string& text) {
 
 Result<HttpResponse> set_budget(Call& call) {
   JsonBody body(call.request.body);
-  auto tenant_id = body.optional_string("tenant_id");
-  auto project_id = body.optional_string("project_id");
+  auto [tenant_id, project_id] = body.optional_string_fields({"tenant_id", "project_id"});
   std::string amount_text = body.required_string("amount");
   const json thresholds_json = body.optional_json("thresholds_pct");
-  auto enforcement_text = body.optional_string("enforcement");
-  auto webhook_url = body.optional_string("webhook_url");
-  auto webhook_secret = body.optional_string("webhook_secret");
+  auto [enforcement_text, webhook_url, webhook_secret] =
+      body.optional_string_fields({"enforcement", "webhook_url", "webhook_secret"});
   ALLOT_TRY(body.finish());
   ALLOT_TRY_LET(const std::string tenant, tenant_for(call, tenant_id));
   ALLOT_TRY(require_admin_of(call.caller, tenant));

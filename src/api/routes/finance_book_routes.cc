@@ -36,8 +36,7 @@ json steps_json(const std::vector<RatePoint>& steps, const char* name, bool mone
 Result<HttpResponse> set_site(Call& call) {
   ALLOT_TRY(require_operator_admin(call.caller));
   JsonBody body(call.request.body);
-  auto pue = body.optional_string("pue");
-  auto colocation = body.optional_string("colocation_per_kw_month");
+  auto [pue, colocation] = body.optional_string_fields({"pue", "colocation_per_kw_month"});
   ALLOT_TRY(body.finish());
   SetSite command{.region = call.params.front()};
   if (pue) ALLOT_TRY_ASSIGN(command.pue_milli, parse_scaled("pue", *pue, 3));
@@ -91,9 +90,7 @@ Result<FixedCost> read_fixed_cost(const Call& call) {
   FixedCost cost{.name = body.required_string("name")};
   const std::string monthly = body.required_string("monthly");
   cost.region = body.optional_string("region").value_or("");
-  auto rule = body.optional_string("rule");
-  auto from = body.optional_string("from_month");
-  auto until = body.optional_string("until_month");
+  auto [rule, from, until] = body.optional_string_fields({"rule", "from_month", "until_month"});
   ALLOT_TRY(body.finish());
   ALLOT_TRY_ASSIGN(cost.monthly_micros, read_money("monthly", monthly));
   if (rule) {

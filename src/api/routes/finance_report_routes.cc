@@ -38,33 +38,26 @@ Result<bool> wants_csv(const Call& call) {
 // and the CSV row are both made from them, so they cannot drift apart.
 std::vector<std::pair<std::string, json>> group_columns(const finance::Group& g) {
   const finance::NodeMonth& s = g.sums;
-  return {
-      {"key", g.key},
-      {"nodes", g.nodes},
-      {"gpus", s.gpus},
-      {"revenue", money_text(s.revenue_micros)},
-      {"depreciation", money_text(s.depreciation_micros)},
-      {"retirement_loss", money_text(s.retirement_loss_micros)},
-      {"interest", money_text(s.interest_micros)},
-      {"lease", money_text(s.lease_micros)},
-      {"power", money_text(s.power_micros)},
-      {"colocation", money_text(s.colocation_micros)},
-      {"other", money_text(s.other_micros)},
-      {"costs", money_text(s.costs_micros())},
-      {"margin", money_text(s.margin_micros())},
-      {"principal_repaid", money_text(s.principal_micros)},
-      // 1 Wh is 3,600,000 mJ, and a gram is 1,000,000 µg: three decimals of kWh and kg.
-      {"energy_kwh", format_scaled(divide_rounded(s.energy_mj, 3'600'000), 3)},
-      {"carbon_kg", format_scaled(divide_rounded(s.carbon_ug, 1'000'000), 3)},
-      {"available_gpu_hours", gpu_hours(s.available_gpu_ms)},
-      {"allocated_gpu_hours", gpu_hours(s.allocated_gpu_ms)},
-      {"idle_gpu_hours", gpu_hours(g.idle_gpu_ms)},
-      {"utilisation", format_scaled(g.utilisation_ppm, 6)},
-      {"idle_cost", money_text(g.idle_cost_micros)},
-      {"price_per_gpu_hour", money_text(g.price_micros_per_gpu_hour)},
-      {"break_even_utilisation",
-       g.break_even_ppm ? json(format_scaled(*g.break_even_ppm, 6)) : json(nullptr)},
-  };
+  std::vector<std::pair<std::string, json>> columns{
+      {"key", g.key}, {"nodes", g.nodes}, {"gpus", s.gpus}};
+  for (const auto& [name, micros] : s.lines()) columns.emplace_back(name, money_text(micros));
+  columns.insert(
+      columns.end(),
+      {
+          {"principal_repaid", money_text(s.principal_micros)},
+          // 1 Wh is 3,600,000 mJ, and a gram is 1,000,000 µg: three decimals of kWh and kg.
+          {"energy_kwh", format_scaled(divide_rounded(s.energy_mj, 3'600'000), 3)},
+          {"carbon_kg", format_scaled(divide_rounded(s.carbon_ug, 1'000'000), 3)},
+          {"available_gpu_hours", gpu_hours(s.available_gpu_ms)},
+          {"allocated_gpu_hours", gpu_hours(s.allocated_gpu_ms)},
+          {"idle_gpu_hours", gpu_hours(g.idle_gpu_ms)},
+          {"utilisation", format_scaled(g.utilisation_ppm, 6)},
+          {"idle_cost", money_text(g.idle_cost_micros)},
+          {"price_per_gpu_hour", money_text(g.price_micros_per_gpu_hour)},
+          {"break_even_utilisation",
+           g.break_even_ppm ? json(format_scaled(*g.break_even_ppm, 6)) : json(nullptr)},
+      });
+  return columns;
 }
 
 json group_json(const finance::Group& g) {

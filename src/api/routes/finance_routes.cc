@@ -123,11 +123,9 @@ Result<finance::Financing> read_financing(const json& doc) {
   if (!doc.is_object()) return fail(ErrorCode::kInvalidType, "'financing' must be an object");
   JsonBody body(doc.dump());
   const std::string kind = body.required_string("kind");
-  auto principal = body.optional_string("principal");
-  auto rate = body.optional_string("annual_rate");
+  auto [principal, rate] = body.optional_string_fields({"principal", "annual_rate"});
   auto term = body.optional_int("term_months", INT_MIN, INT_MAX);
-  auto payment = body.optional_string("monthly_payment");
-  auto start = body.optional_string("start_month");
+  auto [payment, start] = body.optional_string_fields({"monthly_payment", "start_month"});
   if (auto ok = body.finish(); !ok) {
     return fail(ok.error().code, "financing: " + ok.error().message);
   }
@@ -149,13 +147,10 @@ Result<finance::Asset> read_asset(const Call& call) {
   JsonBody body(call.request.body);
   finance::Asset a{.name = body.required_string("name")};
   auto nodes = body.optional_strings("nodes");
-  const std::string cost = body.required_string("cost");
-  const std::string in_service = body.required_string("in_service");
+  const auto [cost, in_service] = body.required_string_fields({"cost", "in_service"});
   auto life = body.optional_int("life_months", INT_MIN, INT_MAX);
-  auto salvage = body.optional_string("salvage");
-  auto method = body.optional_string("method");
-  auto factor = body.optional_string("declining_factor");
-  auto power = body.optional_string("power_kw");
+  auto [salvage, method, factor, power] =
+      body.optional_string_fields({"salvage", "method", "declining_factor", "power_kw"});
   const json financing = body.optional_json("financing");
   ALLOT_TRY(body.finish());
   if (!nodes) return fail(ErrorCode::kMissingField, "'nodes' is required");
@@ -240,8 +235,7 @@ Result<HttpResponse> change_estimate(Call& call) {
 Result<HttpResponse> retire_asset(Call& call) {
   ALLOT_TRY(require_operator_admin(call.caller));
   JsonBody body(call.request.body);
-  auto at = body.optional_string("at");
-  auto proceeds = body.optional_string("proceeds");
+  auto [at, proceeds] = body.optional_string_fields({"at", "proceeds"});
   ALLOT_TRY(body.finish());
   ALLOT_TRY_LET(const finance::Asset* asset, path_asset(call));
   RetireAsset retire{.asset_id = asset->id};

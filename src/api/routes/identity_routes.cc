@@ -1,4 +1,6 @@
 // Tenants, projects, users, API keys and the audit log.
+#include <algorithm>
+#include <iterator>
 #include <map>
 
 #include <fmt/format.h>
@@ -88,20 +90,14 @@ Result<HttpResponse> get_tenant(Call& call) {
 Result<BillingDetails> read_billing_details(const std::map<std::string, std::string>& fields,
                                             BillingDetails details) {
   for (const auto& [name, value] : fields) {
-    if (name == "legal_name") {
-      details.legal_name = value;
-    } else if (name == "address") {
-      details.address = value;
-    } else if (name == "tax_id") {
-      details.tax_id = value;
-    } else if (name == "email") {
-      details.email = value;
-    } else {
+    const auto* field = std::ranges::find(kBillingDetailsFields, name, &BillingDetailsField::name);
+    if (field == std::end(kBillingDetailsFields)) {
       return fail(ErrorCode::kUnknownField,
                   fmt::format("billing_details has no field '{}' (legal_name, address, tax_id, "
                               "email)",
                               name));
     }
+    details.*(field->member) = value;
   }
   return details;
 }
@@ -110,8 +106,7 @@ Result<BillingDetails> read_billing_details(const std::map<std::string, std::str
 Result<HttpResponse> update_tenant(Call& call) {
   JsonBody body(call.request.body);
   auto weight = body.optional_int("weight", INT64_MIN, INT64_MAX);
-  auto billing = body.optional_string("billing");
-  auto credit_limit = body.optional_string("credit_limit");
+  auto [billing, credit_limit] = body.optional_string_fields({"billing", "credit_limit"});
   auto details = body.optional_string_map("billing_details");
   ALLOT_TRY(body.finish());
   ALLOT_TRY(require_operator_admin(call.caller));
@@ -188,10 +183,8 @@ Result<Role> read_role(const std::string& text, const Caller& caller) {
 
 Result<HttpResponse> create_user(Call& call) {
   JsonBody body(call.request.body);
-  std::string name = body.required_string("name");
-  std::string email = body.required_string("email");
-  auto role_text = body.optional_string("role");
-  auto tenant_id = body.optional_string("tenant_id");
+  auto [name, email] = body.required_string_fields({"name", "email"});
+  auto [role_text, tenant_id] = body.optional_string_fields({"role", "tenant_id"});
   ALLOT_TRY(body.finish());
   ALLOT_TRY_LET(const std::string tenant, tenant_for(call, tenant_id));
   ALLOT_TRY(require_admin_of(call.caller, tenant));
@@ -218,8 +211,7 @@ Result<const User*> path_user(const Call& call) {
 
 Result<HttpResponse> update_user(Call& call) {
   JsonBody body(call.request.body);
-  auto name = body.optional_string("name");
-  auto role_text = body.optional_string("role");
+  auto [name, role_text] = body.optional_string_fields({"name", "role"});
   auto disabled = body.optional_bool("disabled");
   ALLOT_TRY(body.finish());
   ALLOT_TRY_LET(const User* user, path_user(call));

@@ -56,8 +56,7 @@ Result<HttpResponse> create_instance(Call& call) {
   const PlacementFields placement = read_placement_fields(body);
   auto cpu_milli = body.optional_int("cpu_milli", 0, INT64_MAX / 4);
   auto memory_mib = body.optional_int("memory_mib", 0, INT64_MAX / 4);
-  auto region = body.optional_string("region");
-  auto image = body.optional_string("image");
+  auto [region, image] = body.optional_string_fields({"region", "image"});
   auto command = body.optional_strings("command");
   auto env = body.optional_string_map("env");
   auto labels = body.optional_string_map("labels");

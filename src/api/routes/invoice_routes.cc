@@ -53,8 +53,7 @@ json invoice_with_notes(const State& state, const Invoice& invoice) {
 
 Result<HttpResponse> draft_invoice(Call& call) {
   JsonBody body(call.request.body);
-  std::string tenant_id = body.required_string("tenant_id");
-  std::string month_text = body.required_string("month");
+  auto [tenant_id, month_text] = body.required_string_fields({"tenant_id", "month"});
   ALLOT_TRY(body.finish());
   ALLOT_TRY(require_operator_admin(call.caller));
   ALLOT_TRY(check_id("tenant_id", tenant_id, "ten"));
@@ -139,8 +138,7 @@ Result<HttpResponse> change_invoice(Call& call) {
 
 Result<HttpResponse> create_credit_note(Call& call) {
   JsonBody body(call.request.body);
-  std::string amount_text = body.required_string("amount");
-  std::string reason = body.required_string("reason");
+  auto [amount_text, reason] = body.required_string_fields({"amount", "reason"});
   ALLOT_TRY(body.finish());
   ALLOT_TRY(require_operator_admin(call.caller));
   const std::string& invoice_id = call.params.front();

@@ -60,8 +60,7 @@ Result<HttpResponse> create_topup(Call& call) {
   JsonBody body(call.request.body);
   std::string amount_text = body.required_string("amount");
   auto credit = body.optional_bool("credit");
-  auto expires_at = body.optional_string("expires_at");
-  auto key = body.optional_string("id");
+  auto [expires_at, key] = body.optional_string_fields({"expires_at", "id"});
   ALLOT_TRY(body.finish());
   ALLOT_TRY_LET(const Tenant* tenant, path_tenant(call));
   ALLOT_TRY(require_operator_admin(call.caller));

@@ -21,13 +21,10 @@ Result<int64_t> read_rate(std::string_view field, const std::optional<std::strin
 
 Result<HttpResponse> set_price(Call& call) {
   JsonBody body(call.request.body);
-  std::string model = body.required_string("gpu_model");
-  std::string region = body.required_string("region");
-  auto price_class = body.optional_string("price_class");
-  auto gpu_hour = body.optional_string("gpu_hour");
-  auto cpu_hour = body.optional_string("cpu_hour");
-  auto memory_gib_hour = body.optional_string("memory_gib_hour");
-  auto effective_at = body.optional_string("effective_at");
+  auto [model, region] = body.required_string_fields({"gpu_model", "region"});
+  auto [price_class, gpu_hour, cpu_hour, memory_gib_hour, effective_at] =
+      body.optional_string_fields(
+          {"price_class", "gpu_hour", "cpu_hour", "memory_gib_hour", "effective_at"});
   ALLOT_TRY(body.finish());
   ALLOT_TRY(require_operator_admin(call.caller));
   if (!gpu_hour) return fail(ErrorCode::kMissingField, "'gpu_hour' is required");

@@ -36,9 +36,8 @@ Result<const Sealer*> sealer_of(const Call& call) {
 // for that registry, replacing the one there is.
 Result<HttpResponse> set_registry(Call& call) {
   JsonBody body(call.request.body);
-  const std::string host = body.required_string("host");
-  const std::string username = body.required_string("username");
-  const std::string password = body.required_string("password");
+  const auto [host, username, password] =
+      body.required_string_fields({"host", "username", "password"});
   auto tenant_id = body.optional_string("tenant_id");
   ALLOT_TRY(body.finish());
   ALLOT_TRY_LET(const std::string tenant, tenant_for(call, tenant_id));

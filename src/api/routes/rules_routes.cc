@@ -66,8 +66,7 @@ Result<HttpResponse> list_rules(Call& call, const std::map<std::string, T>& rule
 Result<HttpResponse> set_quota(Call& call) {
   JsonBody body(call.request.body);
   std::string tenant_id = body.required_string("tenant_id");
-  auto project_id = body.optional_string("project_id");
-  auto gpu_model = body.optional_string("gpu_model");
+  auto [project_id, gpu_model] = body.optional_string_fields({"project_id", "gpu_model"});
   auto gpus = body.optional_int("gpus", INT64_MIN, INT64_MAX);
   auto gpu_milli = body.optional_int("gpu_milli", INT64_MIN, INT64_MAX);
   ALLOT_TRY(body.finish());

@@ -7,10 +7,9 @@
 namespace allot {
 
 nlohmann::json to_json(const BillingDetails& d) {
-  return {{"legal_name", d.legal_name},
-          {"address", d.address},
-          {"tax_id", d.tax_id},
-          {"email", d.email}};
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto& [name, member] : kBillingDetailsFields) out[name] = d.*member;
+  return out;
 }
 
 nlohmann::json to_json(const Tenant& t) {

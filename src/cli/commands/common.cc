@@ -20,6 +20,7 @@ void add_param(std::string& out, const std::string& name, const std::string& val
 struct Given {
   Param param;
   std::string value;
+  int64_t number = 0;  // A `whole` param's value.
   bool on = false;
 
   // The value a request sends: a toggle's "true" when on; "" when not given.
@@ -35,9 +36,13 @@ std::shared_ptr<std::vector<Given>> add_params(CLI::App& command, std::vector<Pa
     Given& one = given->emplace_back(Given{.param = std::move(param)});
     if (one.param.toggle) {
       command.add_flag(one.param.flag, one.on, one.param.help);
-    } else {
-      command.add_option(one.param.flag, one.value, one.param.help)->required(one.param.required);
+      continue;
     }
+    CLI::Option* option = one.param.whole
+                              ? command.add_option(one.param.flag, one.number, one.param.help)
+                              : command.add_option(one.param.flag, one.value, one.param.help);
+    option->required(one.param.required);
+    if (one.param.check != nullptr) option->check(*one.param.check);
   }
   return given;
 }
@@ -160,7 +165,9 @@ CLI::App* add_body_call(CLI::App& parent, const std::string& name, const std::st
           json body = json::object();
           for (const Given& one : *given) {
             if (one.param.in_path) continue;
-            if (one.param.required) {
+            if (one.param.whole) {
+              body[one.param.name] = one.number;
+            } else if (one.param.required) {
               body[one.param.name] = one.value;
             } else {
               put(body, one.param.name.c_str(), one.value);

@@ -46,10 +46,13 @@ CLI::Option* add_newest_limit(CLI::App& command, int& limit);
 
 // An option that becomes a named part of a request when given: a listing's query parameter or a
 // body's field. A `required` one must be given; a `toggle` is a listing's flag instead, that asks
-// with `name`=true; an `in_path` one (an item's id) goes in the path of a body's request instead.
+// with `name`=true; an `in_path` one (an item's id) goes in the path of a body's request instead;
+// a `whole` one (a `required` body field) is read as a whole number and sent as one. An option
+// with a `check` is held to it.
 struct Param {
   std::string flag, name, help;
-  bool required = false, toggle = false, in_path = false;
+  bool required = false, toggle = false, in_path = false, whole = false;
+  const CLI::Validator* check = nullptr;
 };
 
 // Which --limit a listing takes: none, at most N items, or a log's newest N.

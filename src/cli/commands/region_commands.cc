@@ -39,7 +39,6 @@ const std::vector<Column> kExcludedColumns = {{"region", "region"},
 
 struct Options {
   std::string from, region;
-  int64_t rtt_ms = 0;
   PlacementOptions placement;
 };
 
@@ -144,15 +143,18 @@ void add_region_commands(CLI::App& app, Action& action) {
   static Options o;  // Lives as long as the program: the actions read it after parsing.
 
   CLI::App* latency = add_group(app, "latency", "round trips from client locations to regions");
-  CLI::App* set = latency->add_subcommand("set", "set one (operator admins)");
-  set->add_option("from", o.from, "the client location, e.g. eu-users or a region")->required();
-  set->add_option("region", o.region, "the region")->required();
-  set->add_option("rtt_ms", o.rtt_ms, "the round trip in milliseconds")->required();
-  set->callback([&action] {
-    action = show_call(
-        "PUT", [] { return std::string("/v1/latency"); },
-        [] { return json{{"from", o.from}, {"region", o.region}, {"rtt_ms", o.rtt_ms}}; });
-  });
+  add_body_call(*latency, "set", "set one (operator admins)", "PUT", "/v1/latency",
+                {{.flag = "from",
+                  .name = "from",
+                  .help = "the client location, e.g. eu-users or a region",
+                  .required = true},
+                 {.flag = "region", .name = "region", .help = "the region", .required = true},
+                 {.flag = "rtt_ms",
+                  .name = "rtt_ms",
+                  .help = "the round trip in milliseconds",
+                  .required = true,
+                  .whole = true}},
+                action);
   add_list(*latency, "list", "list them", "/v1/latency",
            {{.flag = "--from", .name = "from", .help = "only from this location"}}, kLatencyColumns,
            action);

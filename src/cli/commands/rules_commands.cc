@@ -24,7 +24,7 @@ const std::vector<Column> kPriceColumns = {{"model", "gpu_model"},   {"region", 
                                            {"from", "effective_at"}, {"in force", "in_force"}};
 
 struct Options {
-  std::string tenant, project, model, starts_at, ends_at;
+  std::string tenant, model, starts_at, ends_at;
   int64_t gpus = -1;
 };
 
@@ -36,23 +36,18 @@ void add_rules_commands(CLI::App& app, Action& action) {
   CLI::App* quotas = add_group(app, "quotas", "hard GPU limits per tenant or project");
   add_tenant_list(*quotas, "list quotas with what they count now", "/v1/quotas", "include_ended",
                   "deleted ones", kQuotaColumns, action);
-  CLI::App* quota_set = quotas->add_subcommand("set", "set a limit (operator admins)");
-  quota_set->add_option("--tenant", o.tenant, "the tenant")->required();
-  quota_set->add_option("--project", o.project, "only this project of it");
-  quota_set->add_option("--model", o.model, "only GPUs of this model or family");
-  quota_set->add_option("--gpus", o.gpus, "at most this many GPUs at once")
-      ->required()
-      ->check(CLI::NonNegativeNumber);
-  quota_set->callback([&action] {
-    action = show_call(
-        "PUT", [] { return std::string("/v1/quotas"); },
-        [] {
-          json body{{"tenant_id", o.tenant}, {"gpus", o.gpus}};
-          put(body, "project_id", o.project);
-          put(body, "gpu_model", o.model);
-          return body;
-        });
-  });
+  add_body_call(
+      *quotas, "set", "set a limit (operator admins)", "PUT", "/v1/quotas",
+      {{.flag = "--tenant", .name = "tenant_id", .help = "the tenant", .required = true},
+       {.flag = "--project", .name = "project_id", .help = "only this project of it"},
+       {.flag = "--model", .name = "gpu_model", .help = "only GPUs of this model or family"},
+       {.flag = "--gpus",
+        .name = "gpus",
+        .help = "at most this many GPUs at once",
+        .required = true,
+        .whole = true,
+        .check = &CLI::NonNegativeNumber}},
+      action);
   add_id_call(*quotas, "delete", "remove a limit (operator admins)", "DELETE", "/v1/quotas",
               action);
 

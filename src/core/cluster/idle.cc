@@ -2,7 +2,6 @@
 #include "core/cluster/idle.h"
 
 #include <algorithm>
-#include <array>
 #include <map>
 #include <vector>
 
@@ -16,10 +15,7 @@
 namespace allot {
 namespace {
 
-constexpr std::array<EnumName<IdleAction>, 2> kIdleActionNames = {{
-    {IdleAction::kStop, "stop"},
-    {IdleAction::kNotify, "notify"},
-}};
+constexpr EnumNames<IdleAction, 2> kIdleActionNames{{"stop", "notify"}};
 
 // Whether every GPU of the instance has a reading in this heartbeat under the threshold. A GPU
 // without a reading, lost, or with a reading out of 0..100 is busy as far as idle stop knows.
@@ -114,11 +110,11 @@ std::vector<std::string> idle_together(const Draft& draft, const std::string& id
 }  // namespace
 
 std::string_view idle_action_name(IdleAction action) {
-  return name_in(kIdleActionNames, action, "stop");
+  return kIdleActionNames.name(action, "stop");
 }
 
 std::optional<IdleAction> parse_idle_action(std::string_view name) {
-  return parse_in(kIdleActionNames, name);
+  return kIdleActionNames.parse(name);
 }
 
 Status check_idle_policy(const IdlePolicy& policy, const CoreOptions& options) {

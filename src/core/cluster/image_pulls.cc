@@ -1,7 +1,6 @@
 #include "core/cluster/image_pulls.h"
 
 #include <algorithm>
-#include <array>
 
 #include <fmt/format.h>
 
@@ -14,21 +13,14 @@ namespace allot {
 
 namespace {
 
-constexpr std::array<EnumName<PullState>, 4> kPullStateNames = {{
-    {PullState::kPending, "pending"},
-    {PullState::kPulling, "pulling"},
-    {PullState::kDone, "done"},
-    {PullState::kFailed, "failed"},
-}};
+constexpr EnumNames<PullState, 4> kPullStateNames{{"pending", "pulling", "done", "failed"}};
 
 }  // namespace
 
-std::string_view pull_state_name(PullState state) {
-  return name_in(kPullStateNames, state, "unknown");
-}
+std::string_view pull_state_name(PullState state) { return kPullStateNames.name(state, "unknown"); }
 
 std::optional<PullState> parse_pull_state(std::string_view name) {
-  return parse_in(kPullStateNames, name);
+  return kPullStateNames.parse(name);
 }
 
 bool is_final(PullState state) { return state == PullState::kDone || state == PullState::kFailed; }

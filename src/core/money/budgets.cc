@@ -2,7 +2,6 @@
 #include "core/money/budgets.h"
 
 #include <algorithm>
-#include <array>
 #include <set>
 
 #include <fmt/format.h>
@@ -20,11 +19,7 @@
 namespace allot {
 namespace {
 
-constexpr std::array<EnumName<Enforcement>, 3> kEnforcementNames = {{
-    {Enforcement::kNone, "none"},
-    {Enforcement::kBlockNew, "block_new"},
-    {Enforcement::kStopRunning, "stop_running"},
-}};
+constexpr EnumNames<Enforcement, 3> kEnforcementNames{{"none", "block_new", "stop_running"}};
 
 std::string scope_of(const Budget& b) {
   return b.project_id.empty() ? "the tenant" : "project " + b.project_id;
@@ -144,11 +139,11 @@ std::vector<std::string> stop_budget_work(Draft& draft, const Budget& b, int64_t
 }  // namespace
 
 std::string_view enforcement_name(Enforcement enforcement) {
-  return name_in(kEnforcementNames, enforcement, "none");
+  return kEnforcementNames.name(enforcement, "none");
 }
 
 std::optional<Enforcement> parse_enforcement(std::string_view text) {
-  return parse_in(kEnforcementNames, text);
+  return kEnforcementNames.parse(text);
 }
 
 std::string BudgetAlert::key_of(const std::string& budget_id, const std::string& month,

@@ -5,7 +5,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <array>
 #include <cctype>
 #include <nlohmann/json.hpp>
 
@@ -19,19 +18,10 @@
 namespace allot {
 namespace {
 
-constexpr std::array<EnumName<PoolProvider>, 3> kPoolProviderNames = {{
-    {PoolProvider::kStatic, "static"},
-    {PoolProvider::kCommand, "command"},
-    {PoolProvider::kLocal, "local"},
-}};
+constexpr EnumNames<PoolProvider, 3> kPoolProviderNames{{"static", "command", "local"}};
 
-constexpr std::array<EnumName<PoolNodeState>, 5> kPoolNodeStateNames = {{
-    {PoolNodeState::kBooting, "booting"},
-    {PoolNodeState::kReady, "ready"},
-    {PoolNodeState::kDeleting, "deleting"},
-    {PoolNodeState::kDeleted, "deleted"},
-    {PoolNodeState::kFailed, "failed"},
-}};
+constexpr EnumNames<PoolNodeState, 5> kPoolNodeStateNames{
+    {"booting", "ready", "deleting", "deleted", "failed"}};
 
 Status check_timer(std::string_view field, int64_t ms) {
   if (ms <= 0 || ms > limits::kMaxPoolTimerMs) {
@@ -165,19 +155,19 @@ Event node_event(PoolEvents& events, std::string kind, const Pool& pool, const P
 }  // namespace
 
 std::string_view pool_provider_name(PoolProvider provider) {
-  return name_in(kPoolProviderNames, provider, "static");
+  return kPoolProviderNames.name(provider, "static");
 }
 
 std::optional<PoolProvider> parse_pool_provider(std::string_view name) {
-  return parse_in(kPoolProviderNames, name);
+  return kPoolProviderNames.parse(name);
 }
 
 std::string_view pool_node_state_name(PoolNodeState state) {
-  return name_in(kPoolNodeStateNames, state, "failed");
+  return kPoolNodeStateNames.name(state, "failed");
 }
 
 std::optional<PoolNodeState> parse_pool_node_state(std::string_view name) {
-  return parse_in(kPoolNodeStateNames, name);
+  return kPoolNodeStateNames.parse(name);
 }
 
 int live_pool_nodes(const State& state, const std::string& pool_id) {

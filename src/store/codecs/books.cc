@@ -5,9 +5,11 @@
 namespace allot {
 namespace {
 
-constexpr std::string_view kUpsertNodeEnergy =
-    "INSERT INTO node_energy (node_id, hour_ms, energy_mj) VALUES ($1, $2, $3) "
-    "ON CONFLICT (node_id, hour_ms) DO UPDATE SET energy_mj = excluded.energy_mj";
+constexpr auto kNodeEnergyColumns = ALLOT_COLUMNS(NodeEnergy, node_id, hour_ms, energy_mj);
+constexpr ColumnCodec<NodeEnergy> kNodeEnergy{.table = "node_energy",
+                                              .columns = kNodeEnergyColumns,
+                                              .conflict = "node_id, hour_ms",
+                                              .updated = "energy_mj"};
 
 constexpr DocumentCodec<finance::Asset> kAssets{
     .table = "assets", .keys = "id", .encode = asset_document, .decode = asset_from_document};
@@ -30,20 +32,7 @@ constexpr DocumentCodec<RentalPrice> kRentalPrices{
 
 }  // namespace
 
-Status write_row(Db& db, const NodeEnergy& o) {
-  const DbValue p[] = {o.node_id, o.hour_ms, o.energy_mj};
-  return db.exec(kUpsertNodeEnergy, p);
-}
-
-Status load_rows(Db& db, Tag<NodeEnergy> /*tag*/, std::vector<Row>& out) {
-  return load_each(
-      db, "SELECT node_id, hour_ms, energy_mj FROM node_energy ORDER BY node_id, hour_ms", out,
-      [](const DbRow& r) {
-        return NodeEnergy{
-            .node_id = db_text(r[0]), .hour_ms = db_int(r[1]), .energy_mj = db_int(r[2])};
-      });
-}
-
+const ColumnCodec<NodeEnergy>& codec_of(Tag<NodeEnergy> /*tag*/) { return kNodeEnergy; }
 const DocumentCodec<finance::Asset>& codec_of(Tag<finance::Asset> /*tag*/) { return kAssets; }
 const DocumentCodec<Site>& codec_of(Tag<Site> /*tag*/) { return kSites; }
 const DocumentCodec<FixedCost>& codec_of(Tag<FixedCost> /*tag*/) { return kFixedCosts; }

@@ -7,10 +7,10 @@
 namespace allot {
 namespace {
 
-constexpr std::string_view kUpsertJoinToken =
-    "INSERT INTO join_tokens (id, name, token_hash, created_at_ms, expires_at_ms, revoked_at_ms) "
-    "VALUES ($1, $2, $3, $4, $5, $6) "
-    "ON CONFLICT (id) DO UPDATE SET revoked_at_ms = excluded.revoked_at_ms";
+constexpr auto kJoinTokenColumns =
+    ALLOT_COLUMNS(JoinToken, id, name, token_hash, created_at_ms, expires_at_ms, revoked_at_ms);
+constexpr ColumnCodec<JoinToken> kJoinTokens{
+    .table = "join_tokens", .columns = kJoinTokenColumns, .updated = "revoked_at_ms"};
 
 constexpr DocumentCodec<Node> kNodes{
     .table = "nodes", .keys = "id, name", .encode = node_document, .decode = node_from_document};
@@ -36,26 +36,7 @@ constexpr DocumentCodec<Instance> kInstances{
 
 }  // namespace
 
-Status write_row(Db& db, const JoinToken& o) {
-  const DbValue p[] = {o.id,           o.name, o.token_hash, o.created_at_ms, o.expires_at_ms,
-                       o.revoked_at_ms};
-  return db.exec(kUpsertJoinToken, p);
-}
-
-Status load_rows(Db& db, Tag<JoinToken> /*tag*/, std::vector<Row>& out) {
-  return load_each(db,
-                   "SELECT id, name, token_hash, created_at_ms, expires_at_ms, revoked_at_ms "
-                   "FROM join_tokens ORDER BY id",
-                   out, [](const DbRow& r) {
-                     return JoinToken{.id = db_text(r[0]),
-                                      .name = db_text(r[1]),
-                                      .token_hash = db_text(r[2]),
-                                      .created_at_ms = db_int(r[3]),
-                                      .expires_at_ms = db_int(r[4]),
-                                      .revoked_at_ms = db_int(r[5])};
-                   });
-}
-
+const ColumnCodec<JoinToken>& codec_of(Tag<JoinToken> /*tag*/) { return kJoinTokens; }
 const DocumentCodec<Node>& codec_of(Tag<Node> /*tag*/) { return kNodes; }
 const DocumentCodec<RegistryCredential>& codec_of(Tag<RegistryCredential> /*tag*/) {
   return kRegistryCredentials;

@@ -2,12 +2,11 @@
 // pulls, instances.
 #pragma once
 
-#include "store/codecs/codec.h"
+#include "store/codecs/columns.h"
 
 namespace allot {
 
-[[nodiscard]] Status write_row(Db& db, const JoinToken& token);
-[[nodiscard]] Status load_rows(Db& db, Tag<JoinToken> tag, std::vector<Row>& out);
+const ColumnCodec<JoinToken>& codec_of(Tag<JoinToken> tag);
 const DocumentCodec<Node>& codec_of(Tag<Node> tag);
 const DocumentCodec<RegistryCredential>& codec_of(Tag<RegistryCredential> tag);
 const DocumentCodec<ImagePull>& codec_of(Tag<ImagePull> tag);

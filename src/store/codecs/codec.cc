@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <ranges>
 
+#include <fmt/ranges.h>
+
 namespace allot {
 
 namespace {
@@ -27,20 +29,19 @@ std::vector<DbValue> document_columns(const nlohmann::json& doc, std::string_vie
   return values;
 }
 
-std::string document_upsert(std::string_view table, std::string_view keys,
-                            std::string_view conflict, std::string_view updated) {
-  std::string sql = fmt::format("INSERT INTO {} ({}, doc) VALUES ($1", table, keys);
-  const auto params = std::ranges::count(keys, ',') + 2;
+std::string upsert_statement(std::string_view table, std::string_view columns,
+                             std::string_view conflict, std::string_view updated) {
+  std::string sql = fmt::format("INSERT INTO {} ({}) VALUES ($1", table, columns);
+  const auto params = std::ranges::count(columns, ',') + 1;
   for (int64_t n = 2; n <= params; ++n) sql += fmt::format(", ${}", n);
   sql += ")";
   if (conflict.empty()) return sql;
   sql += fmt::format(" ON CONFLICT ({}) DO UPDATE SET ", conflict);
-  if (!updated.empty()) {
-    for (std::string_view column : column_names(updated)) {
-      sql += fmt::format("{0} = excluded.{0}, ", column);
-    }
+  std::vector<std::string> sets;
+  for (std::string_view column : column_names(updated)) {
+    sets.push_back(fmt::format("{0} = excluded.{0}", column));
   }
-  return sql + "doc = excluded.doc";
+  return sql + fmt::format("{}", fmt::join(sets, ", "));
 }
 
 }  // namespace allot

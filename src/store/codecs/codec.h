@@ -1,7 +1,8 @@
 // The store's codecs: one per row type. A row kept as a JSON document beside its key columns (most
 // of them) has a DocumentCodec, found by `codec_of(Tag<R>)`: its table, the columns that key
 // it, how it is encoded and decoded, what a write replaces, and the order it loads in. A row with
-// columns of its own has a pair of overloads instead:
+// columns of its own has a ColumnCodec (store/codecs/columns.h); one written another way (the
+// ledger's, the event log's) has a pair of overloads instead:
 //
 //   Status write_row(Db& db, const R& row);                      // in the caller's transaction
 //   Status load_rows(Db& db, Tag<R> tag, std::vector<Row>& out);  // every stored R, in order
@@ -47,9 +48,10 @@ struct DocumentCodec {
 [[nodiscard]] std::vector<DbValue> document_columns(const nlohmann::json& doc,
                                                     std::string_view keys);
 
-// The statement that writes a row: its key columns as $1..$n-1, the document as $n.
-[[nodiscard]] std::string document_upsert(std::string_view table, std::string_view keys,
-                                          std::string_view conflict, std::string_view updated);
+// The statement that writes a row's `columns` ("id, name") as $1..$n: an insert, or with
+// `conflict` one that replaces the `updated` columns of a row stored with the same values there.
+[[nodiscard]] std::string upsert_statement(std::string_view table, std::string_view columns,
+                                           std::string_view conflict, std::string_view updated);
 
 template <typename T>
 concept StoredAsDocument = requires {
@@ -63,7 +65,10 @@ template <StoredAsDocument T>
   std::vector<DbValue> params =
       codec.columns ? codec.columns(row) : document_columns(doc, codec.keys);
   params.emplace_back(doc.dump());
-  return db.exec(document_upsert(codec.table, codec.keys, codec.conflict, codec.updated), params);
+  const std::string updated = codec.updated.empty() ? "doc" : fmt::format("{}, doc", codec.updated);
+  return db.exec(
+      upsert_statement(codec.table, fmt::format("{}, doc", codec.keys), codec.conflict, updated),
+      params);
 }
 
 // Appends every row `select` returns to `out`, each read by `read`: a row, or a Result of one

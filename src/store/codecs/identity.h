@@ -1,17 +1,13 @@
 // The identity domain's rows in the store: tenants, projects, users, API keys.
 #pragma once
 
-#include "store/codecs/codec.h"
+#include "store/codecs/columns.h"
 
 namespace allot {
 
-[[nodiscard]] Status write_row(Db& db, const Tenant& tenant);
-[[nodiscard]] Status load_rows(Db& db, Tag<Tenant> tag, std::vector<Row>& out);
-[[nodiscard]] Status write_row(Db& db, const Project& project);
-[[nodiscard]] Status load_rows(Db& db, Tag<Project> tag, std::vector<Row>& out);
-[[nodiscard]] Status write_row(Db& db, const User& user);
-[[nodiscard]] Status load_rows(Db& db, Tag<User> tag, std::vector<Row>& out);
-[[nodiscard]] Status write_row(Db& db, const ApiKey& key);
-[[nodiscard]] Status load_rows(Db& db, Tag<ApiKey> tag, std::vector<Row>& out);
+const ColumnCodec<Tenant>& codec_of(Tag<Tenant> tag);
+const ColumnCodec<Project>& codec_of(Tag<Project> tag);
+const ColumnCodec<User>& codec_of(Tag<User> tag);
+const ColumnCodec<ApiKey>& codec_of(Tag<ApiKey> tag);
 
 }  // namespace allot

@@ -30,6 +30,13 @@ constexpr DocumentCodec<Budget> kBudgets{.table = "budgets",
                                          .keys = "id, tenant_id",
                                          .encode = budget_document,
                                          .decode = budget_from_document};
+constexpr auto kBudgetAlertColumns =
+    ALLOT_COLUMNS(BudgetAlert, budget_id, month, threshold_pct, spend_micros, at_ms);
+// A threshold alerts again in the same month once a changed amount re-arms it.
+constexpr ColumnCodec<BudgetAlert> kBudgetAlerts{.table = "budget_alerts",
+                                                 .columns = kBudgetAlertColumns,
+                                                 .conflict = "budget_id, month, threshold_pct",
+                                                 .updated = "spend_micros, at_ms"};
 
 }  // namespace
 
@@ -46,15 +53,10 @@ Status write_row(Db& db, const LedgerEntry& o) {
 
 Status load_rows(Db& /*db*/, Tag<LedgerEntry> /*tag*/, std::vector<Row>& /*out*/) { return {}; }
 
-Status write_row(Db& db, const BudgetAlert& o) { return write_budget_row(db, o); }
-
-Status load_rows(Db& db, Tag<BudgetAlert> /*tag*/, std::vector<Row>& out) {
-  return load_budget_alerts(db, out);
-}
-
 const DocumentCodec<meter::Price>& codec_of(Tag<meter::Price> /*tag*/) { return kPrices; }
 const DocumentCodec<Invoice>& codec_of(Tag<Invoice> /*tag*/) { return kInvoices; }
 const DocumentCodec<CreditNote>& codec_of(Tag<CreditNote> /*tag*/) { return kCreditNotes; }
 const DocumentCodec<Budget>& codec_of(Tag<Budget> /*tag*/) { return kBudgets; }
+const ColumnCodec<BudgetAlert>& codec_of(Tag<BudgetAlert> /*tag*/) { return kBudgetAlerts; }
 
 }  // namespace allot

@@ -2,7 +2,7 @@
 // notes, budgets and their alerts.
 #pragma once
 
-#include "store/codecs/codec.h"
+#include "store/codecs/columns.h"
 
 namespace allot {
 
@@ -14,7 +14,6 @@ const DocumentCodec<CreditNote>& codec_of(Tag<CreditNote> tag);
 [[nodiscard]] Status write_row(Db& db, const LedgerEntry& entry);
 [[nodiscard]] Status load_rows(Db& db, Tag<LedgerEntry> tag, std::vector<Row>& out);
 const DocumentCodec<Budget>& codec_of(Tag<Budget> tag);
-[[nodiscard]] Status write_row(Db& db, const BudgetAlert& alert);
-[[nodiscard]] Status load_rows(Db& db, Tag<BudgetAlert> tag, std::vector<Row>& out);
+const ColumnCodec<BudgetAlert>& codec_of(Tag<BudgetAlert> tag);
 
 }  // namespace allot

@@ -1,7 +1,7 @@
 import { api, ApiError, qs } from '../api';
 import { SimpleChart } from '../charts';
 import type { Ctx, PageView } from '../context';
-import { card, h, kpi, renderIf, renderTable, replace, table, type Column } from '../dom';
+import { card, h, kpi, page, renderIf, renderTable, replace, table, toolbar, type Column } from '../dom';
 import { addMoney, money, num, pct, thisMonth } from '../format';
 import type { BuyOrRentItem, PaybackItem, Report, Usage } from '../types';
 import { dayRange, fromDays } from './usage';
@@ -41,10 +41,9 @@ export function financePage(ctx: Ctx): PageView {
     card('Payback per asset', payback),
     card('Buy or rent', buyRent),
   );
-  const el = h(
-    'div',
-    { class: 'page' },
-    h('div', { class: 'page-head' }, h('h1', null, 'Finance'), h('div', { class: 'toolbar' }, month, by)),
+  const el = page(
+    'Finance',
+    toolbar(month, by),
     notice,
     body,
   );

@@ -1,7 +1,7 @@
 import { api, ApiError } from '../api';
 import { palette } from '../charts';
 import type { Ctx, PageView } from '../context';
-import { badge, card, h, kpi, link, renderIf, replace, table } from '../dom';
+import { badge, card, h, kpi, link, page, renderIf, replace, table, toolbar } from '../dom';
 import { attempt } from '../forms';
 import { ago, bytes, gpuRequest, num, shortId } from '../format';
 import type { Page } from '../api';
@@ -86,10 +86,9 @@ export function fleetPage(ctx: Ctx): PageView {
   const detail = h('div', { class: 'detail', 'data-testid': 'gpu-detail' }, h('div', { class: 'muted' }, 'Click a GPU for its details.'));
   const tooltip = h('div', { class: 'tooltip', hidden: true });
   const notice = h('div');
-  const el = h(
-    'div',
-    { class: 'page' },
-    h('div', { class: 'page-head' }, h('h1', null, 'Fleet'), ctx.isOperator ? h('div', { class: 'toolbar' }, h('label', null, 'Colour by ', select)) : null),
+  const el = page(
+    'Fleet',
+    ctx.isOperator ? toolbar(h('label', null, 'Colour by ', select)) : null,
     notice,
     kpis,
     h('div', { class: 'fleet-layout' }, h('div', null, legend, grid), detail),

@@ -1,6 +1,6 @@
 import { api, listAll } from '../api';
 import type { Ctx, PageView } from '../context';
-import { badge, card, errorText, h, kpi, link, renderIf, replace, table, type Column } from '../dom';
+import { badge, card, errorText, h, kpi, link, page, renderIf, replace, table, type Column } from '../dom';
 import { attempt } from '../forms';
 import { addMoney, ago, duration, gpuRequest, money, shortId, time } from '../format';
 import type { Instance, Region } from '../types';
@@ -231,10 +231,9 @@ export function instancesPage(ctx: Ctx): PageView {
     location.hash = `#/instances/${i.id}`;
   });
   const launchCard = h('details', { class: 'card launch-card', open: ctx.canLaunch, 'data-testid': 'launch' }, h('summary', null, h('h2', null, 'Launch an instance')), launch.el);
-  const el = h(
-    'div',
-    { class: 'page' },
-    h('div', { class: 'page-head' }, h('h1', null, 'Instances')),
+  const el = page(
+    'Instances',
+    null,
     kpis,
     ctx.canLaunch ? launchCard : null,
     card('The queue', h('p', { class: 'muted' }, 'Queued work, oldest first, and why each one waits.'), queue),

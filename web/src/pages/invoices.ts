@@ -1,6 +1,6 @@
 import { api, apiText, listAll } from '../api';
 import type { Ctx, PageView } from '../context';
-import { badge, card, h, kpi, link, renderIf, renderTable, replace } from '../dom';
+import { badge, card, h, kpi, link, page, renderIf, renderTable, replace } from '../dom';
 import { actionForm, attempt } from '../forms';
 import { money, thisMonth, time } from '../format';
 import type { Invoice } from '../types';
@@ -23,7 +23,7 @@ export function invoicesPage(ctx: Ctx): PageView {
         h('span', { class: 'muted' }, 'Re-drafting a draft refreshes its lines.'),
       )
     : null;
-  const el = h('div', { class: 'page' }, h('div', { class: 'page-head' }, h('h1', null, 'Invoices')), card('Invoices', draft, list));
+  const el = page('Invoices', null, card('Invoices', draft, list));
 
   async function refresh(): Promise<void> {
     const invoices = (await listAll<Invoice>('/v1/invoices')).sort((a, b) => b.month.localeCompare(a.month) || a.id.localeCompare(b.id));

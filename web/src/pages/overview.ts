@@ -1,7 +1,7 @@
 import { api, listAll, qs } from '../api';
 import { SimpleChart } from '../charts';
 import type { Ctx, PageView } from '../context';
-import { badge, card, h, kpi, link, renderIf, replace, table } from '../dom';
+import { badge, card, h, kpi, link, page, renderIf, replace, table } from '../dom';
 import { ago, gpuRequest, money, num } from '../format';
 import type { Page } from '../api';
 import type { Balance, Instance, NodeInfo, Usage } from '../types';
@@ -11,10 +11,9 @@ export function overviewPage(ctx: Ctx): PageView {
   const kpis = h('div', { class: 'kpis' });
   const spend = new SimpleChart('bar', { y: 'spend', y2: 'GPU-hours', testid: 'chart-overview' });
   const recent = h('div', { 'data-testid': 'recent-instances' });
-  const el = h(
-    'div',
-    { class: 'page' },
-    h('div', { class: 'page-head' }, h('h1', null, `Welcome, ${ctx.me.user.name}`), h('div', { class: 'muted' }, `${ctx.me.tenant.name} · ${ctx.me.user.role}`)),
+  const el = page(
+    `Welcome, ${ctx.me.user.name}`,
+    h('div', { class: 'muted' }, `${ctx.me.tenant.name} · ${ctx.me.user.role}`),
     kpis,
     h('div', { class: 'grid-2 grid-wide-left' }, card('Spend, last 14 days', spend.el), card('Recent instances', recent)),
   );

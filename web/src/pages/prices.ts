@@ -1,6 +1,6 @@
 import { api } from '../api';
 import type { Ctx, PageView } from '../context';
-import { badge, card, h, renderTable, type Child } from '../dom';
+import { badge, card, h, page, renderTable, type Child } from '../dom';
 import { actionForm } from '../forms';
 import { rate, time } from '../format';
 import type { Price, Region, RegionModel } from '../types';
@@ -36,10 +36,9 @@ export function pricesPage(ctx: Ctx): PageView {
         h('button', { class: 'btn', type: 'submit' }, 'Set price'),
       )
     : null;
-  const el = h(
-    'div',
-    { class: 'page' },
-    h('div', { class: 'page-head' }, h('h1', null, 'Prices')),
+  const el = page(
+    'Prices',
+    null,
     card('Price catalog', h('p', { class: 'muted' }, 'Per GPU-hour, per model, region and class; the price in force now and changes already scheduled.'), form, prices),
     card('Regions', regions),
   );

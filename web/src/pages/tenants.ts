@@ -1,6 +1,6 @@
 import { api, listAll } from '../api';
 import type { Ctx, PageView } from '../context';
-import { badge, card, h, kpi, renderIf, replace, table } from '../dom';
+import { badge, card, h, kpi, page, renderIf, replace, table } from '../dom';
 import { actionForm } from '../forms';
 import { addMoney, money, time } from '../format';
 import type { Balance, Tenant, User } from '../types';
@@ -40,10 +40,9 @@ export function tenantsPage(ctx: Ctx): PageView {
         h('button', { class: 'btn', type: 'submit' }, 'Create project'),
       )
     : null;
-  const el = h(
-    'div',
-    { class: 'page' },
-    h('div', { class: 'page-head' }, h('h1', null, ctx.isOperator ? 'Tenants' : 'Your tenant')),
+  const el = page(
+    ctx.isOperator ? 'Tenants' : 'Your tenant',
+    null,
     kpis,
     card(h('span', null, 'Tenants and balances'), createForm, tenantsBox),
     h('div', { class: 'grid-2' }, card('Projects', projectForm, projectsBox), card('Users', usersBox)),

@@ -1,7 +1,7 @@
 import { api, listAll, qs } from '../api';
 import { SimpleChart } from '../charts';
 import type { Ctx, PageView } from '../context';
-import { badge, card, h, kpi, renderIf, replace, table, type Column } from '../dom';
+import { badge, card, h, kpi, page, renderIf, replace, table, toolbar, type Column } from '../dom';
 import { actionForm } from '../forms';
 import { money, num, time } from '../format';
 import type { AllotEvent, Budget, Usage } from '../types';
@@ -79,10 +79,9 @@ export function usagePage(ctx: Ctx): PageView {
       )
     : null;
 
-  const el = h(
-    'div',
-    { class: 'page' },
-    h('div', { class: 'page-head' }, h('h1', null, 'Usage & budgets'), h('div', { class: 'toolbar' }, ctx.isOperator ? tenant : null, range)),
+  const el = page(
+    'Usage & budgets',
+    toolbar(ctx.isOperator ? tenant : null, range),
     kpis,
     h('div', { class: 'grid-2 grid-wide-left' }, card('Spend and GPU-hours per day', daily.el), card(ctx.isOperator ? 'This month by tenant' : 'This month by project', split.el)),
     card('This month by project', byProject),
