@@ -65,10 +65,11 @@ template <StoredAsDocument T>
   std::vector<DbValue> params =
       codec.columns ? codec.columns(row) : document_columns(doc, codec.keys);
   params.emplace_back(doc.dump());
-  const std::string updated = codec.updated.empty() ? "doc" : fmt::format("{}, doc", codec.updated);
-  return db.exec(
-      upsert_statement(codec.table, fmt::format("{}, doc", codec.keys), codec.conflict, updated),
-      params);
+  // A type has one codec, so its statement is built once, not on every write.
+  static const std::string sql =
+      upsert_statement(codec.table, fmt::format("{}, doc", codec.keys), codec.conflict,
+                       codec.updated.empty() ? "doc" : fmt::format("{}, doc", codec.updated));
+  return db.exec(sql, params);
 }
 
 // Appends every row `select` returns to `out`, each read by `read`: a row, or a Result of one

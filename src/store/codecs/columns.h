@@ -87,8 +87,10 @@ template <typename T>
 [[nodiscard]] Status write_columns(Db& db, const ColumnCodec<T>& codec, const T& row) {
   std::vector<DbValue> params;
   for (const Column<T>& c : codec.columns) params.push_back(c.write(row));
-  return db.exec(upsert_statement(codec.table, column_list(codec), codec.conflict, codec.updated),
-                 params);
+  // A type has one codec, so its statement is built once, not on every write.
+  static const std::string sql =
+      upsert_statement(codec.table, column_list(codec), codec.conflict, codec.updated);
+  return db.exec(sql, params);
 }
 
 // A row from the codec's columns, selected in order.
