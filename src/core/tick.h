@@ -5,6 +5,6 @@
 
 namespace allot {
 
-[[nodiscard]] Handler<Tick> apply;
+ALLOT_HANDLERS(Tick);
 
 }  // namespace allot

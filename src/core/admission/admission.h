@@ -33,12 +33,22 @@ Status check_admissible(const State& state, const std::string& tenant_id,
 // GPU milli written as GPUs: 8000 -> "8", 2500 -> "2.5".
 std::string gpus_text(int64_t milli);
 
-// The rules' commands (rules.cc).
-[[nodiscard]] Handler<SetQuota> apply;
-[[nodiscard]] Handler<DeleteQuota> apply;
-[[nodiscard]] Handler<CreateReservation> apply;
-[[nodiscard]] Handler<CancelReservation> apply;
-[[nodiscard]] Handler<SetTenantWeight> apply;
+// The rules' commands (rules.cc):
+// - SetQuota: replaces the limit of the live quota of that tenant, project and model, else adds one
+//   as `id`. Refuses not_found (no tenant, or no live project of it), invalid_argument (unknown
+//   model, limit not 0 to 1,000,000 GPUs) and, when adding, limit_exceeded, invalid_id or
+//   already_exists.
+// - DeleteQuota: marks the live quota deleted (its row stays, for the books); not_found where there
+//   is none.
+// - CreateReservation: adds the reservation. Refuses invalid_id, not_found (no tenant),
+//   invalid_argument (unknown model, gpus not 1 to 1,000,000, a window empty or over),
+//   already_exists, limit_exceeded (the tenant's unended ones) and conflict (with those overlapping
+//   it, more GPUs than the cluster has of them).
+// - CancelReservation: marks the reservation cancelled, or not_found where there is none.
+//   Cancelling twice is harmless: it stays cancelled from the first time.
+// - SetTenantWeight: sets the tenant's fair-share weight. Refuses not_found (no tenant) and
+//   invalid_argument (a weight not 1 to limits::kMaxTenantWeight).
+ALLOT_HANDLERS(SetQuota, DeleteQuota, CreateReservation, CancelReservation, SetTenantWeight);
 
 void put(State& state, const Quota& quota);
 void put(State& state, const Reservation& reservation);

@@ -17,16 +17,31 @@ namespace allot {
 // known models, and the region wishes (core/admission/quote.h). Shared by instances and quotes.
 [[nodiscard]] Status check_gpu_request(const InstanceSpec& spec);
 
-[[nodiscard]] Handler<CreateJoinToken> apply;
-[[nodiscard]] Handler<RevokeJoinToken> apply;
-[[nodiscard]] Handler<JoinNode> apply;
-[[nodiscard]] Handler<NodeHeartbeat> apply;
-[[nodiscard]] Handler<SetNodeAdmin> apply;
-[[nodiscard]] Handler<RevokeNodeCredential> apply;
-// Refused with kConflict while work is placed on the node.
-[[nodiscard]] Handler<DeleteNode> apply;
-[[nodiscard]] Handler<CreateInstance> apply;
-[[nodiscard]] Handler<StopInstance> apply;
+// - CreateJoinToken: adds a join token. Refuses invalid_id (bad id) and invalid_argument (bad name,
+//   a token hash that is not 64 characters or is already used, an expiry not in the future).
+// - RevokeJoinToken: sets the token's revoked time; one already revoked is left as it is (no rows).
+//   Refuses not_found for an unknown token.
+// - JoinNode: adds the node (joining its token's pool, if any), or updates the credential, agent
+//   version, labels and address of the live node of that name with the same GPU UUIDs. Refuses
+//   unauthenticated (bad token), invalid_argument, limit_exceeded, already_exists, invalid_id.
+// - NodeHeartbeat: records the node's liveness, telemetry, GPU health, images, pull and workload
+//   reports and idle readings; fails running work it no longer reports; may schedule the queue.
+//   Refuses not_found (unknown node), unauthenticated (deleted node) and invalid_argument (no such
+//   GPU index).
+// - SetNodeAdmin: sets the node's admin state; draining a node with no work cordons it at once.
+//   Refuses not_found for an unknown node.
+// - RevokeNodeCredential: clears the node's credential hash. Refuses not_found for an unknown node.
+// - DeleteNode: marks the node deleted (remove_node); one already deleted is left as it is. Refuses
+//   not_found for an unknown node, and conflict while work is placed on the node (drain it first).
+// - CreateInstance: adds the instance queued (a gang: one per node) and tries to place it. Refuses
+//   invalid_id, not_found (no live project in the tenant), invalid_argument (bad spec),
+//   already_exists (id taken), limit_exceeded (a limit or quota), budget_exceeded, no_price,
+//   insufficient_funds.
+// - StopInstance: stops the instance, and a gang member's whole gang (stop_member), then schedules
+//   the queue; one ended or already stopping is left as it is. Refuses not_found for an unknown
+//   instance.
+ALLOT_HANDLERS(CreateJoinToken, RevokeJoinToken, JoinNode, NodeHeartbeat, SetNodeAdmin,
+               RevokeNodeCredential, DeleteNode, CreateInstance, StopInstance);
 // The timer's cluster phases (core/tick.cc): nodes silent past the heartbeat timeout are lost
 // with their work; running work past its maximum run time is asked to stop.
 void lose_silent_nodes(Draft& draft, TimeMs now_ms, const CoreOptions& options);

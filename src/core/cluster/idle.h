@@ -28,7 +28,10 @@ std::optional<IdlePolicy> idle_policy_for(const State& state, const Instance& in
 // "idle: GPUs under 10 % for 600 s".
 std::string idle_reason(const IdlePolicy& policy);
 
-[[nodiscard]] Handler<SetProjectIdle> apply;
+// - SetProjectIdle: sets the project's idle policy, or clears it given none; no rows when
+//   unchanged. Refuses not_found (no live project) and invalid_argument (a bad policy, as
+//   check_idle_policy says).
+ALLOT_HANDLERS(SetProjectIdle);
 
 // The heartbeat's step, after its workload reports are applied: for each running instance on the
 // node with a policy, starts, continues or ends its idle stretch from this heartbeat's readings,

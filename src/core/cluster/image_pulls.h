@@ -13,10 +13,11 @@
 
 namespace allot {
 
-// kInvalidArgument for a malformed image reference or pool name; kFailedPrecondition when no ready
-// container node matches (nothing would pull it); kLimitExceeded past limits::kMaxOpenImagePulls
-// unfinished pulls.
-[[nodiscard]] Handler<RequestImagePull> apply;
+// - RequestImagePull: adds the pull for each container node heard from and not lost or deleted (in
+//   `pool`, if named). Refuses invalid_id, already_exists, invalid_argument (bad or localhost/
+//   image, bad pool name), conflict (no node to pull onto), limit_exceeded
+//   (limits::kMaxOpenImagePulls unfinished pulls).
+ALLOT_HANDLERS(RequestImagePull);
 
 // Records an agent's reports of its pulls. A report for a pull the node was not asked for, or one
 // already finished, changes nothing.

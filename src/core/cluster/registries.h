@@ -8,11 +8,13 @@
 
 namespace allot {
 
-// kNotFound for an unknown tenant; kInvalidArgument for a malformed host or an empty username,
-// password or one with a line break; kLimitExceeded past limits::kMaxRegistryCredentials.
-[[nodiscard]] Handler<SetRegistryCredential> apply;
-// kNotFound when the tenant has no credential for the host.
-[[nodiscard]] Handler<DeleteRegistryCredential> apply;
+// - SetRegistryCredential: adds or replaces the tenant's credential for the host. Refuses not_found
+//   (unknown tenant), invalid_argument (malformed host; username empty, over 256 bytes or with ':'
+//   or a line break; empty password), limit_exceeded (a new host past
+//   limits::kMaxRegistryCredentials).
+// - DeleteRegistryCredential: marks the credential deleted, its sealed password cleared. Refuses
+//   not_found when the tenant has no credential for the host.
+ALLOT_HANDLERS(SetRegistryCredential, DeleteRegistryCredential);
 
 void put(State& state, const RegistryCredential& credential);
 

@@ -3,7 +3,8 @@
 //   [[nodiscard]] Handler<C> apply;
 //
 // that is, Result<Rows> apply(const State&, const C&, TimeMs now_ms, const Placing&), per command C
-// it lists (core/model/*_commands.h): it reads the state as it was before the
+// it lists (core/model/*_commands.h), all in one ALLOT_HANDLERS(...) line beneath their contracts.
+// Each handler reads the state as it was before the
 // command, works on a Draft, and returns the changed rows or a rejection that changes nothing.
 // The machine (core/machine.cc) dispatches to them with one std::visit, so a command without its
 // overload does not compile. Each row likewise has one `void put(State&, const R&)` overload that
@@ -14,6 +15,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "common/for_each.h"
 #include "common/limits.h"
 #include "core/kernel/command.h"
 #include "core/kernel/row.h"
@@ -65,8 +67,12 @@ struct Placing {
 
 using Rows = std::vector<Row>;
 
-// The type of command C's handler, so that a domain's header declares each in one line.
+// The type of command C's handler.
 template <class C>
 using Handler = Result<Rows>(const State& state, const C& c, TimeMs now_ms, const Placing& placing);
 
 }  // namespace allot
+
+// ALLOT_HANDLERS(A, B) declares `[[nodiscard]] Handler<A> apply; [[nodiscard]] Handler<B> apply;`.
+#define ALLOT_HANDLERS(...) ALLOT_FOR_EACH(ALLOT_HANDLER, __VA_ARGS__)
+#define ALLOT_HANDLER(Command) [[nodiscard]] Handler<Command> apply;

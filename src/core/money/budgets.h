@@ -11,8 +11,13 @@
 
 namespace allot {
 
-[[nodiscard]] Handler<SetBudget> apply;
-[[nodiscard]] Handler<DeleteBudget> apply;
+// - SetBudget: creates a budget for the tenant or one of its projects, or replaces the live one of
+//   that scope (keeping its id, so its alerts stand). Refuses not_found (tenant, project),
+//   invalid_argument (amount, thresholds, webhook); a new one also invalid_id and already_exists
+//   (id taken).
+// - DeleteBudget: marks the live budget deleted, stamped now (its row stays). Refuses not_found (no
+//   live budget).
+ALLOT_HANDLERS(SetBudget, DeleteBudget);
 
 // Why the tenant's (and project's) new work may not start now because a budget that enforces is
 // spent; nullopt when none is. Computes spend only for tenants that have such a budget.

@@ -7,14 +7,29 @@
 
 namespace allot {
 
-[[nodiscard]] Handler<DraftInvoice> apply;
-[[nodiscard]] Handler<FinalizeInvoice> apply;
-[[nodiscard]] Handler<MarkInvoicePaid> apply;
-[[nodiscard]] Handler<VoidInvoice> apply;
 // Whether the details may replace the tenant's (SetBillingDetails, checked before it is applied).
 [[nodiscard]] Status check_billing_details(const State& state, const SetBillingDetails& c);
-[[nodiscard]] Handler<SetBillingDetails> apply;
-[[nodiscard]] Handler<CreateCreditNote> apply;
+
+// - DraftInvoice: creates the tenant's invoice for a begun month, or rewrites its live draft
+//   (total: lines less credits). Refuses not_found (tenant), invalid_argument (month, period,
+//   amounts), overflow, conflict (not a draft); a new one also invalid_id, already_exists (id
+//   taken), limit_exceeded.
+// - FinalizeInvoice: makes a draft final: numbered INV-nnnnnn, stamped, marked early if its month
+//   has not ended. Refuses not_found, conflict (not a draft, or drafted before its month ended and
+//   not re-drafted since) and period_open (the month has not ended and early is not set).
+// - MarkInvoicePaid: marks a final invoice paid, stamping paid_at_ms. Refuses not_found and
+//   conflict (not final).
+// - VoidInvoice: voids a draft or final invoice, stamping voided_at_ms. Refuses not_found and
+//   conflict (paid or void already, or it has credit notes).
+// - SetBillingDetails: replaces the tenant's billing details (a tenant row). Refuses as
+//   check_billing_details does: not_found (tenant), invalid_argument (a field too long or with
+//   control characters, a bad email).
+// - CreateCreditNote: issues a credit note CN-nnnnnn against a final or paid invoice, adding to its
+//   credited_micros (no ledger posting). Refuses not_found (invoice), invalid_id, already_exists
+//   (id taken), conflict (a draft or void invoice), invalid_argument (the reason, an amount not in
+//   1..what is uncredited).
+ALLOT_HANDLERS(DraftInvoice, FinalizeInvoice, MarkInvoicePaid, VoidInvoice, SetBillingDetails,
+               CreateCreditNote);
 
 // The tenant's invoice for the month starting at month_ms that is not void, or null.
 const Invoice* live_invoice(const State& state, const std::string& tenant_id, TimeMs month_ms);

@@ -39,8 +39,15 @@ struct Balance {
 int64_t credits_spent(const State& state, const std::string& tenant_id, TimeMs from_ms,
                       TimeMs to_ms);
 
-[[nodiscard]] Handler<Topup> apply;
-[[nodiscard]] Handler<SetBilling> apply;
+// - Topup: posts topup/<id>: the amount from operator/funding to the tenant's account or, for a
+//   credit, from operator/promotions to its own credit account expiring then; a repeat adds
+//   nothing. Refuses not_found (tenant), invalid_argument (id, amount, expiry, the operator),
+//   conflict (id reused).
+// - SetBilling: sets the tenant's billing mode and credit limit (no rows if unchanged); a mode
+//   change voids its work's holds and moves a positive balance to the new mode's account. Refuses
+//   not_found (tenant), conflict (a mode change while it owes), invalid_argument (the operator, a
+//   bad or prepaid limit).
+ALLOT_HANDLERS(Topup, SetBilling);
 
 // Why a tenant's new work may not start now (its money is used up), or nullopt.
 std::optional<std::string> funds_block(const Draft& draft, const std::string& tenant_id,
@@ -60,8 +67,10 @@ void hold_runway(Draft& draft, Instance& instance, const Node& node, TimeMs now_
 // `post_all` posts every tenant's usage now, due or not.
 void settle_money(Draft& draft, TimeMs now_ms, const CoreOptions& options, bool post_all = false);
 
-// A price in the catalog (prices.cc).
-[[nodiscard]] Handler<SetPrice> apply;
+// - SetPrice: a price in the catalog (prices.cc): adds it for its model x region x class from
+//   effective_ms (now if 0). Refuses invalid_argument (a model not in the catalog, a bad region, a
+//   negative rate, a time past) and already_exists (the key has a price at that time).
+ALLOT_HANDLERS(SetPrice);
 void put(State& state, const meter::Price& price);
 void put(State& state, const ledger::Account& account);
 void put(State& state, const LedgerEntry& entry);

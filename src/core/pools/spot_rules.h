@@ -7,8 +7,12 @@
 
 namespace allot {
 
-[[nodiscard]] Handler<SetSpotRule> apply;
-[[nodiscard]] Handler<DeleteSpotRule> apply;
+// - SetSpotRule: sets (or replaces, keeping its created time) the rule of its model and region; it
+//   prices at the next tick. Refuses invalid_argument (a model not in the catalog, a bad region,
+//   curve or interval), limit_exceeded (a new rule past limits::kMaxSpotRules).
+// - DeleteSpotRule: removes the rule of the model and region. Refuses not_found where there is
+//   none.
+ALLOT_HANDLERS(SetSpotRule, DeleteSpotRule);
 
 // The allocated share of the in-service GPUs of `model` on the live nodes of `region`, in
 // thousandths; 0 when there are none.

@@ -13,8 +13,12 @@
 
 namespace allot {
 
-[[nodiscard]] Handler<SetLatency> apply;
-[[nodiscard]] Handler<DeleteLatency> apply;
+// - SetLatency: sets the round trip from `from` to the region, replacing the one there is. Refuses
+//   invalid_argument (bad from or region name, rtt_ms not 0 to limits::kMaxLatencyMs) and
+//   limit_exceeded (a new entry where the table is full).
+// - DeleteLatency: removes the round trip from `from` to the region (its row stays in the store,
+//   marked deleted); not_found where there is none.
+ALLOT_HANDLERS(SetLatency, DeleteLatency);
 
 struct ModelOffer {
   std::string gpu_model;
