@@ -49,10 +49,10 @@ Result<HttpResponse> set_registry(Call& call) {
                             kMaxPasswordBytes));
   }
   ALLOT_TRY_LET(const auto sealer, sealer_of(call));
-  const RegistryCredential owner{.tenant_id = tenant, .host = host};
-  ALLOT_TRY_LET(auto sealed, sealer->seal(password, owner.sealing_context()));
-  ALLOT_TRY(call.ctx.apply(SetRegistryCredential{
-      .tenant_id = tenant, .host = host, .username = username, .sealed_password = sealed}));
+  RegistryCredential credential{.tenant_id = tenant, .host = host, .username = username};
+  ALLOT_TRY_ASSIGN(credential.sealed_password,
+                   sealer->seal(password, credential.sealing_context()));
+  ALLOT_TRY(call.ctx.apply(SetRegistryCredential{std::move(credential)}));
   call.target_id = host;
   return json_reply(200, registry_json(*call.ctx.state().registry_credential(tenant, host)));
 }

@@ -10,8 +10,9 @@
 
 namespace allot {
 
-Result<Rows> apply(const State& state, const SetRegistryCredential& c, TimeMs now_ms,
+Result<Rows> apply(const State& state, const SetRegistryCredential& command, TimeMs now_ms,
                    const Placing& /*placing*/) {
+  const RegistryCredential& c = command.credential;
   if (state.tenant(c.tenant_id) == nullptr) {
     return std::unexpected(not_found("tenant", c.tenant_id));
   }
@@ -41,11 +42,10 @@ Result<Rows> apply(const State& state, const SetRegistryCredential& c, TimeMs no
                               limits::kMaxRegistryCredentials));
     }
   }
-  return std::vector<Row>{RegistryCredential{.tenant_id = c.tenant_id,
-                                             .host = c.host,
-                                             .username = c.username,
-                                             .sealed_password = c.sealed_password,
-                                             .updated_at_ms = now_ms}};
+  RegistryCredential row = c;
+  row.updated_at_ms = now_ms;
+  row.deleted_at_ms = 0;
+  return Rows{std::move(row)};
 }
 
 Result<Rows> apply(const State& state, const DeleteRegistryCredential& c, TimeMs now_ms,

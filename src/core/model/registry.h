@@ -27,12 +27,11 @@ struct RegistryCredential {
   std::string sealing_context() const { return key(); }
 };
 
-// Sets the tenant's credential for `host`, replacing the one there is.
+// Sets the tenant's credential for its host, replacing the one there is. The command carries the
+// row it makes, as TigerBeetle's create_accounts carries its accounts: the core checks it and
+// stamps its time (updated_at_ms and deleted_at_ms are not taken from it).
 struct SetRegistryCredential {
-  std::string tenant_id;
-  std::string host;
-  std::string username;
-  std::string sealed_password;
+  RegistryCredential credential;
 };
 
 struct DeleteRegistryCredential {
