@@ -48,8 +48,12 @@ inline constexpr int64_t kMaxTenantWeight = 1'000;
 inline constexpr int64_t kMaxMoneyMicros = 1'000'000'000'000'000;
 // An idempotency key's length.
 inline constexpr size_t kMaxIdempotencyKeyBytes = 64;
-// Instances a tenant may have queued or running at once.
-inline constexpr size_t kMaxActiveInstancesPerTenant = 10'000;
+// Instances a tenant may have queued or running at once, by default (allotd's
+// `max_active_instances_per_tenant`), and the most an operator may allow: the queue's passes cost
+// the same at a million queued (core/cluster/queue.cc), and a million instances' rows still load
+// in a restart of well under a minute.
+inline constexpr int64_t kDefaultMaxActiveInstancesPerTenant = 10'000;
+inline constexpr int64_t kMaxActiveInstancesPerTenant = 1'000'000;
 // A command line of 1,024 arguments is far beyond any real launcher.
 inline constexpr size_t kMaxCommandArgs = 1'024;
 // Log bytes an agent ships per instance per heartbeat, and an API log read returns at most.

@@ -33,6 +33,7 @@ class Core {
   [[nodiscard]] Status restore_ledger(ledger::Ledger ledger);
 
   const State& state() const { return state_; }
+  const Scheduler& scheduler() const { return *scheduler_; }
   const CoreOptions& options() const { return options_; }
 
   // Invariant checks run and what they found (CoreOptions::check_invariants is kCount): each

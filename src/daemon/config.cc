@@ -76,6 +76,11 @@ Status check(const DaemonConfig& config) {
     return fail(ErrorCode::kInvalidArgument,
                 fmt::format("payment_terms_days must be at most {}", limits::kMaxPaymentTermsDays));
   }
+  if (config.max_active_instances_per_tenant > limits::kMaxActiveInstancesPerTenant) {
+    return fail(ErrorCode::kInvalidArgument,
+                fmt::format("max_active_instances_per_tenant must be at most {}",
+                            limits::kMaxActiveInstancesPerTenant));
+  }
   if (config.idle_min_window_s > limits::kMaxIdleWindowS) {
     return fail(
         ErrorCode::kInvalidArgument,
@@ -113,7 +118,7 @@ struct WholeSetting {
   int64_t DaemonConfig::* field;
   int64_t least = 1;
 };
-constexpr std::array<WholeSetting, 20> kWholeSettings = {{
+constexpr std::array<WholeSetting, 21> kWholeSettings = {{
     {"heartbeat_interval_ms", &DaemonConfig::heartbeat_interval_ms},
     {"heartbeat_timeout_ms", &DaemonConfig::heartbeat_timeout_ms},
     {"stop_grace_ms", &DaemonConfig::stop_grace_ms},
@@ -126,6 +131,7 @@ constexpr std::array<WholeSetting, 20> kWholeSettings = {{
     {"autoscale_interval_ms", &DaemonConfig::autoscale_interval_ms},
     {"pool_command_timeout_ms", &DaemonConfig::pool_command_timeout_ms},
     {"idle_min_window_s", &DaemonConfig::idle_min_window_s},
+    {"max_active_instances_per_tenant", &DaemonConfig::max_active_instances_per_tenant},
     {"forecast_lead_h", &DaemonConfig::forecast_lead_h},
     {"forecast_history_h", &DaemonConfig::forecast_history_h},
     {"http_header_timeout_ms", &DaemonConfig::http_header_timeout_ms},
@@ -313,6 +319,8 @@ Result<DaemonConfig> load_daemon_config(const std::vector<std::string>& args, co
             "allot-agent for the local pool provider");
   whole_flag("--idle-min-window-s", &DaemonConfig::idle_min_window_s,
              "the shortest idle-stop window a policy may have (default 60)");
+  whole_flag("--max-active-instances-per-tenant", &DaemonConfig::max_active_instances_per_tenant,
+             "instances one tenant may have queued or running at once (default 10000)");
   text_flag("--web-dir", &DaemonConfig::web_dir, "the built dashboard to serve at / (web/dist)");
   text_flag("--currency", &DaemonConfig::currency,
             "the deployment's currency, ISO 4217 (default USD)");

@@ -44,6 +44,8 @@ struct DaemonConfig {
   int64_t autoscale_interval_ms = 5'000;
   int64_t pool_command_timeout_ms = 120'000;
   std::string local_agent_path;
+  // Instances one tenant may have queued or running at once (1 .. a million).
+  int64_t max_active_instances_per_tenant = limits::kDefaultMaxActiveInstancesPerTenant;
   // Idle stop: the shortest window a new policy may have (1 s .. a week).
   int64_t idle_min_window_s = 60;
   // Pre-scaling: each hour the pools of a GPU model grow ahead of the demand the forecast

@@ -144,6 +144,24 @@ TEST(DaemonConfig, TheIdleWindowFloorIsAMinuteUnlessLoweredAndAtMostAWeek) {
   EXPECT_FALSE(load({"--idle-min-window-s", "604801"}));
 }
 
+TEST(DaemonConfig, TheActiveInstancesATenantMayHaveAreTenThousandUnlessSetUpToAMillion) {
+  EXPECT_EQ(load({})->max_active_instances_per_tenant, 10'000);
+  EXPECT_EQ(load({"--max-active-instances-per-tenant", "100000"})->max_active_instances_per_tenant,
+            100'000);
+  EXPECT_EQ(
+      load({}, {{"ALLOT_MAX_ACTIVE_INSTANCES_PER_TENANT", "5"}})->max_active_instances_per_tenant,
+      5);
+  EXPECT_EQ(
+      load_toml("max_active_instances_per_tenant = 1000000\n")->max_active_instances_per_tenant,
+      1'000'000);
+  auto over = load({"--max-active-instances-per-tenant", "1000001"});
+  ASSERT_FALSE(over);
+  EXPECT_NE(over.error().message.find("at most 1000000"), std::string::npos)
+      << over.error().message;
+  EXPECT_FALSE(load({"--max-active-instances-per-tenant", "0"}));
+  EXPECT_FALSE(load({"--max-active-instances-per-tenant", "many"}));
+}
+
 TEST(DaemonConfig, CarbonWeightIsOffByDefaultAndComesFromEachSource) {
   EXPECT_EQ(load({})->scheduler_carbon_weight, 0);
   const std::string toml = "scheduler_carbon_weight = 3\n";

@@ -126,6 +126,7 @@ int run(const DaemonConfig& config, const sigset_t& stop_signals) {
                         .rating_interval_ms = config.rating_interval_ms,
                         .runway_s = config.runway_s,
                         .heartbeat_interval_ms = config.heartbeat_interval_ms,
+                        .max_active_per_tenant = config.max_active_instances_per_tenant,
                         .idle_min_window_s = config.idle_min_window_s,
                         .spot_falls_back = config.spot_fallback == "on-demand",
                         .process_nodes_for_all = config.process_runtime_tenants == "all"},

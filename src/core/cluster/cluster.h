@@ -55,20 +55,21 @@ void bind(Draft& draft, Instance& instance, const Placement& placement, TimeMs n
 // smallest dominant share, then the oldest; bounded backfill past a blocked head; on-demand work
 // that fits nowhere may preempt spot work; quotas and reservations admit first (see queue.cc).
 void schedule_queue(Draft& draft, TimeMs now_ms, const Placing& placing);
+// The queued instances as a pass tries them (at most `limit`): priority, then the tenant's
+// weighted share, then arrival; a gang's members together.
+std::vector<std::string> queue_order(const Draft& draft, const Scheduler& scheduler, size_t limit);
 
 enum class Outcome { kPlaced, kNoRoom, kNotAdmitted };
 
 // The request shapes that found no room in one scheduling pass, with the reason.
 struct FailedShapes {
-  using Key = std::tuple<int, int, std::vector<std::string>, int64_t, int64_t, std::string,
-                         PriceClass, int64_t, std::vector<std::string>, Prefer, std::string, bool>;
+  using Key = std::pair<RequestShape, bool>;
   // `process_nodes`: whether the request's tenant may use process-runtime nodes.
   static Key key_of(const InstanceSpec& s, bool process_nodes) {
-    return {s.gpus,       s.gpu_milli, s.gpu_models,  s.cpu_milli,
-            s.memory_mib, s.region,    s.price_class, s.max_price_micros,
-            s.regions,    s.prefer,    s.from,        process_nodes};
+    return {request_shape(s), process_nodes};
   }
   std::map<Key, std::string> why;
+  size_t preemptions = 0;  // Made by this pass's placements.
 };
 
 // Places one queued instance (or, given rank 0, its whole gang) if the rules admit it and it

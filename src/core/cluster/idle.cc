@@ -186,8 +186,8 @@ void idle_heartbeat(Draft& draft, const NodeHeartbeat& beat, TimeMs previous_ms,
 }
 
 void idle_tick(Draft& draft, TimeMs now_ms, const CoreOptions& options) {
-  for (const auto& [id, was] : draft.base().instances) {
-    if (was.idle_since_ms == 0) continue;
+  for (const std::string& id : draft.base().placed) {
+    if (draft.base().instance(id)->idle_since_ms == 0) continue;
     const Instance& instance = *draft.instance(id);  // As the timer's earlier steps left it.
     if (instance.state != InstanceState::kRunning) continue;
     const Node* node = draft.node(instance.node_id);

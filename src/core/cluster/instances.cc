@@ -124,8 +124,10 @@ Result<Rows> apply(const State& state, const CreateInstance& c, TimeMs now_ms,
   }
   auto active = state.active_by_tenant.find(c.tenant_id);
   if (active != state.active_by_tenant.end() &&
-      active->second + ids.size() > limits::kMaxActiveInstancesPerTenant) {
-    return fail(ErrorCode::kLimitExceeded, "the tenant runs or queues the most instances it may");
+      active->second + ids.size() > static_cast<size_t>(placing.options.max_active_per_tenant)) {
+    return fail(ErrorCode::kLimitExceeded,
+                fmt::format("the tenant runs or queues the most instances it may ({})",
+                            placing.options.max_active_per_tenant));
   }
   if (auto ok = check_admissible(state, c.tenant_id, c.project_id, c.spec, now_ms); !ok) {
     return std::unexpected(ok.error());
@@ -175,6 +177,29 @@ Result<Rows> apply(const State& state, const StopInstance& c, TimeMs now_ms,
   return draft.rows();
 }
 
+namespace {
+
+// Keeps the tenant's Resources true as `before` (null: new) becomes `after`.
+void keep_use(State& state, const Instance* before, const Instance& after) {
+  const Resources gone = before == nullptr ? Resources{} : Resources::of(*before);
+  const Resources added = Resources::of(after);
+  if (gone == added) return;
+  Resources& use = state.use_by_tenant[after.tenant_id];
+  use.add(gone, -1);
+  use.add(added, 1);
+  if (use.empty()) state.use_by_tenant.erase(after.tenant_id);
+}
+
+// Takes the queued `instance` out of its stream (which goes when empty).
+void unqueue(State& state, const Instance& instance) {
+  auto stream = state.queue_streams.find(QueueStream::of(instance));
+  assert(stream != state.queue_streams.end());
+  stream->second.erase(QueueEntry::of(instance));
+  if (stream->second.empty()) state.queue_streams.erase(stream);
+}
+
+}  // namespace
+
 void put(State& state, const Instance& instance) {
   auto old = state.instances.find(instance.id);
   const bool was_queued =
@@ -191,13 +216,23 @@ void put(State& state, const Instance& instance) {
     // No entry rather than a zero: the index is the same however the state was built.
     if (active == 0) state.active_by_tenant.erase(instance.tenant_id);
   }
+  const Instance* before = old == state.instances.end() ? nullptr : &old->second;
+  keep_use(state, before, instance);
+  if (was_queued) unqueue(state, *before);
   state.instances[instance.id] = instance;
+  if (is_queued) state.queue_streams[QueueStream::of(instance)].insert(QueueEntry::of(instance));
   auto& unsettled = state.unsettled_by_tenant;
   if ((instance.started_at_ms != 0 || !instance.hold_id.empty()) && !instance.settled) {
     unsettled[instance.tenant_id].insert(instance.id);
   } else if (auto held = unsettled.find(instance.tenant_id); held != unsettled.end()) {
     held->second.erase(instance.id);
     if (held->second.empty()) unsettled.erase(held);
+  }
+  const bool is_placed = !is_queued && !is_final(instance.state);
+  if (is_placed) {
+    state.placed.insert(instance.id);
+  } else {
+    state.placed.erase(instance.id);
   }
   if (was_queued && !is_queued) state.queue.erase(instance.id);
   if (is_queued && !was_queued) state.queue.insert(instance.id);

@@ -338,7 +338,8 @@ void lose_silent_nodes(Draft& draft, TimeMs now_ms, const CoreOptions& options) 
 }
 
 void stop_overrun_work(Draft& draft, TimeMs now_ms) {
-  for (const auto& [id, instance] : draft.base().instances) {
+  for (const std::string& id : draft.base().placed) {
+    const Instance& instance = *draft.base().instance(id);
     if (instance.state == InstanceState::kRunning && instance.spec.max_run_s > 0 &&
         !instance.stop_requested &&
         now_ms - instance.started_at_ms >= instance.spec.max_run_s * 1000) {
@@ -356,7 +357,9 @@ void put(State& state, const JoinToken& token) { state.join_tokens[token.id] = t
 void put(State& state, const Node& node) {
   if (auto old = state.nodes.find(node.id); old != state.nodes.end()) {
     state.node_by_credential.erase(old->second.credential_hash);
+    state.capacity.add(Resources::capacity_of(old->second), -1);
   }
+  state.capacity.add(Resources::capacity_of(node), 1);
   state.nodes[node.id] = node;
   if (!node.credential_hash.empty()) state.node_by_credential[node.credential_hash] = node.id;
   state.node_by_name[node.name] = node.id;

@@ -1,7 +1,8 @@
 // The queue: admission by quotas and reservations, placement, preemption of spot work, and the
 // order in which waiting instances are tried.
 #include <algorithm>
-#include <array>
+#include <deque>
+#include <functional>
 #include <map>
 #include <tuple>
 
@@ -123,30 +124,36 @@ void preempt(Draft& draft, const Victims& victims, const std::string& for_id, Ti
 }
 
 // Each tenant's dominant share, divided by its weight: the largest of its shares of the cluster's
-// GPUs, CPU and memory held by its running work. Used only to order the queue, so doubles are fine.
+// GPUs, CPU and memory held by its placed work. Used only to order the queue, so doubles are fine.
+// From the state's per-tenant index, corrected for what this command has changed so far.
 std::map<std::string, double> weighted_shares(const Draft& draft) {
-  double gpu_total = 0, cpu_total = 0, memory_total = 0;
-  draft.for_each_node([&](const Node& node) {
-    gpu_total += 1000.0 * static_cast<double>(node.gpus.size());
-    cpu_total += static_cast<double>(node.cpu_milli);
-    memory_total += static_cast<double>(node.memory_mib);
+  const State& base = draft.base();
+  Resources total = base.capacity;
+  draft.for_each_changed_node([&](const Node& now) {
+    if (const Node* before = base.node(now.id)) total.add(Resources::capacity_of(*before), -1);
+    total.add(Resources::capacity_of(now), 1);
   });
-  std::map<std::string, std::array<double, 3>> used;
-  draft.for_each_instance([&](const Instance& instance) {
-    if (is_final(instance.state) || instance.state == InstanceState::kQueued) return;
-    auto& u = used[instance.tenant_id];
-    u[0] += instance.milli_per_gpu() * static_cast<double>(instance.gpu_indices.size());
-    u[1] += static_cast<double>(instance.spec.cpu_milli);
-    u[2] += static_cast<double>(instance.spec.memory_mib);
+  const auto gpu_total = static_cast<double>(total.gpu_milli);
+  const auto cpu_total = static_cast<double>(total.cpu_milli);
+  const auto memory_total = static_cast<double>(total.memory_mib);
+  std::map<std::string, Resources> used(base.use_by_tenant.begin(), base.use_by_tenant.end());
+  draft.for_each_changed_instance([&](const Instance& now) {
+    const Instance* before = base.instance(now.id);
+    Resources& use = used[now.tenant_id];
+    if (before != nullptr) use.add(Resources::of(*before), -1);
+    use.add(Resources::of(now), 1);
   });
   std::map<std::string, double> shares;
-  auto ratio = [](double part, double whole) { return whole > 0 ? part / whole : 0.0; };
+  auto ratio = [](int64_t part, double whole) {
+    return whole > 0 ? static_cast<double>(part) / whole : 0.0;
+  };
   for (const auto& [tenant, u] : used) {
-    const Tenant* t = draft.base().tenant(tenant);
+    if (u.empty()) continue;
+    const Tenant* t = base.tenant(tenant);
     const double weight = t == nullptr ? 1.0 : static_cast<double>(std::max<int64_t>(1, t->weight));
-    shares[tenant] =
-        std::max({ratio(u[0], gpu_total), ratio(u[1], cpu_total), ratio(u[2], memory_total)}) /
-        weight;
+    shares[tenant] = std::max({ratio(u.gpu_milli, gpu_total), ratio(u.cpu_milli, cpu_total),
+                               ratio(u.memory_mib, memory_total)}) /
+                     weight;
   }
   return shares;
 }
@@ -186,7 +193,10 @@ Outcome try_place(Draft& draft, const std::string& id, TimeMs now_ms, const Plac
   if (!placement && probe.spec.price_class != PriceClass::kSpot) {
     if (auto victims = cheapest_victims(draft, probe.spec, now_ms)) {
       preempt(draft, *victims, id, now_ms);
-      if (failed != nullptr) failed->why.clear();  // Room was freed: what failed may fit now.
+      if (failed != nullptr) {
+        failed->why.clear();  // Room was freed: what failed may fit now.
+        ++failed->preemptions;
+      }
       placement = placing.scheduler.place(draft, probe, priced, why);
     }
   }
@@ -205,44 +215,194 @@ Outcome try_place(Draft& draft, const std::string& id, TimeMs now_ms, const Plac
   return Outcome::kNoRoom;
 }
 
-void schedule_queue(Draft& draft, TimeMs now_ms, const Placing& placing) {
-  std::vector<std::string> queue(draft.base().queue.begin(), draft.base().queue.end());
-  for (const Row& row : draft.rows()) {
-    if (const auto* added = std::get_if<Instance>(&row);
-        added != nullptr && added->state == InstanceState::kQueued &&
-        draft.base().instance(added->id) == nullptr) {
-      queue.push_back(added->id);
+namespace {
+
+// One stream of the queue as this pass reads it: the state's entries merged with those this
+// command queued (new work, work sent back by a preemption), in the stream's order.
+struct StreamCursor {
+  const QueueStream* stream;
+  std::set<QueueEntry>::const_iterator base, base_end;
+  std::vector<QueueEntry> added;  // Sorted.
+  size_t next_added = 0;
+
+  bool done() const { return base == base_end && next_added == added.size(); }
+  const QueueEntry& head() const {
+    if (next_added == added.size()) return *base;
+    if (base == base_end) return added[next_added];
+    return *base < added[next_added] ? *base : added[next_added];
+  }
+  void advance() {
+    if (next_added == added.size() || (base != base_end && *base < added[next_added])) {
+      ++base;
+    } else {
+      ++next_added;
     }
   }
-  const auto shares = weighted_shares(draft);
-  // A gang waits as one: its members sort together, and rank 0 places them all.
-  std::map<std::string, QueuePosition> position;
-  for (const std::string& id : queue) {
-    const Instance& i = *draft.instance(id);
-    auto share = shares.find(i.tenant_id);
-    position[id] = QueuePosition{
-        .priority = i.spec.price_class == PriceClass::kSpot ? 1 : 0,
-        .weighted_share = share == shares.end() ? 0.0 : share->second,
-        .created_ms = i.created_at_ms,
-        .key = i.gang_id.empty() ? id : fmt::format("{}#{:04}", i.gang_id, i.gang_rank)};
+};
+
+// The queue's streams merged into one order, the scheduler's: a heap of the streams' heads. Each
+// stream is in order already (one priority and share, then arrival), so popping the least head
+// each time gives the order a sort of the whole queue would, at a cost of log(streams) an entry.
+class QueueMerge {
+ public:
+  QueueMerge(const Draft& draft, const Scheduler& scheduler)
+      : scheduler_(scheduler), shares_(weighted_shares(draft)) {
+    const State& base = draft.base();
+    std::map<QueueStream, std::vector<QueueEntry>> added;
+    draft.for_each_changed_instance([&](const Instance& now) {
+      const Instance* before = base.instance(now.id);
+      if (now.state == InstanceState::kQueued &&
+          (before == nullptr || before->state != InstanceState::kQueued)) {
+        added[QueueStream::of(now)].push_back(QueueEntry::of(now));
+      }
+    });
+    cursors_.reserve(base.queue_streams.size() + added.size());
+    for (const auto& [stream, entries] : base.queue_streams) {
+      cursors_.push_back(StreamCursor{
+          .stream = &stream, .base = entries.begin(), .base_end = entries.end(), .added = {}});
+    }
+    static const std::set<QueueEntry> kNone;
+    const auto base_end = static_cast<std::ptrdiff_t>(cursors_.size());
+    for (auto& [stream, entries] : added) {
+      std::sort(entries.begin(), entries.end());
+      // The base streams' cursors are in the streams' order, as the state's map holds them.
+      auto at = std::lower_bound(
+          cursors_.begin(), cursors_.begin() + base_end, stream,
+          [](const StreamCursor& c, const QueueStream& s) { return *c.stream < s; });
+      if (at != cursors_.begin() + base_end && *at->stream == stream) {
+        at->added = std::move(entries);
+      } else {
+        added_streams_.push_back(stream);
+        cursors_.push_back(StreamCursor{.stream = &added_streams_.back(),
+                                        .base = kNone.end(),
+                                        .base_end = kNone.end(),
+                                        .added = std::move(entries)});
+      }
+    }
+    for (size_t i = 0; i < cursors_.size(); ++i) push(i);
   }
-  std::sort(queue.begin(), queue.end(), [&](const std::string& a, const std::string& b) {
-    return placing.scheduler.queue_before(position.at(a), position.at(b));
-  });
+
+  bool empty() const { return heap_.empty(); }
+
+  // The least head: its stream's cursor, and its place in the order.
+  size_t top() const { return heap_.front().cursor; }
+  const QueuePosition& top_position() const { return heap_.front().position; }
+  StreamCursor& cursor(size_t i) { return cursors_[i]; }
+
+  void pop() {
+    std::pop_heap(heap_.begin(), heap_.end(), later_);
+    heap_.pop_back();
+  }
+  // Puts the stream back with its next head, if it has one.
+  void push(size_t i) {
+    if (cursors_[i].done()) return;
+    heap_.push_back(Head{.cursor = i, .position = position_of(i)});
+    std::push_heap(heap_.begin(), heap_.end(), later_);
+  }
+  // Skips the stream's entries that come before `position` in the order, then puts it back.
+  void push_after(size_t i, const QueuePosition& position) {
+    while (!cursors_[i].done() && scheduler_.queue_before(position_of(i), position)) {
+      cursors_[i].advance();
+    }
+    push(i);
+  }
+
+ private:
+  struct Head {
+    size_t cursor;
+    QueuePosition position;
+  };
+
+  QueuePosition position_of(size_t i) const {
+    const StreamCursor& c = cursors_[i];
+    auto share = shares_.find(c.stream->tenant_id);
+    return QueuePosition{.priority = c.stream->priority,
+                         .weighted_share = share == shares_.end() ? 0.0 : share->second,
+                         .created_ms = c.head().created_ms,
+                         .key = c.head().key};
+  }
+
+  const Scheduler& scheduler_;
+  std::map<std::string, double> shares_;
+  std::deque<QueueStream> added_streams_;  // Streams only this command's entries are in.
+  std::vector<StreamCursor> cursors_;
+  std::vector<Head> heap_;
+  std::function<bool(const Head&, const Head&)> later_ = [this](const Head& a, const Head& b) {
+    return scheduler_.queue_before(b.position, a.position);
+  };
+};
+
+// A stream the rules hold back: its other entries get the reason its head was given, where it
+// changed (so that each learns it once) and for those this command queued.
+void hold_back(Draft& draft, StreamCursor cursor, const std::string& head_id,
+               const std::string& reason_before) {
+  const std::string why = draft.instance(head_id)->reason;
+  auto tell = [&](const std::string& id) {
+    if (draft.instance(id)->state == InstanceState::kQueued) set_reason(draft, id, why);
+  };
+  if (why != reason_before) {
+    for (; !cursor.done(); cursor.advance()) tell(cursor.head().id);
+  } else {
+    for (size_t i = cursor.next_added; i < cursor.added.size(); ++i) tell(cursor.added[i].id);
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> queue_order(const Draft& draft, const Scheduler& scheduler, size_t limit) {
+  QueueMerge queue(draft, scheduler);
+  std::vector<std::string> out;
+  while (!queue.empty() && out.size() < limit) {
+    const size_t at = queue.top();
+    const std::string& id = queue.cursor(at).head().id;
+    if (draft.instance(id)->state == InstanceState::kQueued) out.push_back(id);
+    queue.pop();
+    queue.cursor(at).advance();
+    queue.push(at);
+  }
+  return out;
+}
+
+void schedule_queue(Draft& draft, TimeMs now_ms, const Placing& placing) {
+  QueueMerge queue(draft, placing.scheduler);
   bool head_blocked = false;
   bool head_starving = false;
   size_t backfilled = 0;
   // Placements only take room, so within one pass a request shape that found none finds none
   // again (until a preemption frees some): a long queue of alike requests costs one try.
   FailedShapes failed;
-  for (const std::string& id : queue) {
+  // Streams the rules held back in this pass; a preemption may change the rules' answer, so they
+  // come back after one, from where the pass has got to.
+  std::vector<size_t> held_back;
+  while (!queue.empty()) {
+    const size_t at = queue.top();
+    const QueuePosition position = queue.top_position();
+    StreamCursor& cursor = queue.cursor(at);
+    const std::string id = cursor.head().id;
+    queue.pop();
+    cursor.advance();
     const Instance* instance = draft.instance(id);
-    if (instance->state != InstanceState::kQueued || instance->gang_rank != 0) continue;
+    if (instance->state != InstanceState::kQueued || instance->gang_rank != 0) {
+      queue.push(at);
+      continue;
+    }
     if (head_blocked && (head_starving || backfilled >= placing.options.max_backfill)) break;
     const TimeMs waited_ms = now_ms - instance->created_at_ms;
+    const std::string reason_before = instance->reason;
+    const size_t preemptions = failed.preemptions;
     const Outcome outcome = try_place(draft, id, now_ms, placing, &failed);
-    // Work that the rules hold back blocks nobody: it waits for its own tenant's usage to fall.
-    if (outcome == Outcome::kNotAdmitted) continue;
+    if (failed.preemptions != preemptions) {
+      for (size_t stream : held_back) queue.push_after(stream, position);
+      held_back.clear();
+    }
+    // Work that the rules hold back blocks nobody: it waits for its own tenant's usage to fall,
+    // and so does the rest of its stream, which asks the same of the same rules.
+    if (outcome == Outcome::kNotAdmitted) {
+      hold_back(draft, cursor, id, reason_before);
+      held_back.push_back(at);
+      continue;
+    }
+    queue.push(at);
     if (head_blocked) {
       ++backfilled;
     } else if (outcome == Outcome::kNoRoom) {

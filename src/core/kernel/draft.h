@@ -57,6 +57,12 @@ class Draft {
     for (const auto& [id, instance] : instances_) fn(instance);
   }
 
+  // Every changed or added node, calling fn(const Node&).
+  template <typename Fn>
+  void for_each_changed_node(Fn&& fn) const {
+    for (const auto& [id, node] : nodes_) fn(node);
+  }
+
   // Money moved by the command, applied to the ledger as one chain when the command succeeds.
   void add_account(ledger::Account account) { accounts_.push_back(std::move(account)); }
   void add_transfer(ledger::Transfer transfer) { transfers_.push_back(std::move(transfer)); }

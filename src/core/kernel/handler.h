@@ -44,6 +44,9 @@ struct CoreOptions {
   // Agents report this often. A GPU reading older than three intervals is stale: idle stop takes
   // it as busy, so that a silent node's work is never stopped for being idle.
   int64_t heartbeat_interval_ms = 2'000;
+  // Instances one tenant may have queued or running at once (allotd's
+  // `max_active_instances_per_tenant`); past it, a create is refused with limit_exceeded.
+  int64_t max_active_per_tenant = limits::kDefaultMaxActiveInstancesPerTenant;
   // The shortest idle-stop window a new policy may have.
   int64_t idle_min_window_s = limits::kDefaultMinIdleWindowS;
   int64_t idle_stale_ms() const { return 3 * heartbeat_interval_ms; }

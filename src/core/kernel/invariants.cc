@@ -145,10 +145,23 @@ class Checker {
         fail("queue_index", "the queue holds {}, which is not queued", id);
       }
     }
+    std::map<QueueStream, std::set<QueueEntry>> streams;
+    std::set<std::string> placed;
     for (const auto& [id, i] : state_.instances) {
-      if (i.state == InstanceState::kQueued && !state_.queue.contains(id)) {
+      if (i.state != InstanceState::kQueued && !is_final(i.state)) placed.insert(id);
+      if (i.state != InstanceState::kQueued) continue;
+      if (!state_.queue.contains(id)) {
         fail("queue_index", "queued instance {} is not in the queue", id);
       }
+      streams[QueueStream::of(i)].insert(QueueEntry::of(i));
+    }
+    if (placed != state_.placed) {
+      fail("queue_index", "the placed index ({}) differs from the placed instances ({})",
+           state_.placed.size(), placed.size());
+    }
+    if (streams != state_.queue_streams) {
+      fail("queue_index", "the queue's streams ({}) differ from its queued instances ({} streams)",
+           state_.queue_streams.size(), streams.size());
     }
   }
 
@@ -171,6 +184,18 @@ class Checker {
       if (count != 0 && !state_.active_by_tenant.contains(tenant)) {
         fail("tenant_index", "tenant {}'s {} active instances are not counted", tenant, count);
       }
+    }
+    std::unordered_map<std::string, Resources> use;
+    for (const auto& [id, i] : state_.instances) {
+      if (Resources of = Resources::of(i); !of.empty()) use[i.tenant_id].add(of, 1);
+    }
+    Resources capacity;
+    for (const auto& [id, node] : state_.nodes) capacity.add(Resources::capacity_of(node), 1);
+    if (capacity != state_.capacity) {
+      fail("tenant_index", "the nodes' summed capacity differs from the index");
+    }
+    if (use != state_.use_by_tenant) {
+      fail("tenant_index", "what each tenant's placed work holds differs from the index");
     }
     if (unsettled != state_.unsettled_by_tenant) {
       fail("tenant_index", "the unsettled instances per tenant differ from the index");

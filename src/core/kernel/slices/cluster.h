@@ -6,13 +6,66 @@
 #include <map>
 #include <set>
 #include <string>
+#include <tuple>
 #include <unordered_map>
+#include <vector>
 
 #include "core/model/cluster.h"
 #include "core/model/image.h"
 #include "core/model/registry.h"
 
 namespace allot {
+
+// What a request asks of placement and of the rules: two queued instances of one tenant and
+// project with the same shape are placed, refused room and held back alike.
+using RequestShape = std::tuple<int, int, std::vector<std::string>, int64_t, int64_t, std::string,
+                                PriceClass, int64_t, std::vector<std::string>, Prefer, std::string>;
+RequestShape request_shape(const InstanceSpec& spec);
+
+// On-demand and reserved work 0, spot 1: the first key of the queue's order.
+int queue_priority(const InstanceSpec& spec);
+
+// A stream of the queue: the queued instances that wait alike (one priority, tenant, project and
+// request shape; a gang's members alone), in arrival order. A placement pass merges the streams'
+// heads in the scheduler's order, so its cost does not grow with the queue's length, and one
+// refusal by the rules answers a whole stream (core/cluster/queue.cc).
+struct QueueStream {
+  int priority = 0;
+  std::string tenant_id;
+  std::string project_id;
+  std::string gang_id;
+  RequestShape shape;
+
+  auto operator<=>(const QueueStream&) const = default;
+  static QueueStream of(const Instance& instance);
+};
+
+// One queued instance in its stream: by arrival, then by its key (its id, or its gang's id and
+// rank), the order's last tie-break.
+struct QueueEntry {
+  TimeMs created_ms = 0;
+  std::string key;
+  std::string id;
+
+  auto operator<=>(const QueueEntry&) const = default;
+  static QueueEntry of(const Instance& instance);
+};
+
+// GPU milli, CPU milli and memory: what a tenant's placed work holds (the measure of its fair
+// share), or what nodes have.
+struct Resources {
+  int64_t gpu_milli = 0;
+  int64_t cpu_milli = 0;
+  int64_t memory_mib = 0;
+
+  bool operator==(const Resources&) const = default;
+  bool empty() const { return gpu_milli == 0 && cpu_milli == 0 && memory_mib == 0; }
+  // What `instance` adds: nothing while it is queued or once it has ended.
+  static Resources of(const Instance& instance);
+  // What `node` has, whatever its state.
+  static Resources capacity_of(const Node& node);
+  void add(const Resources& other, int sign);
+};
 
 struct ClusterSlice {
   std::map<std::string, JoinToken> join_tokens;
@@ -28,6 +81,15 @@ struct ClusterSlice {
   // Queued instances by id. Placement sorts them its own way (Scheduler::queue_before), so the
   // index keeps no order of arrival that a reload from the store could not give back.
   std::set<std::string> queue;
+  // The same instances as streams (above), each in arrival order.
+  std::map<QueueStream, std::set<QueueEntry>> queue_streams;
+  // What every node in `nodes` has, summed: the whole of which fair shares are parts.
+  Resources capacity;
+  // Placed instances (scheduled, starting or running: neither queued nor ended), so that the
+  // timer's passes over running work cost what runs, not every instance there ever was.
+  std::set<std::string> placed;
+  // Per tenant, what its placed work holds (Resources::of summed); no entry rather than nothing.
+  std::unordered_map<std::string, Resources> use_by_tenant;
   // Pulls some node has yet to finish: what heartbeats look through.
   std::set<std::string> open_image_pulls;
   // Instances not yet in a final state, per tenant (for the tenant's limit).

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Creates per second as the queue grows, through the API: allotd (SQLite) with no node, so every
+# instance waits; WINDOWS windows of 10,000 POST /v1/instances from 16 clients, one JSON line
+# each with the queue's length at its start. Then allotd's CPU while it holds them all, idle.
+#   bench/queue_growth.sh            (builds the release preset first; WINDOWS=10 by default)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bin=${BIN:-build/release}
+if [ -z "${BIN:-}" ]; then
+  cmake --preset release >/dev/null
+  cmake --build --preset release --target allotd allot http_load >/dev/null
+fi
+dir=$(mktemp -d)
+key="allot_$(od -An -N20 -tx1 /dev/urandom | tr -d ' \n')"
+ALLOT_ADMIN_KEY=$key $bin/src/daemon/allotd --listen 127.0.0.1:0 --data-dir "$dir/data" \
+  --port-file "$dir/port" --log-level warn --max-active-instances-per-tenant 1000000 \
+  >/dev/null 2>"$dir/allotd.log" &
+pid=$!
+trap 'kill -TERM $pid 2>/dev/null; wait 2>/dev/null; rm -rf "$dir"' EXIT
+for _ in $(seq 1 100); do [ -s "$dir/port" ] && break; sleep 0.1; done
+export ALLOT_SERVER="http://127.0.0.1:$(cat "$dir/port")" ALLOT_KEY=$key
+field() { sed -n "s/^ *\"$1\": \"\([^\"]*\)\".*/\1/p" | head -n 1; }
+tenant=$($bin/src/cli/allot -o json tenants create bench | field id)
+project=$($bin/src/cli/allot -o json projects create bench --tenant "$tenant" | field id)
+$bin/src/cli/allot prices set --model H100-80GB --region default --gpu-hour 2.50 >/dev/null
+for w in $(seq 0 $((${WINDOWS:-10} - 1))); do
+  result=$($bin/bench/http_load --url "$ALLOT_SERVER" --key "$key" --threads 16 --requests 10000 \
+    --method POST --path /v1/instances \
+    --body "{\"project_id\": \"$project\", \"gpus\": 1, \"command\": [\"true\"]}")
+  echo "{\"queued_at_start\": $((w * 10000)), \"load\": $result}"
+done
+ticks() { awk '{print $14 + $15}' "/proc/$pid/stat"; }
+before=$(ticks)
+sleep 10
+echo "{\"idle_cpu_pct\": $(( ($(ticks) - before) * 100 / $(getconf CLK_TCK) / 10 ))}"
