@@ -217,8 +217,8 @@ Outcome try_place(Draft& draft, const std::string& id, TimeMs now_ms, const Plac
 
 namespace {
 
-// One stream of the queue as this pass reads it: the state's entries merged with those this
-// command queued (new work, work sent back by a preemption), in the stream's order.
+// One stream of the queue as this pass reads it: the state's entries merged with the new work this
+// command queued, in the stream's order.
 struct StreamCursor {
   const QueueStream* stream;
   std::set<QueueEntry>::const_iterator base, base_end;
@@ -249,10 +249,10 @@ class QueueMerge {
       : scheduler_(scheduler), shares_(weighted_shares(draft)) {
     const State& base = draft.base();
     std::map<QueueStream, std::vector<QueueEntry>> added;
+    // New work this command queued joins the pass; work it sent back to the queue (a preempted
+    // instance that asked to be requeued) waits for the next one, as it always has.
     draft.for_each_changed_instance([&](const Instance& now) {
-      const Instance* before = base.instance(now.id);
-      if (now.state == InstanceState::kQueued &&
-          (before == nullptr || before->state != InstanceState::kQueued)) {
+      if (now.state == InstanceState::kQueued && base.instance(now.id) == nullptr) {
         added[QueueStream::of(now)].push_back(QueueEntry::of(now));
       }
     });
