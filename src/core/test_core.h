@@ -7,7 +7,9 @@
 #include <initializer_list>
 #include <string>
 #include <utility>
+#include <vector>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "core/cluster/test_nodes.h"
@@ -55,6 +57,22 @@ class CoreTest : public ::testing::Test {
     return rows.error().code;
   }
 
+  // Creates an instance of `tenant` in `project` (by default its first project of two_tenants()),
+  // with the members a gang's spec asks for; returns its id.
+  std::string launch(const std::string& tenant, InstanceSpec spec, TimeMs at = kT0,
+                     const std::string& project = "") {
+    const std::string id = next_id();
+    if (spec.command.empty()) spec.command = {"true"};
+    std::vector<std::string> members;
+    for (int rank = 1; rank < spec.nodes; ++rank) members.push_back(next_id());
+    const std::string p = !project.empty() ? project : tenant == kTenantA ? kProjectA : kProjectB;
+    ok(CreateInstance{id, tenant, p, "usr_1", spec, members}, at);
+    return id;
+  }
+
+  std::string next_id() { return fmt::format("ins_{:016x}", ++next_instance_); }
+  const Instance& instance(const std::string& id) const { return *core.state().instance(id); }
+
   // A change that makes a valid object invalid, and the code of the refusal it meets.
   template <typename T>
   struct BadChange {
@@ -100,6 +118,7 @@ class CoreTest : public ::testing::Test {
   }
 
   Core core;
+  int next_instance_ = 0;  // For next_id().
 };
 
 }  // namespace allot

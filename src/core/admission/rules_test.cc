@@ -32,23 +32,7 @@ class RulesTest : public CoreTest {
     ok(NodeHeartbeat{.node_id = id}, kT0);
   }
 
-  std::string launch(const std::string& tenant, InstanceSpec spec, TimeMs at = kT0,
-                     const std::string& project = "") {
-    const std::string id = next_id();
-    if (spec.command.empty()) spec.command = {"true"};
-    std::vector<std::string> members;
-    for (int rank = 1; rank < spec.nodes; ++rank) members.push_back(next_id());
-    const std::string p = !project.empty() ? project : tenant == kTenantA ? kProjectA : kProjectB;
-    ok(CreateInstance{id, tenant, p, "usr_1", spec, members}, at);
-    return id;
-  }
-
-  std::string next_id() { return fmt::format("ins_{:016x}", ++next_); }
-  const Instance& instance(const std::string& id) { return *core.state().instance(id); }
-
   RulesTest() : CoreTest(CoreOptions{.heartbeat_timeout_ms = 60'000}) {}
-
-  int next_ = 0;
 };
 
 TEST_F(RulesTest, AQuotaHoldsWorkBackUntilTheTenantsUsageFalls) {

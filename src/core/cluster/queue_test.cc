@@ -32,26 +32,10 @@ class QueueTest : public CoreTest {
     }
   }
 
-  std::string launch(const std::string& tenant, InstanceSpec spec, TimeMs at = kT0,
-                     const std::string& project = "") {
-    const std::string id = next_id();
-    if (spec.command.empty()) spec.command = {"true"};
-    std::vector<std::string> members;
-    for (int rank = 1; rank < spec.nodes; ++rank) members.push_back(next_id());
-    const std::string p = !project.empty() ? project : tenant == kTenantA ? kProjectA : kProjectB;
-    ok(CreateInstance{id, tenant, p, "usr_1", spec, members}, at);
-    return id;
-  }
-
   std::vector<std::string> order() {
     const Draft draft(core.state());
     return queue_order(draft, core.scheduler(), 100'000);
   }
-
-  std::string next_id() { return fmt::format("ins_{:016x}", ++next_); }
-  const Instance& instance(const std::string& id) { return *core.state().instance(id); }
-
-  int next_ = 0;
 };
 
 TEST_F(QueueTest, OnDemandFirstThenTheSmallerShareThenTheOlderWhateverTheStream) {
@@ -64,7 +48,7 @@ TEST_F(QueueTest, OnDemandFirstThenTheSmallerShareThenTheOlderWhateverTheStream)
   const std::string a_spot =
       launch(kTenantA, {.gpus = 1, .price_class = PriceClass::kSpot}, kT0 + 5);
   const std::string gang = launch(kTenantB, {.gpus = 1, .nodes = 2}, kT0 + 6);
-  const std::string gang_member = fmt::format("ins_{:016x}", next_);
+  const std::string gang_member = fmt::format("ins_{:016x}", next_instance_);
   const std::string b2 = launch(kTenantB, {.gpus = 2}, kT0 + 7);
   // Beta holds nothing, alpha the whole cluster: beta's on-demand work goes first, oldest first
   // across its streams, a gang's members together; spot work last, in the same order.
