@@ -2,7 +2,6 @@
 // order in which waiting instances are tried.
 #include <algorithm>
 #include <deque>
-#include <functional>
 #include <map>
 #include <tuple>
 
@@ -125,38 +124,52 @@ void preempt(Draft& draft, const Victims& victims, const std::string& for_id, Ti
 
 // Each tenant's dominant share, divided by its weight: the largest of its shares of the cluster's
 // GPUs, CPU and memory held by its placed work. Used only to order the queue, so doubles are fine.
-// From the state's per-tenant index, corrected for what this command has changed so far.
-std::map<std::string, double> weighted_shares(const Draft& draft) {
-  const State& base = draft.base();
-  Resources total = base.capacity;
-  draft.for_each_changed_node([&](const Node& now) {
-    if (const Node* before = base.node(now.id)) total.add(Resources::capacity_of(*before), -1);
-    total.add(Resources::capacity_of(now), 1);
-  });
-  const auto gpu_total = static_cast<double>(total.gpu_milli);
-  const auto cpu_total = static_cast<double>(total.cpu_milli);
-  const auto memory_total = static_cast<double>(total.memory_mib);
-  std::map<std::string, Resources> used(base.use_by_tenant.begin(), base.use_by_tenant.end());
-  draft.for_each_changed_instance([&](const Instance& now) {
-    const Instance* before = base.instance(now.id);
-    Resources& use = used[now.tenant_id];
-    if (before != nullptr) use.add(Resources::of(*before), -1);
-    use.add(Resources::of(now), 1);
-  });
-  std::map<std::string, double> shares;
-  auto ratio = [](int64_t part, double whole) {
-    return whole > 0 ? static_cast<double>(part) / whole : 0.0;
-  };
-  for (const auto& [tenant, u] : used) {
-    if (u.empty()) continue;
-    const Tenant* t = base.tenant(tenant);
-    const double weight = t == nullptr ? 1.0 : static_cast<double>(std::max<int64_t>(1, t->weight));
-    shares[tenant] = std::max({ratio(u.gpu_milli, gpu_total), ratio(u.cpu_milli, cpu_total),
-                               ratio(u.memory_mib, memory_total)}) /
-                     weight;
+// Read from the state's per-tenant index, corrected for what this command has changed so far, and
+// only for the tenants a pass meets (the index may hold many more).
+class WeightedShares {
+ public:
+  explicit WeightedShares(const Draft& draft) : base_(draft.base()) {
+    Resources total = base_.capacity;
+    draft.for_each_changed_node([&](const Node& now) {
+      if (const Node* before = base_.node(now.id)) total.add(Resources::capacity_of(*before), -1);
+      total.add(Resources::capacity_of(now), 1);
+    });
+    total_ = total;
+    draft.for_each_changed_instance([&](const Instance& now) {
+      Resources& delta = changed_[now.tenant_id];
+      if (const Instance* before = base_.instance(now.id)) delta.add(Resources::of(*before), -1);
+      delta.add(Resources::of(now), 1);
+    });
   }
-  return shares;
-}
+
+  double of(const std::string& tenant) {
+    auto known = shares_.find(tenant);
+    if (known != shares_.end()) return known->second;
+    Resources u;
+    if (auto held = base_.use_by_tenant.find(tenant); held != base_.use_by_tenant.end()) {
+      u = held->second;
+    }
+    if (auto delta = changed_.find(tenant); delta != changed_.end()) u.add(delta->second, 1);
+    auto ratio = [](int64_t part, int64_t whole) {
+      return whole > 0 ? static_cast<double>(part) / static_cast<double>(whole) : 0.0;
+    };
+    const Tenant* t = base_.tenant(tenant);
+    const double weight = t == nullptr ? 1.0 : static_cast<double>(std::max<int64_t>(1, t->weight));
+    const double share =
+        u.empty()
+            ? 0.0
+            : std::max({ratio(u.gpu_milli, total_.gpu_milli), ratio(u.cpu_milli, total_.cpu_milli),
+                        ratio(u.memory_mib, total_.memory_mib)}) /
+                  weight;
+    return shares_.emplace(tenant, share).first->second;
+  }
+
+ private:
+  const State& base_;
+  Resources total_;
+  std::map<std::string, Resources> changed_;  // What this command's changes add, per tenant.
+  std::map<std::string, double> shares_;      // Those worked out so far.
+};
 
 void set_reason(Draft& draft, const std::string& id, const std::string& why) {
   if (draft.instance(id)->reason != why) draft.edit_instance(id).reason = why;
@@ -246,7 +259,7 @@ struct StreamCursor {
 class QueueMerge {
  public:
   QueueMerge(const Draft& draft, const Scheduler& scheduler)
-      : scheduler_(scheduler), shares_(weighted_shares(draft)) {
+      : scheduler_(scheduler), shares_(draft) {
     const State& base = draft.base();
     std::map<QueueStream, std::vector<QueueEntry>> added;
     // New work this command queued joins the pass; work it sent back to the queue (a preempted
@@ -284,15 +297,23 @@ class QueueMerge {
 
   bool empty() const { return heap_.empty(); }
 
-  // The least head: its stream's cursor, and its place in the order.
-  size_t top() const { return heap_.front().cursor; }
-  const QueuePosition& top_position() const { return heap_.front().position; }
-  StreamCursor& cursor(size_t i) { return cursors_[i]; }
-
-  void pop() {
+  // The least head, taken: its entry, its stream's cursor (moved past it; push() puts the stream
+  // back) and its place in the order.
+  struct Taken {
+    QueueEntry entry;
+    size_t cursor;
+    QueuePosition position;
+  };
+  Taken take() {
     std::pop_heap(heap_.begin(), heap_.end(), later_);
+    Head head = std::move(heap_.back());
     heap_.pop_back();
+    StreamCursor& c = cursors_[head.cursor];
+    Taken taken{.entry = c.head(), .cursor = head.cursor, .position = std::move(head.position)};
+    c.advance();
+    return taken;
   }
+  const StreamCursor& cursor(size_t i) const { return cursors_[i]; }
   // Puts the stream back with its next head, if it has one.
   void push(size_t i) {
     if (cursors_[i].done()) return;
@@ -313,23 +334,27 @@ class QueueMerge {
     QueuePosition position;
   };
 
-  QueuePosition position_of(size_t i) const {
+  QueuePosition position_of(size_t i) {
     const StreamCursor& c = cursors_[i];
-    auto share = shares_.find(c.stream->tenant_id);
     return QueuePosition{.priority = c.stream->priority,
-                         .weighted_share = share == shares_.end() ? 0.0 : share->second,
+                         .weighted_share = shares_.of(c.stream->tenant_id),
                          .created_ms = c.head().created_ms,
                          .key = c.head().key};
   }
 
   const Scheduler& scheduler_;
-  std::map<std::string, double> shares_;
+  WeightedShares shares_;
   std::deque<QueueStream> added_streams_;  // Streams only this command's entries are in.
   std::vector<StreamCursor> cursors_;
   std::vector<Head> heap_;
-  std::function<bool(const Head&, const Head&)> later_ = [this](const Head& a, const Head& b) {
-    return scheduler_.queue_before(b.position, a.position);
+  // The heap's order: the least position on top.
+  struct Later {
+    const Scheduler* scheduler;
+    bool operator()(const Head& a, const Head& b) const {
+      return scheduler->queue_before(b.position, a.position);
+    }
   };
+  Later later_{&scheduler_};
 };
 
 // A stream the rules hold back: its other entries get the reason its head was given, where it
@@ -353,12 +378,11 @@ std::vector<std::string> queue_order(const Draft& draft, const Scheduler& schedu
   QueueMerge queue(draft, scheduler);
   std::vector<std::string> out;
   while (!queue.empty() && out.size() < limit) {
-    const size_t at = queue.top();
-    const std::string& id = queue.cursor(at).head().id;
-    if (draft.instance(id)->state == InstanceState::kQueued) out.push_back(id);
-    queue.pop();
-    queue.cursor(at).advance();
-    queue.push(at);
+    const QueueMerge::Taken taken = queue.take();
+    if (draft.instance(taken.entry.id)->state == InstanceState::kQueued) {
+      out.push_back(taken.entry.id);
+    }
+    queue.push(taken.cursor);
   }
   return out;
 }
@@ -375,12 +399,8 @@ void schedule_queue(Draft& draft, TimeMs now_ms, const Placing& placing) {
   // come back after one, from where the pass has got to.
   std::vector<size_t> held_back;
   while (!queue.empty()) {
-    const size_t at = queue.top();
-    const QueuePosition position = queue.top_position();
-    StreamCursor& cursor = queue.cursor(at);
-    const std::string id = cursor.head().id;
-    queue.pop();
-    cursor.advance();
+    const auto [entry, at, position] = queue.take();
+    const std::string& id = entry.id;
     const Instance* instance = draft.instance(id);
     if (instance->state != InstanceState::kQueued || instance->gang_rank != 0) {
       queue.push(at);
@@ -398,7 +418,7 @@ void schedule_queue(Draft& draft, TimeMs now_ms, const Placing& placing) {
     // Work that the rules hold back blocks nobody: it waits for its own tenant's usage to fall,
     // and so does the rest of its stream, which asks the same of the same rules.
     if (outcome == Outcome::kNotAdmitted) {
-      hold_back(draft, cursor, id, reason_before);
+      hold_back(draft, queue.cursor(at), id, reason_before);
       held_back.push_back(at);
       continue;
     }
