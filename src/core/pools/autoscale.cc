@@ -106,6 +106,16 @@ bool waits_for_room(const Instance& instance) {
 
 std::vector<ScaleDecision> plan_scaling(const State& state, TimeMs now_ms,
                                         const ScaleOptions& options) {
+  // Without a pool that can grow or shrink there is nothing to plan: the queue, which may be
+  // long, is not walked at all.
+  std::vector<const Pool*> pools;
+  for (const auto& [id, pool] : state.pools) {
+    if (!pool.deleted() && pool.provider != PoolProvider::kStatic) pools.push_back(&pool);
+  }
+  if (pools.empty()) return {};
+  std::sort(pools.begin(), pools.end(),
+            [](const Pool* a, const Pool* b) { return a->name < b->name; });
+
   std::vector<const Instance*> waiting;
   for (const std::string& id : state.queue) {
     const Instance* instance = state.instance(id);
@@ -117,13 +127,6 @@ std::vector<ScaleDecision> plan_scaling(const State& state, TimeMs now_ms,
   });
   std::vector<bool> claimed(waiting.size(), false);
   const std::map<std::string, NodeUse> use = node_use(state);
-
-  std::vector<const Pool*> pools;
-  for (const auto& [id, pool] : state.pools) {
-    if (!pool.deleted() && pool.provider != PoolProvider::kStatic) pools.push_back(&pool);
-  }
-  std::sort(pools.begin(), pools.end(),
-            [](const Pool* a, const Pool* b) { return a->name < b->name; });
 
   std::vector<ScaleDecision> out;
   for (const Pool* pool : pools) {
