@@ -4,11 +4,13 @@
 //   http_load --url http://127.0.0.1:8080 --key KEY --threads 16 --requests 8000
 //     --method POST --path /v1/tenants --body '{"name": "t-{n}"}'
 //
-// "{n}" in the path or body becomes a number unique across the run.
+// "{n}" in the path or body becomes a number unique across the run. With --paths FILE, request n
+// goes to line n (mod the line count) of FILE instead of --path.
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <fstream>
 #include <map>
 #include <mutex>
 #include <thread>
@@ -40,6 +42,7 @@ double percentile(std::vector<double>& sorted, double p) {
 int main(int argc, char** argv) {
   CLI::App app{"closed-loop HTTP load"};
   std::string url = "http://127.0.0.1:8080", key, method = "GET", path = "/healthz", body;
+  std::string paths_file;
   int threads = 8;
   long requests = 10'000;
   app.add_option("--url", url);
@@ -49,7 +52,18 @@ int main(int argc, char** argv) {
   app.add_option("--method", method);
   app.add_option("--path", path);
   app.add_option("--body", body);
+  app.add_option("--paths", paths_file)->check(CLI::ExistingFile);
   CLI11_PARSE(app, argc, argv);
+  std::vector<std::string> paths;
+  if (!paths_file.empty()) {
+    std::ifstream in(paths_file);
+    for (std::string line; std::getline(in, line);) {
+      if (!line.empty()) paths.push_back(line);
+    }
+  }
+  auto path_of = [&](long n) {
+    return paths.empty() ? fill(path, n) : paths[static_cast<size_t>(n) % paths.size()];
+  };
 
   std::atomic<long> next{0};
   std::mutex mutex;
@@ -66,7 +80,7 @@ int main(int argc, char** argv) {
       std::map<int, long> my_statuses;
       for (long n; (n = next++) < requests;) {
         const auto sent = std::chrono::steady_clock::now();
-        auto response = (*client)->send(method, fill(path, n), fill(body, n), key);
+        auto response = (*client)->send(method, path_of(n), fill(body, n), key);
         const auto done = std::chrono::steady_clock::now();
         mine.push_back(std::chrono::duration<double, std::milli>(done - sent).count());
         ++my_statuses[response ? response->status : 0];
@@ -84,7 +98,7 @@ int main(int argc, char** argv) {
   for (const auto& [status, count] : statuses) status_counts[std::to_string(status)] = count;
   const nlohmann::json result = {
       {"method", method},
-      {"path", path},
+      {"path", paths_file.empty() ? path : "lines of " + paths_file},
       {"threads", threads},
       {"requests", latencies_ms.size()},
       {"seconds", seconds},

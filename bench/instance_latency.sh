@@ -7,16 +7,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # BIN=build/debug measures an existing debug build instead (no release build is made).
-bin=${BIN:-build/release}
-if [ -z "${BIN:-}" ]; then
-  cmake --preset release >/dev/null
-  cmake --build --preset release --target allotd allot allot-agent instance_bench >/dev/null
-fi
-dir=$(mktemp -d)
-key="allot_$(od -An -N20 -tx1 /dev/urandom | tr -d ' \n')"
-pids=()
-cleanup() { kill -TERM "${pids[@]}" 2>/dev/null; wait 2>/dev/null; rm -rf "$dir"; }
-trap cleanup EXIT
+source bench/lib.sh
+use_build allotd allot allot-agent instance_bench
 
 runtime=${RUNTIME:-process}
 image_args=()
@@ -26,13 +18,7 @@ if [ "$runtime" = container ]; then
   : "${COUNT:=100}" "${RATE:=2}" "${THREADS:=0}"
 fi
 # The bench tenant is not the operator's: let it use process-runtime nodes.
-ALLOT_ADMIN_KEY=$key $bin/src/daemon/allotd --listen 127.0.0.1:0 --data-dir "$dir/data" \
-  --port-file "$dir/port" --log-level warn --process-runtime-tenants all "${image_args[@]}" \
-  >/dev/null 2>"$dir/allotd.log" &
-pids+=($!)
-for _ in $(seq 1 100); do [ -s "$dir/port" ] && break; sleep 0.1; done
-export ALLOT_SERVER="http://127.0.0.1:$(cat "$dir/port")" ALLOT_KEY=$key
-field() { sed -n "s/^ *\"$1\": \"\([^\"]*\)\".*/\1/p" | head -n 1; }
+start_allotd --process-runtime-tenants all "${image_args[@]}"
 token=$($bin/src/cli/allot -o json join-tokens create bench | field token)
 for i in 0 1 2; do
   $bin/src/agent/allot-agent --server "$ALLOT_SERVER" --join-token "$token" \

@@ -5,21 +5,10 @@
 #   bench/queue_growth.sh            (builds the release preset first; WINDOWS=10 by default)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bin=${BIN:-build/release}
-if [ -z "${BIN:-}" ]; then
-  cmake --preset release >/dev/null
-  cmake --build --preset release --target allotd allot http_load >/dev/null
-fi
-dir=$(mktemp -d)
-key="allot_$(od -An -N20 -tx1 /dev/urandom | tr -d ' \n')"
-ALLOT_ADMIN_KEY=$key $bin/src/daemon/allotd --listen 127.0.0.1:0 --data-dir "$dir/data" \
-  --port-file "$dir/port" --log-level warn --max-active-instances-per-tenant 1000000 \
-  >/dev/null 2>"$dir/allotd.log" &
-pid=$!
-trap 'kill -TERM $pid 2>/dev/null; wait 2>/dev/null; rm -rf "$dir"' EXIT
-for _ in $(seq 1 100); do [ -s "$dir/port" ] && break; sleep 0.1; done
-export ALLOT_SERVER="http://127.0.0.1:$(cat "$dir/port")" ALLOT_KEY=$key
-field() { sed -n "s/^ *\"$1\": \"\([^\"]*\)\".*/\1/p" | head -n 1; }
+source bench/lib.sh
+use_build allotd allot http_load
+start_allotd --max-active-instances-per-tenant 1000000
+pid=${pids[0]}
 tenant=$($bin/src/cli/allot -o json tenants create bench | field id)
 project=$($bin/src/cli/allot -o json projects create bench --tenant "$tenant" | field id)
 $bin/src/cli/allot prices set --model H100-80GB --region default --gpu-hour 2.50 >/dev/null

@@ -83,6 +83,17 @@ HttpResponse run_route(const Route& route, const HttpRequest& request, const Tar
   return response;
 }
 
+HttpResponse run_view_route(const Route& route, const HttpRequest& request, const Target& target,
+                            std::vector<std::string> params, const ReadView& view) {
+  auto caller = view.authenticate(request.authorization);
+  if (!caller) return error_reply(caller.error());
+  ViewCall call{target, view, std::move(*caller), std::move(params)};
+  Result<HttpResponse> result = route.view(call);
+  HttpResponse response = result ? std::move(*result) : error_reply(result.error());
+  response.authenticated = true;
+  return response;
+}
+
 HttpResponse method_not_allowed(const std::string& method) {
   return error_reply(
       Error{ErrorCode::kMethodNotAllowed, fmt::format("{} is not allowed here", method)});
@@ -97,11 +108,14 @@ RouteTable::RouteTable(std::span<const Resource> resources, std::span<const Rout
   for (size_t i = 0; i < resources.size(); ++i) {
     const Resource& r = resources[i];
     const std::string_view item = item_paths_[i];
-    const Route standard[] = {{"POST", r.path, r.create}, {"PUT", r.path, r.put},
-                              {"GET", r.path, r.list},    {"GET", item, r.get},
-                              {"PATCH", item, r.update},  {"DELETE", item, r.remove}};
+    const Route standard[] = {{"POST", r.path, r.create},
+                              {"PUT", r.path, r.put},
+                              {"GET", r.path, r.list, RouteAuth::kUser, r.view_list},
+                              {"GET", item, r.get, RouteAuth::kUser, r.view_get},
+                              {"PATCH", item, r.update},
+                              {"DELETE", item, r.remove}};
     for (const Route& route : standard) {
-      if (route.handler != nullptr) routes_.push_back(route);
+      if (route.handler != nullptr || route.view != nullptr) routes_.push_back(route);
     }
   }
   routes_.insert(routes_.end(), more.begin(), more.end());
@@ -127,7 +141,8 @@ App::App(Service& service, std::string version, LogStore& logs, Metrics& metrics
       logs_(logs),
       metrics_(metrics),
       options_(std::move(options)),
-      routes_(all_routes()) {}
+      routes_(all_routes()),
+      reads_(options_.read_threads > 0 ? options_.read_threads : default_read_threads()) {}
 
 void App::handle(HttpRequest request, Responder respond) {
   // Every answer is timed, labelled by the route's pattern (not the path, whose ids would make a
@@ -173,6 +188,9 @@ void App::route_and_answer(HttpRequest request, std::string& route, Responder re
     path_known = true;
     if (r.method != request.method) continue;
     route = r.pattern;
+    if (r.view != nullptr) {
+      return read(r, std::move(request), std::move(*target), std::move(params), std::move(respond));
+    }
     service_.submit(
         [this, r, request = std::move(request), target = std::move(*target),
          params = std::move(params)](Context& ctx) mutable {
@@ -183,6 +201,17 @@ void App::route_and_answer(HttpRequest request, std::string& route, Responder re
   }
   if (path_known) return respond(method_not_allowed(request.method));
   respond(error_reply(Error{ErrorCode::kNotFound, fmt::format("no endpoint {}", path)}));
+}
+
+void App::read(const Route& route, HttpRequest request, Target target,
+               std::vector<std::string> params, Responder respond) {
+  reads_.submit([this, route, request = std::move(request), target = std::move(target),
+                 params = std::move(params), respond = std::move(respond)](bool refused) mutable {
+    if (refused) {
+      return respond(error_reply(Error{ErrorCode::kUnavailable, "the controller is busy"}));
+    }
+    respond(run_view_route(route, request, target, std::move(params), service_.view()));
+  });
 }
 
 }  // namespace allot

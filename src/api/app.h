@@ -12,6 +12,8 @@
 #include "api/http.h"
 #include "api/log_store.h"
 #include "api/metrics.h"
+#include "api/read_pool.h"
+#include "api/read_view.h"
 #include "api/request.h"
 #include "api/service.h"
 #include "common/address_policy.h"
@@ -30,6 +32,7 @@ struct ApiOptions {
   std::string web_dir;                    // The dashboard's built files; empty: none.
   AddressAllowList webhook_allow;         // Internal addresses webhooks may reach nonetheless.
   billing::Issuer issuer;                 // Who issues invoices, in what currency, on what terms.
+  int read_threads = 0;                   // Threads answering reads; 0: default_read_threads().
 };
 
 // Everything a handler gets.
@@ -47,15 +50,28 @@ struct Call {
 
 using RouteHandler = Result<HttpResponse> (*)(Call&);
 
+// Everything a read answered from the read view gets, on a read thread.
+struct ViewCall {
+  const Target& target;
+  const ReadView& view;
+  Caller caller;
+  std::vector<std::string> params;  // As in Call.
+};
+
+using ViewHandler = Result<HttpResponse> (*)(ViewCall&);
+
 // Who may call a route: people with API keys, node agents with their credential, or agents about
 // to join (the handler checks their join token itself).
 enum class RouteAuth { kUser, kNode, kJoin };
 
+// A route has a handler, run on the core thread, or, for a GET by a user, a view handler, run on
+// a read thread against the read view instead.
 struct Route {
   std::string_view method;
   std::string_view pattern;  // e.g. "/v1/projects/{id}"
   RouteHandler handler;
   RouteAuth auth = RouteAuth::kUser;
+  ViewHandler view = nullptr;
 };
 
 // A REST resource, declared once instead of as a run of routes: its collection's path and the
@@ -64,7 +80,8 @@ struct Route {
 // outside that shape (e.g. POST /v1/nodes/{id}/cordon) stay listed as Routes. A route file
 // declares its resources and other routes and returns route_table<kResources, kMore>(). Requests
 // match the first route whose pattern and method fit; no two routes of one method fit one path,
-// so the order the table expands to does not change which handler answers.
+// so the order the table expands to does not change which handler answers. `view_list` and
+// `view_get` answer the two GETs from the read view instead of `list` and `get`.
 struct Resource {
   std::string_view path;  // e.g. "/v1/nodes"
   RouteHandler create = nullptr;
@@ -73,6 +90,8 @@ struct Resource {
   RouteHandler get = nullptr;
   RouteHandler update = nullptr;
   RouteHandler remove = nullptr;
+  ViewHandler view_list = nullptr;
+  ViewHandler view_get = nullptr;
   std::string_view item = "/{id}";
 };
 
@@ -152,12 +171,18 @@ class App {
   // Answers the request; sets `route` to the pattern (or name) it was routed by.
   void route_and_answer(HttpRequest request, std::string& route, Responder respond);
 
+  // Answers a route's view handler on a read thread.
+  void read(const Route& route, HttpRequest request, Target target, std::vector<std::string> params,
+            Responder respond);
+
   Service& service_;
   std::string version_;
   LogStore& logs_;
   Metrics& metrics_;
   ApiOptions options_;
   std::vector<Route> routes_;
+  // Last: its threads are joined, answering what is queued, before the rest goes.
+  ReadPool reads_;
 };
 
 }  // namespace allot

@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "common/error.h"
+#include "common/random.h"
 #include "core/kernel/state.h"
 
 namespace allot {
@@ -23,6 +24,12 @@ struct Caller {
 // Reads "Bearer <key>" and finds its live key and enabled user; kUnauthenticated otherwise.
 [[nodiscard]] Result<Caller> authenticate(const State& state, std::string_view authorization);
 
+// The same, in anything that finds keys by hash and users by id as State does (`key_for_hash`,
+// `user`), e.g. the read view.
+template <typename Lookups>
+[[nodiscard]] Result<Caller> authenticate_key(const Lookups& lookups,
+                                              std::string_view authorization);
+
 // Reads "Bearer <credential>" of a node agent; kUnauthenticated for unknown credentials.
 [[nodiscard]] Result<Caller> authenticate_node(const State& state, std::string_view authorization);
 
@@ -37,5 +44,19 @@ bool may_see_tenant(const Caller& caller, std::string_view tenant_id);
 [[nodiscard]] Status require_admin_of(const Caller& caller, std::string_view tenant_id);
 
 [[nodiscard]] Status require_operator_admin(const Caller& caller);
+
+// The caller a key stands for: kUnauthenticated when it is missing or revoked, or its user is
+// missing or disabled.
+[[nodiscard]] Result<Caller> caller_of(const ApiKey* key, const User* user);
+
+template <typename Lookups>
+Result<Caller> authenticate_key(const Lookups& lookups, std::string_view authorization) {
+  auto bearer = bearer_token(authorization);
+  if (!bearer) return std::unexpected(bearer.error());
+  // The lookup is by a hash of the whole key, so comparing texts never happens and its timing
+  // reveals nothing about stored keys.
+  const ApiKey* key = lookups.key_for_hash(sha256_hex(*bearer));
+  return caller_of(key, key == nullptr ? nullptr : lookups.user(key->user_id));
+}
 
 }  // namespace allot

@@ -257,7 +257,7 @@ class BeastServer final : public HttpServer {
   }
 
   // Writes an answer; a client that does not take it within the body deadline is cut off.
-  awaitable<void> write(beast::tcp_stream& stream, unsigned version, const HttpResponse& response,
+  awaitable<void> write(beast::tcp_stream& stream, unsigned version, HttpResponse response,
                         bool keep_alive, boost::system::error_code& ec) {
     http::response<http::string_body> out{static_cast<http::status>(response.status), version};
     out.set(http::field::server, "allotd");
@@ -266,7 +266,7 @@ class BeastServer final : public HttpServer {
       out.set(http::field::cache_control, response.cache_control);
     }
     out.keep_alive(keep_alive);
-    out.body() = response.body;
+    out.body() = std::move(response.body);
     out.prepare_payload();
     stream.expires_after(std::chrono::milliseconds(options_.body_timeout_ms));
     co_await http::async_write(stream, out, asio::redirect_error(use_awaitable, ec));
@@ -348,7 +348,7 @@ class BeastServer final : public HttpServer {
       self.reading = false;
       if (refused) {
         boost::system::error_code write_ec;
-        co_await write(stream, 11, *refused, false, write_ec);
+        co_await write(stream, 11, std::move(*refused), false, write_ec);
         co_await drain(stream);
         break;
       }
@@ -364,7 +364,7 @@ class BeastServer final : public HttpServer {
       const bool keep_alive = message.keep_alive();
       HttpResponse response = co_await call_handler(std::move(request));
       if (response.authenticated) self.trusted = true;
-      co_await write(stream, version, response, keep_alive && !stopping_, ec);
+      co_await write(stream, version, std::move(response), keep_alive && !stopping_, ec);
       if (ec || !keep_alive) break;
     }
     stream.socket().shutdown(tcp::socket::shutdown_send, ec);

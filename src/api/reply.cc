@@ -41,9 +41,13 @@ int http_status(ErrorCode code) {
   return 500;
 }
 
-HttpResponse json_reply(int status, const nlohmann::json& body) {
+std::string json_text(const nlohmann::json& body) {
   // Log text and names may hold bytes that are not UTF-8: replace them rather than fail.
-  return HttpResponse{status, body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)};
+  return body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+HttpResponse json_reply(int status, const nlohmann::json& body) {
+  return HttpResponse{status, json_text(body)};
 }
 
 HttpResponse error_reply(const Error& error) {

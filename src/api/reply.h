@@ -15,4 +15,7 @@ HttpResponse error_reply(const Error& error);
 
 HttpResponse json_reply(int status, const nlohmann::json& body);
 
+// The text json_reply sends for `body`.
+std::string json_text(const nlohmann::json& body);
+
 }  // namespace allot

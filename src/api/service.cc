@@ -22,6 +22,7 @@ void Context::audit(AuditEntry entry) {
 
 Service::Service(Core& core, Store& store, IdSource& ids, const Clock& clock, int64_t audit_seq)
     : core_(core), store_(store), ids_(ids), clock_(clock), audit_seq_(audit_seq) {
+  view_.reset(core_.state());
   thread_ = std::thread([this] { loop(); });
 }
 
@@ -143,6 +144,9 @@ void Service::run_batch(std::deque<Item>& items) {
     for (HttpResponse& reply : replies) {
       reply = error_reply(Error{ErrorCode::kUnavailable, "the store is unavailable; retry"});
     }
+  } else {
+    // Durable now: readers may see it, before anyone is told it is done.
+    view_.update(batch.rows);
   }
   for (size_t i = 0; i < items.size(); ++i) {
     if (!parked[i]) items[i].done(std::move(replies[i]));
@@ -166,6 +170,7 @@ bool Service::reload() {
   if (!core_.restore_ledger(std::move(*ledger))) return false;
   // Heartbeats were refused while the store was away: nodes get their whole timeout again.
   core_.resume(command_time());
+  view_.reset(core_.state());
   audit_seq_ = *seq;
   std::lock_guard lock(mutex_);
   stale_ = false;

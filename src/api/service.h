@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "api/http.h"
+#include "api/read_view.h"
 #include "common/clock.h"
 #include "common/random.h"
 #include "core/core.h"
@@ -84,6 +85,9 @@ class Service {
   // False after a store failure until the core has been reloaded from the store.
   bool ready() const;
 
+  // What reads are answered from on other threads: the state as of the last durable batch.
+  const ReadView& view() const { return view_; }
+
   // Answers every parked request now, and from now on answers new ones at once: the first step of
   // a graceful stop, so that long polls do not hold it up.
   void release_parked();
@@ -120,6 +124,7 @@ class Service {
   bool stale_ = false;           // Guarded by mutex_: the core may hold changes the store lost.
   bool release_parked_ = false;  // Guarded by mutex_.
   std::vector<Parked> parked_;   // Core thread only.
+  ReadView view_;                // Written by the core thread only.
   std::thread thread_;
 };
 

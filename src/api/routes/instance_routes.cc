@@ -107,21 +107,39 @@ Result<HttpResponse> create_instance(Call& call) {
   return json_reply(201, out);
 }
 
-Result<HttpResponse> list_instances(Call& call) {
+// GET /v1/instances, from the read view, through its per-tenant, project, node and state indexes.
+Result<HttpResponse> list_instances(ViewCall& call) {
   ALLOT_TRY_LET(const Page page,
                 read_page(call.target, {"state", "project_id", "node_id", "tenant_id"}));
-  ALLOT_TRY_LET(const auto state, read_choice(call.target, "state", instance_state_names()));
+  InstanceFilter filter;
+  ALLOT_TRY_ASSIGN(filter.state, read_choice(call.target, "state", instance_state_names()));
   const auto& q = call.target.query;
-  auto matches = [&q](const char* key, const std::string& value) {
+  auto query = [&q](const char* key) -> std::optional<std::string> {
     auto it = q.find(key);
-    return it == q.end() || it->second == value;
+    return it == q.end() ? std::nullopt : std::optional(it->second);
   };
-  return page_of(call.ctx.state().instances, page, [&](const Instance& i) {
-    return may_see_tenant(call.caller, i.tenant_id) &&
-           (!state || *state == instance_state_name(i.state)) &&
-           matches("project_id", i.project_id) && matches("node_id", i.node_id) &&
-           matches("tenant_id", i.tenant_id);
-  });
+  filter.project_id = query("project_id");
+  filter.node_id = query("node_id");
+  filter.tenant_id = query("tenant_id");
+  if (!call.caller.is_operator_admin()) {
+    // Others' tenants are not there to see: asking for one finds nothing.
+    if (filter.tenant_id && *filter.tenant_id != call.caller.tenant_id) {
+      return shown_page(std::vector<ShownInstance>{}, 0);
+    }
+    filter.tenant_id = call.caller.tenant_id;
+  }
+  const auto limit = static_cast<size_t>(page.limit);
+  return shown_page(call.view.instances(filter, page.after, limit + 1), limit);
+}
+
+Result<HttpResponse> get_instance(ViewCall& call) {
+  const std::string& id = call.params.front();
+  ALLOT_TRY(check_id("instance id", id, "ins"));
+  const ShownInstance shown = call.view.instance(id);
+  if (shown == nullptr || !may_see_tenant(call.caller, shown->object().tenant_id)) {
+    return fail(ErrorCode::kNotFound, "no instance " + id);
+  }
+  return shown_reply(*shown);
 }
 
 Result<const Instance*> path_instance(const Call& call) {
@@ -179,8 +197,8 @@ Result<HttpResponse> instance_events(Call& call) {
 constexpr Resource kResources[] = {
     {.path = "/v1/instances",
      .create = create_instance,
-     .list = list_instances,
-     .get = get_found<path_instance>},
+     .view_list = list_instances,
+     .view_get = get_instance},
 };
 
 constexpr Route kActions[] = {

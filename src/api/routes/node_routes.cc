@@ -46,17 +46,29 @@ Result<HttpResponse> revoke_join_token(Call& call) {
   return json_reply(200, to_json(call.ctx.state().join_tokens.at(id)));
 }
 
-Result<HttpResponse> list_nodes(Call& call) {
+// GET /v1/nodes, from the read view.
+Result<HttpResponse> list_nodes(ViewCall& call) {
   ALLOT_TRY(require_operator_admin(call.caller));
   ALLOT_TRY_LET(const Page page, read_page(call.target, {"state", "include_deleted"}));
   ALLOT_TRY_LET(const auto state, read_choice(call.target, "state", node_state_names()));
   ALLOT_TRY_LET(const auto deleted, read_choice(call.target, "include_deleted", kTrueFalse));
   // Deleted nodes are history: listed when asked for, by the flag or by their state.
   const bool with_deleted = deleted == "true" || state == "deleted";
-  return page_of(call.ctx.state().nodes, page, [&](const Node& n) {
+  const auto limit = static_cast<size_t>(page.limit);
+  auto admits = [&](const Node& n) {
     return (with_deleted || n.deleted_at_ms == 0) &&
            (!state || node_state_name(n.state()) == *state);
-  });
+  };
+  return shown_page(call.view.nodes(admits, page.after, limit + 1), limit);
+}
+
+Result<HttpResponse> get_node(ViewCall& call) {
+  ALLOT_TRY(require_operator_admin(call.caller));
+  const std::string& id = call.params.front();
+  ALLOT_TRY(check_id("node id", id, "nod"));
+  const ShownNode shown = call.view.node(id);
+  if (shown == nullptr) return fail(ErrorCode::kNotFound, "no node " + id);
+  return shown_reply(*shown);
 }
 
 Result<const Node*> path_node(const Call& call) {
@@ -96,7 +108,7 @@ constexpr Resource kResources[] = {
      .create = create_join_token,
      .list = list_join_tokens,
      .remove = revoke_join_token},
-    {.path = "/v1/nodes", .list = list_nodes, .get = get_found<path_node>, .remove = delete_node},
+    {.path = "/v1/nodes", .remove = delete_node, .view_list = list_nodes, .view_get = get_node},
 };
 
 constexpr Route kActions[] = {
