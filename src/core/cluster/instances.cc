@@ -198,6 +198,19 @@ void unqueue(State& state, const Instance& instance) {
   if (stream->second.empty()) state.queue_streams.erase(stream);
 }
 
+// Moves an instance in the per-node index of placed work, from where it was to where it is.
+void keep_placed_on(State& state, bool was_placed, const std::string& before_node,
+                    const Instance& now, bool is_placed) {
+  if (was_placed == is_placed && before_node == now.node_id) return;
+  if (was_placed) {
+    auto it = state.placed_on.find(before_node);
+    assert(it != state.placed_on.end());
+    it->second.erase(now.id);
+    if (it->second.empty()) state.placed_on.erase(it);
+  }
+  if (is_placed) state.placed_on[now.node_id].insert(now.id);
+}
+
 }  // namespace
 
 void put(State& state, const Instance& instance) {
@@ -217,6 +230,9 @@ void put(State& state, const Instance& instance) {
     if (active == 0) state.active_by_tenant.erase(instance.tenant_id);
   }
   const Instance* before = old == state.instances.end() ? nullptr : &old->second;
+  const bool was_placed =
+      before != nullptr && before->state != InstanceState::kQueued && !is_final(before->state);
+  const std::string before_node = before != nullptr ? before->node_id : std::string();
   keep_use(state, before, instance);
   if (was_queued) unqueue(state, *before);
   state.instances[instance.id] = instance;
@@ -234,6 +250,7 @@ void put(State& state, const Instance& instance) {
   } else {
     state.placed.erase(instance.id);
   }
+  keep_placed_on(state, was_placed, before_node, instance, is_placed);
   if (was_queued && !is_queued) state.queue.erase(instance.id);
   if (is_queued && !was_queued) state.queue.insert(instance.id);
   assert(state.queue.contains(instance.id) == is_queued);

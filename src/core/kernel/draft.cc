@@ -1,6 +1,7 @@
 #include "core/kernel/draft.h"
 
 #include <cassert>
+#include <set>
 
 namespace allot {
 
@@ -41,19 +42,28 @@ Instance& Draft::add_instance(Instance instance) {
 }
 
 std::vector<std::string> Draft::instances_on(const std::string& node_id) const {
-  std::vector<std::string> out;
-  auto consider = [&](const Instance& instance) {
-    if (instance.node_id == node_id && !is_final(instance.state) &&
-        instance.state != InstanceState::kQueued) {
-      out.push_back(instance.id);
-    }
+  auto placed_here = [&](const Instance& instance) {
+    return instance.node_id == node_id && !is_final(instance.state) &&
+           instance.state != InstanceState::kQueued;
   };
-  for (const auto& [id, instance] : base_->instances) {
-    consider(instances_.contains(id) ? instances_.at(id) : instance);
+  // Those the state had, as this draft leaves them, in id order; then those this draft made.
+  std::set<std::string> had;
+  if (auto it = base_->placed_on.find(node_id); it != base_->placed_on.end()) {
+    for (const std::string& id : it->second) {
+      if (!instances_.contains(id)) had.insert(id);
+    }
   }
+  std::vector<std::string> made;
   for (const auto& [id, instance] : instances_) {
-    if (!base_->instances.contains(id)) consider(instance);
+    if (!placed_here(instance)) continue;
+    if (base_->instances.contains(id)) {
+      had.insert(id);
+    } else {
+      made.push_back(id);
+    }
   }
+  std::vector<std::string> out(had.begin(), had.end());
+  out.insert(out.end(), made.begin(), made.end());
   return out;
 }
 

@@ -147,8 +147,12 @@ class Checker {
     }
     std::map<QueueStream, std::set<QueueEntry>> streams;
     std::set<std::string> placed;
+    std::unordered_map<std::string, std::set<std::string>> placed_on;
     for (const auto& [id, i] : state_.instances) {
-      if (i.state != InstanceState::kQueued && !is_final(i.state)) placed.insert(id);
+      if (i.state != InstanceState::kQueued && !is_final(i.state)) {
+        placed.insert(id);
+        placed_on[i.node_id].insert(id);
+      }
       if (i.state != InstanceState::kQueued) continue;
       if (!state_.queue.contains(id)) {
         fail("queue_index", "queued instance {} is not in the queue", id);
@@ -158,6 +162,10 @@ class Checker {
     if (placed != state_.placed) {
       fail("queue_index", "the placed index ({}) differs from the placed instances ({})",
            state_.placed.size(), placed.size());
+    }
+    if (placed_on != state_.placed_on) {
+      fail("queue_index", "the placed index by node ({} nodes) differs from the placed instances",
+           state_.placed_on.size());
     }
     if (streams != state_.queue_streams) {
       fail("queue_index", "the queue's streams ({}) differ from its queued instances ({} streams)",
