@@ -54,6 +54,12 @@ void Metrics::record_schedule(double seconds) {
   schedule_.observe(seconds);
 }
 
+void Metrics::record_commit(size_t rows, double seconds) {
+  const std::lock_guard lock(mutex_);
+  commit_.observe(seconds);
+  rows_written_ += rows;
+}
+
 std::string Metrics::render() const {
   const std::lock_guard lock(mutex_);
   std::string out;
@@ -68,6 +74,12 @@ std::string Metrics::render() const {
   out += "# HELP allot_schedule_duration_seconds One placement decision of the scheduler.\n";
   out += "# TYPE allot_schedule_duration_seconds histogram\n";
   schedule_.write(out, "allot_schedule_duration_seconds", "");
+  out += "# HELP allot_store_commit_duration_seconds One store transaction (a batch's rows).\n";
+  out += "# TYPE allot_store_commit_duration_seconds histogram\n";
+  commit_.write(out, "allot_store_commit_duration_seconds", "");
+  out += "# HELP allot_store_rows_written_total Rows (changed objects) written to the store.\n";
+  out += "# TYPE allot_store_rows_written_total counter\n";
+  out += fmt::format("allot_store_rows_written_total {}\n", rows_written_);
   return out;
 }
 

@@ -35,6 +35,8 @@ class Metrics {
  public:
   void record_http(const std::string& method, const std::string& route, int status, double seconds);
   void record_schedule(double seconds);
+  // One store transaction of `rows` rows.
+  void record_commit(size_t rows, double seconds);
   // The histograms in the text format, with their HELP and TYPE lines.
   std::string render() const;
 
@@ -42,6 +44,8 @@ class Metrics {
   mutable std::mutex mutex_;
   std::map<std::tuple<std::string, std::string, int>, Histogram> http_;  // Guarded by mutex_.
   Histogram schedule_;                                                   // Guarded by mutex_.
+  Histogram commit_;                                                     // Guarded by mutex_.
+  uint64_t rows_written_ = 0;                                            // Guarded by mutex_.
 };
 
 // The gauges and counters read off the state at `now_ms` (nodes, GPUs, queue, instances, money,

@@ -1,6 +1,11 @@
 #include "api/service.h"
 
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <chrono>
+#include <unordered_map>
 
 #include "api/reply.h"
 #include "common/limits.h"
@@ -10,18 +15,53 @@ namespace allot {
 Status Context::apply(const Command& command) {
   auto rows = core_.apply(command, now_ms_);
   if (!rows) return std::unexpected(rows.error());
+  if (!rows->empty()) must_commit_ = true;
+  for (Row& row : *rows) batch_.rows.push_back(std::move(row));
+  return {};
+}
+
+Status Context::apply_heartbeat(const NodeHeartbeat& beat) {
+  const State& state = core_.state();
+  const Node* node = state.node(beat.node_id);
+  if (node == nullptr) return apply(beat);  // Refused by the core.
+  // The node and its work as they were, to tell afterwards what the heartbeat changed.
+  const Node node_before = *node;
+  std::unordered_map<std::string, Instance> before;
+  if (auto placed = state.placed_on.find(beat.node_id); placed != state.placed_on.end()) {
+    for (const std::string& id : placed->second) before.emplace(id, *state.instance(id));
+  }
+  auto rows = core_.apply(beat, now_ms_);
+  if (!rows) return std::unexpected(rows.error());
+  const bool readings_only = std::ranges::all_of(*rows, [&](const Row& row) {
+    if (const Node* after = std::get_if<Node>(&row)) {
+      return after->id == node_before.id && only_readings_differ(node_before, *after);
+    }
+    if (const Instance* after = std::get_if<Instance>(&row)) {
+      auto it = before.find(after->id);
+      return it != before.end() && only_readings_differ(it->second, *after);
+    }
+    return std::holds_alternative<NodeEnergy>(row);
+  });
+  if (!readings_only) must_commit_ = true;
   for (Row& row : *rows) batch_.rows.push_back(std::move(row));
   return {};
 }
 
 void Context::audit(AuditEntry entry) {
+  must_commit_ = true;
   entry.seq = ++audit_seq_;
   entry.at_ms = now_ms_;
   batch_.audit.push_back(std::move(entry));
 }
 
-Service::Service(Core& core, Store& store, IdSource& ids, const Clock& clock, int64_t audit_seq)
-    : core_(core), store_(store), ids_(ids), clock_(clock), audit_seq_(audit_seq) {
+Service::Service(Core& core, Store& store, IdSource& ids, const Clock& clock, int64_t audit_seq,
+                 Metrics* metrics)
+    : core_(core),
+      store_(store),
+      ids_(ids),
+      clock_(clock),
+      metrics_(metrics),
+      audit_seq_(audit_seq) {
   view_.reset(core_.state());
   thread_ = std::thread([this] { loop(); });
 }
@@ -79,6 +119,7 @@ void Service::loop() {
       if (queue_.empty() && stopping_) {
         lock.unlock();
         answer_parked(true);
+        write_readings();
         return;  // Stopping, and everything queued is answered.
       }
       const size_t take = std::min(queue_.size(), limits::kMaxBatchCommands);
@@ -119,12 +160,13 @@ void Service::run_batch(std::deque<Item>& items) {
     return;
   }
   Batch batch;
+  bool must_commit = false;
   std::vector<HttpResponse> replies;
   replies.reserve(items.size());
   const int64_t first_seq = audit_seq_;
   std::vector<bool> parked(items.size(), false);
   for (size_t i = 0; i < items.size(); ++i) {
-    Context context(core_, store_, ids_, batch, audit_seq_, command_time());
+    Context context(core_, store_, ids_, batch, must_commit, audit_seq_, command_time());
     replies.push_back(items[i].work(context));
     if (context.parked()) {
       TimeMs deadline_ms = 0;
@@ -133,7 +175,25 @@ void Service::run_batch(std::deque<Item>& items) {
       parked[i] = true;
     }
   }
-  if (auto ok = store_.commit(batch); !ok) {
+  // Readings alone wait for a batch that commits anyway, or until they have waited long enough.
+  const TimeMs now_ms = clock_.now_ms();
+  if (!must_commit && !batch.rows.empty() && readings_.rows.empty()) readings_since_ms_ = now_ms;
+  const bool readings_due = (!readings_.rows.empty() || !batch.rows.empty()) &&
+                            now_ms - readings_since_ms_ >= limits::kReadingsWriteMs;
+  if (!must_commit && !readings_due) {
+    view_.update(batch.rows);
+    keep_readings(batch.rows);
+    for (size_t i = 0; i < items.size(); ++i) {
+      if (!parked[i]) items[i].done(std::move(replies[i]));
+    }
+    return;
+  }
+  // Older readings first: rows are whole objects, and the last one written wins.
+  batch.rows.insert(batch.rows.begin(), std::make_move_iterator(readings_.rows.begin()),
+                    std::make_move_iterator(readings_.rows.end()));
+  readings_.rows.clear();
+  reading_at_.clear();
+  if (auto ok = commit(batch); !ok) {
     spdlog::error("msg=\"store commit failed\" error=\"{}\"", ok.error().message);
     audit_seq_ = first_seq;
     {
@@ -153,6 +213,56 @@ void Service::run_batch(std::deque<Item>& items) {
   }
 }
 
+void Service::keep_readings(std::vector<Row>& rows) {
+  for (Row& row : rows) {
+    // Readings are nodes, instances and node-hours of energy: one row per object is enough.
+    std::string key = std::visit(
+        [](const auto& object) -> std::string {
+          using T = std::decay_t<decltype(object)>;
+          if constexpr (std::is_same_v<T, Node> || std::is_same_v<T, Instance>) {
+            return object.id;
+          } else if constexpr (std::is_same_v<T, NodeEnergy>) {
+            return fmt::format("{}@{}", object.node_id, object.hour_ms);
+          } else {
+            return {};
+          }
+        },
+        row);
+    if (key.empty()) {
+      readings_.rows.push_back(std::move(row));
+      continue;
+    }
+    auto [at, added] = reading_at_.try_emplace(std::move(key), readings_.rows.size());
+    if (added) {
+      readings_.rows.push_back(std::move(row));
+    } else {
+      readings_.rows[at->second] = std::move(row);
+    }
+  }
+}
+
+bool Service::write_readings() {
+  if (readings_.rows.empty()) return true;
+  Batch batch;
+  batch.rows.swap(readings_.rows);
+  reading_at_.clear();
+  if (auto ok = commit(batch); !ok) {
+    spdlog::error("msg=\"store commit failed\" error=\"{}\"", ok.error().message);
+    return false;
+  }
+  return true;
+}
+
+Status Service::commit(const Batch& batch) {
+  const auto start = std::chrono::steady_clock::now();
+  Status ok = store_.commit(batch);
+  if (metrics_ != nullptr) {
+    const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
+    metrics_->record_commit(batch.rows.size(), took.count());
+  }
+  return ok;
+}
+
 TimeMs Service::command_time() {
   // A wall clock stepped back (NTP) must not take the core back with it: it would meter negative
   // stretches and order events against their times.
@@ -166,6 +276,8 @@ bool Service::reload() {
   auto ledger = store_.load_ledger();
   if (!rows || !seq || !ledger) return false;
   core_.clear();
+  readings_.rows.clear();  // Built on the state that is being thrown away.
+  reading_at_.clear();
   core_.restore(*rows);
   if (!core_.restore_ledger(std::move(*ledger))) return false;
   // Heartbeats were refused while the store was away: nodes get their whole timeout again.

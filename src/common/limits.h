@@ -59,6 +59,11 @@ inline constexpr size_t kMaxCommandArgs = 1'024;
 // Log bytes an agent ships per instance per heartbeat, and an API log read returns at most.
 inline constexpr size_t kMaxLogChunkBytes = 64 << 10;
 
+// Heartbeats that only bring readings (GPU telemetry, metered energy) are written with the next
+// batch that commits anyway, or this long after the first of them at the latest: what a crash
+// can lose of them, and what the nodes' next heartbeats make up.
+inline constexpr int64_t kReadingsWriteMs = 10'000;
+
 // Group commit: at most this many requests share one store transaction, so one batch's latency
 // stays bounded while a burst still amortises the fsync.
 inline constexpr size_t kMaxBatchCommands = 4096;

@@ -172,7 +172,7 @@ int run(const DaemonConfig& config, const sigset_t& stop_signals) {
   // The first tick must not count the time allotd was down against the nodes: their agents
   // could not report.
   core.resume(clock.now_ms());
-  Service service(core, **store, ids, clock, *audit_seq);
+  Service service(core, **store, ids, clock, *audit_seq, &metrics);
   LogStore logs(std::filesystem::path(config.data_dir) / "logs");
   // Tenants' registry passwords are sealed with this key: a copy of the database without it
   // opens none of them.

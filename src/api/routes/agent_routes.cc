@@ -224,11 +224,12 @@ json work_for(const Call& call, const Node& node, const NodeHeartbeat& beat) {
   json run = json::array();
   json stop = json::array();
   std::set<std::string> wanted;
-  for (const auto& [id, instance] : call.ctx.state().instances) {
-    if (instance.node_id != node.id || is_final(instance.state) ||
-        instance.state == InstanceState::kQueued) {
-      continue;
-    }
+  // The node's placed work (neither queued nor ended), in id order, from the state's index.
+  const State& state = call.ctx.state();
+  static const std::set<std::string> kNothing;
+  auto placed = state.placed_on.find(node.id);
+  for (const std::string& id : placed == state.placed_on.end() ? kNothing : placed->second) {
+    const Instance& instance = *state.instance(id);
     if (instance.stop_requested) {
       stop.push_back({{"instance_id", id}, {"grace_ms", call.options.stop_grace_ms}});
       continue;
@@ -311,7 +312,7 @@ Result<HttpResponse> heartbeat(Call& call) {
   // Logs first: a workload's last output is in the same report as its exit.
   ALLOT_TRY_LET(const json logs, array_of(doc, "logs", false));
   ALLOT_TRY(store_logs(call, logs));
-  ALLOT_TRY(call.ctx.apply(beat));
+  ALLOT_TRY(call.ctx.apply_heartbeat(beat));
   return json_reply(200, work_for(call, *call.ctx.state().node(beat.node_id), beat));
 }
 

@@ -47,6 +47,20 @@ bool is_final(InstanceState state) {
          state == InstanceState::kLost;
 }
 
+bool only_readings_differ(const Node& before, const Node& after) {
+  if (before.gpus.size() != after.gpus.size()) return false;
+  Node same = after;
+  same.last_heartbeat_ms = before.last_heartbeat_ms;
+  for (size_t i = 0; i < same.gpus.size(); ++i) same.gpus[i].telemetry = before.gpus[i].telemetry;
+  return same == before;
+}
+
+bool only_readings_differ(const Instance& before, const Instance& after) {
+  Instance same = after;
+  same.energy = before.energy;
+  return same == before;
+}
+
 EnergyUse Instance::energy_between(TimeMs from_ms, TimeMs to_ms) const {
   EnergyUse sum;
   for (auto it = energy.lower_bound(from_ms); it != energy.end() && it->first < to_ms; ++it) {

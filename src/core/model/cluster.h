@@ -231,4 +231,11 @@ struct Instance {
   int milli_per_gpu() const { return spec.gpus > 0 ? 1000 : spec.gpu_milli; }
 };
 
+// Whether a new version of a node or instance differs from the one before only in readings: for a
+// node, the time of its last heartbeat and its GPUs' telemetry; for an instance, the energy
+// metered to it. A heartbeat that changes nothing else may be written later (api/service.h):
+// lost in a crash, it is made up by the next heartbeat, since energy counters only grow.
+bool only_readings_differ(const Node& before, const Node& after);
+bool only_readings_differ(const Instance& before, const Instance& after);
+
 }  // namespace allot
