@@ -12,13 +12,7 @@ cd "$(dirname "$0")/.."
 source bench/lib.sh
 use_build allotd allot allot-agent http_load
 start_allotd
-token=$($bin/src/cli/allot -o json join-tokens create bench | field token)
-for i in $(seq 1 "${NODES:-20}"); do
-  $bin/src/agent/allot-agent --server "$ALLOT_SERVER" --join-token "$token" \
-    --state-dir "$dir/agent-$i" --name "node-$i" --simulate 8xH100-80GB --log-level warn \
-    2>"$dir/agent-$i.log" &
-  pids+=($!)
-done
+start_agents "${NODES:-20}"
 tenant=$($bin/src/cli/allot -o json tenants create bench | field id)
 project=$($bin/src/cli/allot -o json projects create bench --tenant "$tenant" | field id)
 # They ask for A100s, which no node has: all 1,000 stay queued, unchanged while read.

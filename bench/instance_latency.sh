@@ -19,14 +19,7 @@ if [ "$runtime" = container ]; then
 fi
 # The bench tenant is not the operator's: let it use process-runtime nodes.
 start_allotd --process-runtime-tenants all "${image_args[@]}"
-token=$($bin/src/cli/allot -o json join-tokens create bench | field token)
-for i in 0 1 2; do
-  $bin/src/agent/allot-agent --server "$ALLOT_SERVER" --join-token "$token" \
-    --state-dir "$dir/agent-$i" --name "node-$i" --simulate 8xH100-80GB --log-level warn \
-    --runtime "$runtime" \
-    2>"$dir/agent-$i.log" &
-  pids+=($!)
-done
+start_agents 3 --runtime "$runtime"
 tenant=$($bin/src/cli/allot -o json tenants create bench | field id)
 project=$($bin/src/cli/allot -o json projects create bench --tenant "$tenant" | field id)
 # Work is placed only where a price covers it.

@@ -3,6 +3,8 @@
 #   start_allotd ARG...   allotd on SQLite in a scratch dir, a fresh operator key, waits until it
 #                         listens; sets dir, key and pids (stopped and removed on exit) and exports
 #                         ALLOT_SERVER and ALLOT_KEY for the allot CLI
+#   start_agents N ARG... N allot-agents (node-1 .. node-N) simulating 8 H100s each, joined with a
+#                         fresh join token, with the ARGs added; their pids join pids
 #   field NAME            the first "NAME": "value" of `allot -o json` output on stdin
 
 use_build() {
@@ -23,6 +25,18 @@ start_allotd() {
   pids+=($!)
   for _ in $(seq 1 100); do [ -s "$dir/port" ] && break; sleep 0.1; done
   export ALLOT_SERVER="http://127.0.0.1:$(cat "$dir/port")" ALLOT_KEY=$key
+}
+
+start_agents() {
+  local count=$1 token i
+  shift
+  token=$($bin/src/cli/allot -o json join-tokens create bench | field token)
+  for i in $(seq 1 "$count"); do
+    $bin/src/agent/allot-agent --server "$ALLOT_SERVER" --join-token "$token" \
+      --state-dir "$dir/agent-$i" --name "node-$i" --simulate 8xH100-80GB --log-level warn \
+      "$@" 2>"$dir/agent-$i.log" &
+    pids+=($!)
+  done
 }
 
 field() { sed -n "s/^ *\"$1\": \"\([^\"]*\)\".*/\1/p" | head -n 1; }
