@@ -357,8 +357,9 @@ class QueueMerge {
   Later later_{&scheduler_};
 };
 
-// A stream the rules hold back: its other entries get the reason its head was given, where it
-// changed (so that each learns it once) and for those this command queued.
+// A stream the rules hold back, or whose head found no room: its other entries get the reason
+// its head was given, where it changed (so that each learns it once) and for those this command
+// queued.
 void hold_back(Draft& draft, StreamCursor cursor, const std::string& head_id,
                const std::string& reason_before) {
   const std::string why = draft.instance(head_id)->reason;
@@ -422,13 +423,21 @@ void schedule_queue(Draft& draft, TimeMs now_ms, const Placing& placing) {
       held_back.push_back(at);
       continue;
     }
-    queue.push(at);
     if (head_blocked) {
       ++backfilled;
     } else if (outcome == Outcome::kNoRoom) {
       head_blocked = true;
       head_starving = waited_ms >= placing.options.starvation_ms;
     }
+    // The rest of a stream that found no room asks for the same room and would find none either:
+    // it waits with the same reason, without each of its entries taking a try (and a place in the
+    // backfill) from the work of other streams behind it.
+    if (outcome == Outcome::kNoRoom) {
+      hold_back(draft, queue.cursor(at), id, reason_before);
+      held_back.push_back(at);
+      continue;
+    }
+    queue.push(at);
   }
 }
 

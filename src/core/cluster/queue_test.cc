@@ -111,6 +111,27 @@ TEST_F(QueueTest, ARuleThatHoldsBackAStreamTellsEachOfItsInstancesWhy) {
   EXPECT_EQ(instance(launch(kTenantA, {.gpus = 1}, kT0 + 13)).state, InstanceState::kScheduled);
 }
 
+TEST_F(QueueTest, AStreamThatFindsNoRoomLeavesTheBackfillToTheWorkBehindIt) {
+  join_full_nodes();
+  ok(StopInstance{"ins_0000000000000001"}, kT0 + 1);  // Scheduled, not started: 8 GPUs free.
+  EXPECT_EQ(instance(launch(kTenantA, {.gpus = 1}, kT0 + 2)).state, InstanceState::kScheduled);
+  // 150 whole nodes asked for, more than a pass backfills past a blocked head (100), where no
+  // node has 8 GPUs free: none fits, and each would find the same.
+  std::vector<std::string> big;
+  big.reserve(150);
+  for (int i = 0; i < 150; ++i) big.push_back(launch(kTenantA, {.gpus = 8}, kT0 + 3));
+  // Younger, of the same tenant and share, so behind all of them in the order: it fits, and the
+  // pass reaches it.
+  EXPECT_EQ(instance(launch(kTenantA, {.gpus = 2}, kT0 + 4)).state, InstanceState::kScheduled);
+  ok(Tick{}, kT0 + 5);
+  for (const std::string& id : big) {
+    EXPECT_EQ(instance(id).state, InstanceState::kQueued);
+    EXPECT_EQ(instance(id).reason, instance(big.front()).reason);
+  }
+  EXPECT_FALSE(instance(big.back()).reason.empty());
+  EXPECT_TRUE(waits_for_room(instance(big.back())));
+}
+
 class ActiveLimitTest : public QueueTest {
  protected:
   ActiveLimitTest() : QueueTest({.heartbeat_timeout_ms = 60'000, .max_active_per_tenant = 3}) {}
