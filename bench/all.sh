@@ -12,7 +12,8 @@ commit=$(git rev-parse --short HEAD)
 out=${OUT:-bench-results/$commit}
 mkdir -p "$out"
 cmake --preset release >/dev/null
-cmake --build --preset release >/dev/null
+cmake --build --preset release --target allotd allot allot-agent http_load fleet instance_bench \
+  queue_bench sched_scale rating_bench ledger_bench >/dev/null
 cmake --preset debug >/dev/null
 cmake --build --preset debug --target allot >/dev/null
 export BIN=build/release
