@@ -35,37 +35,54 @@ bool applies(const Quota& q, const Instance& instance) {
          (q.project_id.empty() || q.project_id == instance.project_id);
 }
 
-using PerModel = std::map<std::string, int64_t>;
+using PerModel = ModelMilli;
 
-// What the draft's instances hold, per GPU model: by tenant, and by the instance's project.
-struct Usage {
-  std::map<std::string, PerModel> by_tenant;
-  PerModel project;
-  PerModel free;  // Free milli of healthy GPUs on nodes that take work.
+// What the draft's placed instances hold per GPU model (by tenant, and of the instance's project)
+// and the free milli per model: the state's indexes, corrected for what the draft has changed.
+class Usage {
+ public:
+  Usage(const Draft& draft, const Instance& instance) : base_(draft.base()) {
+    if (auto it = base_.held_by_project.find(instance.project_id);
+        it != base_.held_by_project.end()) {
+      project = it->second;
+    }
+    free = base_.free_by_model;
+    draft.for_each_changed_node([&](const Node& now) {
+      if (const Node* before = base_.node(now.id)) add_free(free, *before, -1);
+      add_free(free, now, 1);
+    });
+    draft.for_each_changed_instance([&](const Instance& now) {
+      PerModel change;
+      if (const Instance* before = base_.instance(now.id)) {
+        if (const Node* node = base_.node(before->node_id)) add_held(change, *node, *before, -1);
+      }
+      if (const Node* node = draft.node(now.node_id)) add_held(change, *node, now, 1);
+      for (const auto& [model, milli] : change) {
+        add_milli(changed_[now.tenant_id], model, milli);
+        if (now.project_id == instance.project_id) add_milli(project, model, milli);
+      }
+    });
+  }
+
+  // What the tenant's placed work holds.
+  PerModel of_tenant(const std::string& tenant) const {
+    PerModel held;
+    if (auto it = base_.held_by_tenant.find(tenant); it != base_.held_by_tenant.end()) {
+      held = it->second;
+    }
+    if (auto it = changed_.find(tenant); it != changed_.end()) {
+      for (const auto& [model, milli] : it->second) add_milli(held, model, milli);
+    }
+    return held;
+  }
+
+  PerModel project;  // What the instance's project holds.
+  PerModel free;     // Free milli of healthy GPUs on nodes that take work.
+
+ private:
+  const State& base_;
+  std::map<std::string, PerModel> changed_;  // What the draft's changes add, per tenant.
 };
-
-Usage usage_of(const Draft& draft, const Instance& instance) {
-  Usage u;
-  draft.for_each_instance([&](const Instance& other) {
-    if (is_final(other.state) || other.state == InstanceState::kQueued || other.node_id.empty()) {
-      return;
-    }
-    const Node* node = draft.node(other.node_id);
-    if (node == nullptr) return;
-    for (int index : other.gpu_indices) {
-      const std::string& model = node->gpus.at(static_cast<size_t>(index)).model;
-      u.by_tenant[other.tenant_id][model] += other.milli_per_gpu();
-      if (other.project_id == instance.project_id) u.project[model] += other.milli_per_gpu();
-    }
-  });
-  draft.for_each_node([&](const Node& node) {
-    if (!node_takes_work(node)) return;
-    for (const Gpu& gpu : node.gpus) {
-      if (gpu.healthy) u.free[gpu.model] += 1000 - gpu.used_milli;
-    }
-  });
-  return u;
-}
 
 int64_t sum_covered(const PerModel& held, const std::string& rule_model) {
   int64_t total = 0;
@@ -85,10 +102,7 @@ std::string closed_because(const State& state, const Instance& instance, const U
   const int64_t need = milli_of(spec);
   for (const auto& [id, q] : state.quotas) {
     if (!applies(q, instance) || !covers(q.gpu_model, model)) continue;
-    static const PerModel kNone;
-    auto tenant = u.by_tenant.find(instance.tenant_id);
-    const PerModel& held =
-        q.project_id.empty() ? (tenant == u.by_tenant.end() ? kNone : tenant->second) : u.project;
+    const PerModel held = q.project_id.empty() ? u.of_tenant(instance.tenant_id) : u.project;
     const int64_t used = sum_covered(held, q.gpu_model);
     if (used + need > q.gpu_milli) {
       return fmt::format("quota {}: {} holds {} of its {} GPUs and asks {} more", q.id,
@@ -106,15 +120,13 @@ std::string closed_because(const State& state, const Instance& instance, const U
   int64_t held_for_others = 0;
   for (const auto& [tenant, milli] : reserved) {
     if (tenant == instance.tenant_id) continue;
-    auto held = u.by_tenant.find(tenant);
-    const int64_t used = held == u.by_tenant.end() ? 0 : sum_covered(held->second, model);
+    const int64_t used = sum_covered(u.of_tenant(tenant), model);
     held_for_others += std::max<int64_t>(0, milli - used);
   }
   if (spec.price_class == PriceClass::kReserved) {
     auto own = reserved.find(instance.tenant_id);
     if (own == reserved.end()) return fmt::format("no reservation of {} is in force", model);
-    auto held = u.by_tenant.find(instance.tenant_id);
-    const int64_t used = held == u.by_tenant.end() ? 0 : sum_covered(held->second, model);
+    const int64_t used = sum_covered(u.of_tenant(instance.tenant_id), model);
     if (used + need > own->second) {
       return fmt::format("its reservation of {} GPUs of {} is in full use", gpus_text(own->second),
                          model);
@@ -161,9 +173,13 @@ Admission admit(const Draft& draft, const Instance& instance, TimeMs now_ms) {
        !any_reservation_in_force(state, now_ms))) {
     return {};
   }
-  const Usage usage = usage_of(draft, instance);
+  const Usage usage(draft, instance);
+  // The models the nodes have (a node's GPUs never go, so the state's and the draft's new nodes').
   std::set<std::string> models;
-  draft.for_each_node([&](const Node& node) {
+  for (const auto& [model, count] : state.gpus_by_model) {
+    if (accepts(instance.spec, model)) models.insert(model);
+  }
+  draft.for_each_changed_node([&](const Node& node) {
     for (const Gpu& gpu : node.gpus) {
       if (accepts(instance.spec, gpu.model)) models.insert(gpu.model);
     }

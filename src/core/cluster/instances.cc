@@ -222,6 +222,14 @@ void put(State& state, const Instance& instance) {
   // An instance never changes tenant: the per-tenant indexes below rely on it.
   assert(old == state.instances.end() || old->second.tenant_id == instance.tenant_id);
   assert(!instance.id.empty() && !instance.tenant_id.empty());
+  if (was_active) {
+    auto shape = state.active_by_shape.find(work_shape(old->second.spec));
+    assert(shape != state.active_by_shape.end());
+    shape->second.erase(instance.id);
+    if (shape->second.empty()) state.active_by_shape.erase(shape);
+  }
+  if (!is_final(instance.state))
+    state.active_by_shape[work_shape(instance.spec)].insert(instance.id);
   if (was_active != !is_final(instance.state)) {
     size_t& active = state.active_by_tenant[instance.tenant_id];
     assert(!was_active || active > 0);
@@ -234,6 +242,8 @@ void put(State& state, const Instance& instance) {
       before != nullptr && before->state != InstanceState::kQueued && !is_final(before->state);
   const std::string before_node = before != nullptr ? before->node_id : std::string();
   keep_use(state, before, instance);
+  if (before != nullptr) state.count_held(*before, -1);
+  state.count_held(instance, 1);
   if (was_queued) unqueue(state, *before);
   state.instances[instance.id] = instance;
   if (is_queued) state.queue_streams[QueueStream::of(instance)].insert(QueueEntry::of(instance));

@@ -1,6 +1,7 @@
 // Nodes: join tokens, joining, heartbeats with telemetry and health, cordon and drain, and the
 // timer that declares silent nodes lost.
 #include <algorithm>
+#include <cassert>
 #include <set>
 
 #include <fmt/format.h>
@@ -355,12 +356,26 @@ void stop_overrun_work(Draft& draft, TimeMs now_ms) {
 void put(State& state, const JoinToken& token) { state.join_tokens[token.id] = token; }
 
 void put(State& state, const Node& node) {
-  if (auto old = state.nodes.find(node.id); old != state.nodes.end()) {
+  auto old = state.nodes.find(node.id);
+  const bool is_new = old == state.nodes.end();
+  if (!is_new) {
+    // What instances hold is counted by their node's GPU models, which never change.
+    assert(std::ranges::equal(old->second.gpus, node.gpus, {}, &Gpu::model, &Gpu::model));
     state.node_by_credential.erase(old->second.credential_hash);
     state.capacity.add(Resources::capacity_of(old->second), -1);
+    add_free(state.free_by_model, old->second, -1);
+    for (const Gpu& gpu : old->second.gpus) add_milli(state.gpus_by_model, gpu.model, -1);
   }
   state.capacity.add(Resources::capacity_of(node), 1);
+  add_free(state.free_by_model, node, 1);
+  for (const Gpu& gpu : node.gpus) add_milli(state.gpus_by_model, gpu.model, 1);
   state.nodes[node.id] = node;
+  if (is_new) {
+    // Work placed here before the node was known (a reload's order) holds its GPUs from now.
+    if (auto placed = state.placed_on.find(node.id); placed != state.placed_on.end()) {
+      for (const std::string& id : placed->second) state.count_held(state.instances.at(id), 1);
+    }
+  }
   if (!node.credential_hash.empty()) state.node_by_credential[node.credential_hash] = node.id;
   state.node_by_name[node.name] = node.id;
 }

@@ -193,6 +193,13 @@ class Checker {
         fail("tenant_index", "tenant {}'s {} active instances are not counted", tenant, count);
       }
     }
+    std::map<WorkShape, std::set<std::string>> shapes;
+    for (const auto& [id, i] : state_.instances) {
+      if (!is_final(i.state)) shapes[work_shape(i.spec)].insert(id);
+    }
+    if (shapes != state_.active_by_shape) {
+      fail("tenant_index", "the active instances by shape differ from the index");
+    }
     std::unordered_map<std::string, Resources> use;
     for (const auto& [id, i] : state_.instances) {
       if (Resources of = Resources::of(i); !of.empty()) use[i.tenant_id].add(of, 1);
@@ -207,6 +214,33 @@ class Checker {
     }
     if (unsettled != state_.unsettled_by_tenant) {
       fail("tenant_index", "the unsettled instances per tenant differ from the index");
+    }
+    model_indexes();
+  }
+
+  // What admission reads per GPU model: held per tenant and project, free, and the GPUs there are.
+  void model_indexes() {
+    std::unordered_map<std::string, ModelMilli> by_tenant;
+    std::unordered_map<std::string, ModelMilli> by_project;
+    for (const auto& [id, i] : state_.instances) {
+      const Node* node = state_.node(i.node_id);
+      if (node == nullptr) continue;
+      add_held(by_tenant[i.tenant_id], *node, i, 1);
+      add_held(by_project[i.project_id], *node, i, 1);
+    }
+    std::erase_if(by_tenant, [](const auto& entry) { return entry.second.empty(); });
+    std::erase_if(by_project, [](const auto& entry) { return entry.second.empty(); });
+    ModelMilli free;
+    ModelMilli gpus;
+    for (const auto& [id, node] : state_.nodes) {
+      add_free(free, node, 1);
+      for (const Gpu& gpu : node.gpus) add_milli(gpus, gpu.model, 1);
+    }
+    if (by_tenant != state_.held_by_tenant || by_project != state_.held_by_project) {
+      fail("model_index", "what tenants or projects hold per GPU model differs from the index");
+    }
+    if (free != state_.free_by_model || gpus != state_.gpus_by_model) {
+      fail("model_index", "the free or total GPUs per model differ from the index");
     }
   }
 

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "core/kernel/scheduler.h"
 #include "core/kernel/slices/find.h"
 
 namespace allot {
@@ -9,6 +10,10 @@ namespace allot {
 RequestShape request_shape(const InstanceSpec& s) {
   return {s.gpus,        s.gpu_milli,        s.gpu_models, s.cpu_milli, s.memory_mib, s.region,
           s.price_class, s.max_price_micros, s.regions,    s.prefer,    s.from};
+}
+
+WorkShape work_shape(const InstanceSpec& s) {
+  return {s.gpus, s.gpu_milli, s.gpu_models, s.cpu_milli};
 }
 
 int queue_priority(const InstanceSpec& spec) {
@@ -51,10 +56,44 @@ void Resources::add(const Resources& other, int sign) {
   memory_mib += sign * other.memory_mib;
 }
 
+void add_milli(ModelMilli& into, const std::string& model, int64_t milli) {
+  if (milli == 0) return;
+  auto [it, added] = into.try_emplace(model, 0);
+  it->second += milli;
+  if (it->second == 0) into.erase(it);
+}
+
+void add_held(ModelMilli& into, const Node& node, const Instance& instance, int sign) {
+  if (is_final(instance.state) || instance.state == InstanceState::kQueued) return;
+  for (int index : instance.gpu_indices) {
+    add_milli(into, node.gpus.at(static_cast<size_t>(index)).model,
+              sign * int64_t{instance.milli_per_gpu()});
+  }
+}
+
+void add_free(ModelMilli& into, const Node& node, int sign) {
+  if (!node_takes_work(node)) return;
+  for (const Gpu& gpu : node.gpus) {
+    if (gpu.healthy) add_milli(into, gpu.model, int64_t{sign} * (1000 - gpu.used_milli));
+  }
+}
+
 const Node* ClusterSlice::node(const std::string& id) const { return find_by_id(nodes, id); }
 
 const Instance* ClusterSlice::instance(const std::string& id) const {
   return find_by_id(instances, id);
+}
+
+void ClusterSlice::count_held(const Instance& instance, int sign) {
+  const Node* on = node(instance.node_id);
+  if (on == nullptr) return;
+  ModelMilli change;
+  add_held(change, *on, instance, sign);
+  for (auto [index, key] : {std::pair{&held_by_tenant, &instance.tenant_id},
+                            std::pair{&held_by_project, &instance.project_id}}) {
+    for (const auto& [model, milli] : change) add_milli((*index)[*key], model, milli);
+    if (auto it = index->find(*key); it != index->end() && it->second.empty()) index->erase(it);
+  }
 }
 
 const RegistryCredential* ClusterSlice::registry_credential(const std::string& tenant_id,

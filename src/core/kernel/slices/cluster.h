@@ -22,6 +22,11 @@ using RequestShape = std::tuple<int, int, std::vector<std::string>, int64_t, int
                                 PriceClass, int64_t, std::vector<std::string>, Prefer, std::string>;
 RequestShape request_shape(const InstanceSpec& spec);
 
+// What a request asks of the scheduler's sense of the workload: whole GPUs, GPU milli, models
+// and CPU milli.
+using WorkShape = std::tuple<int, int, std::vector<std::string>, int64_t>;
+WorkShape work_shape(const InstanceSpec& spec);
+
 // On-demand and reserved work 0, spot 1: the first key of the queue's order.
 int queue_priority(const InstanceSpec& spec);
 
@@ -67,6 +72,15 @@ struct Resources {
   void add(const Resources& other, int sign);
 };
 
+// GPU milli per GPU model, with no zero entries.
+using ModelMilli = std::map<std::string, int64_t>;
+// Adds `sign` times `milli` to `model`'s entry, dropping it at zero.
+void add_milli(ModelMilli& into, const std::string& model, int64_t milli);
+// What `instance` holds of `node`'s GPUs per model, times `sign`: nothing unless it is placed.
+void add_held(ModelMilli& into, const Node& node, const Instance& instance, int sign);
+// The free milli of `node`'s healthy GPUs per model, times `sign`, when the node takes work.
+void add_free(ModelMilli& into, const Node& node, int sign);
+
 struct ClusterSlice {
   std::map<std::string, JoinToken> join_tokens;
   std::map<std::string, Node> nodes;
@@ -92,6 +106,17 @@ struct ClusterSlice {
   std::unordered_map<std::string, std::set<std::string>> placed_on;
   // Per tenant, what its placed work holds (Resources::of summed); no entry rather than nothing.
   std::unordered_map<std::string, Resources> use_by_tenant;
+  // What admission weighs quotas and reservations against, per GPU model: what placed work holds
+  // per tenant and per project (an instance counts once its node is in `nodes`), the free milli
+  // of healthy GPUs on nodes that take work, and the GPUs the nodes have. A node's GPUs keep
+  // their models for good, so what an instance holds changes only when the instance does.
+  std::unordered_map<std::string, ModelMilli> held_by_tenant;
+  std::unordered_map<std::string, ModelMilli> held_by_project;
+  ModelMilli free_by_model;
+  ModelMilli gpus_by_model;  // Counts, not milli.
+  // Instances not yet ended (queued ones too) by WorkShape, in id order: the workload whose
+  // typical shapes the scheduler weighs, read without a walk over every instance. No empty sets.
+  std::map<WorkShape, std::set<std::string>> active_by_shape;
   // Pulls some node has yet to finish: what heartbeats look through.
   std::set<std::string> open_image_pulls;
   // Instances not yet in a final state, per tenant (for the tenant's limit).
@@ -106,6 +131,9 @@ struct ClusterSlice {
   const Node* node(const std::string& id) const;
   const Node* node_for_credential(const std::string& credential_hash) const;
   const Instance* instance(const std::string& id) const;
+  // Adds (sign 1) or takes away (-1) what `instance` holds on its node to held_by_tenant and
+  // held_by_project, when its node is known.
+  void count_held(const Instance& instance, int sign);
   const RegistryCredential* registry_credential(const std::string& tenant_id,
                                                 const std::string& host) const;
   const ImagePull* image_pull(const std::string& id) const;
