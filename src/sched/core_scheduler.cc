@@ -4,6 +4,7 @@
 #include <iterator>
 
 #include "core/regions/regions.h"
+#include "sched/internal.h"
 
 namespace allot::sched {
 
@@ -23,6 +24,25 @@ NodeView view_of(const Node& node) {
                                 .healthy = gpu.healthy});
   }
   return view;
+}
+
+bool same_view(const Node& node, const NodeView& view) {
+  if (view.free_cpu_milli != node.cpu_milli - node.used_cpu_milli ||
+      view.free_memory_mib != node.memory_mib - node.used_memory_mib ||
+      view.cpu_milli != node.cpu_milli || view.memory_mib != node.memory_mib ||
+      view.gpus.size() != node.gpus.size() || view.region != node.region ||
+      view.labels != node.labels) {
+    return false;
+  }
+  for (size_t i = 0; i < node.gpus.size(); ++i) {
+    const Gpu& gpu = node.gpus[i];
+    const GpuSlot& slot = view.gpus[i];
+    if (slot.free_milli != 1000 - gpu.used_milli || slot.healthy != gpu.healthy ||
+        slot.index != gpu.index || slot.model != gpu.model) {
+      return false;
+    }
+  }
+  return view.id == node.id;
 }
 
 Request request_of(const InstanceSpec& spec) {
@@ -78,10 +98,87 @@ TimeMs placement_time(const Draft& draft, const Instance& instance) {
   return latest;
 }
 
-std::optional<Placement> PolicyScheduler::place(const Draft& draft, const Instance& instance,
-                                                const NodeFilter& only, std::string& why) const {
+namespace {
+
+// typical_shapes (facts.cc) over the state's active instances in id order and then `request`,
+// from the state's index of active work by shape: the same groups, counts, order and weights.
+std::vector<std::pair<Request, double>> typical_of(const State& state, const Request& request,
+                                                   double coverage = 0.95) {
+  using Key = std::tuple<int, int, std::vector<std::string>, int64_t>;
+  struct Group {
+    size_t count = 0;
+    const std::string* first = nullptr;  // Its least instance id; null: only the request.
+    Request shape;                       // That instance's request (or the request).
+  };
+  auto key_of = [](const Request& r) {
+    const internal::Need n = internal::need_of(r);
+    return Key{n.gpus, n.milli, r.models, n.cpu};
+  };
+  std::map<Key, Group> groups;
+  size_t total = 1;
+  for (const auto& [shape, ids] : state.active_by_shape) {
+    const auto& [gpus, gpu_milli, models, cpu_milli] = shape;
+    const Request r{.gpus = gpus, .gpu_milli = gpu_milli, .models = models, .cpu_milli = cpu_milli};
+    Group& group = groups[key_of(r)];
+    group.count += ids.size();
+    total += ids.size();
+    if (group.first == nullptr || *ids.begin() < *group.first) {
+      group.first = &*ids.begin();
+      group.shape = r;
+    }
+  }
+  Group& own = groups[key_of(request)];
+  if (own.count++ == 0) {
+    own.shape = request;
+    own.shape.region.clear();
+    own.shape.memory_mib = 0;
+  }
+  std::vector<const Group*> order;
+  order.reserve(groups.size());
+  for (const auto& [key, group] : groups) order.push_back(&group);
+  // Most frequent first; equal counts by first appearance, the request's own shape last.
+  std::ranges::sort(order, [](const Group* a, const Group* b) {
+    if (a->count != b->count) return a->count > b->count;
+    if (a->first == nullptr || b->first == nullptr)
+      return b->first == nullptr && a->first != nullptr;
+    return *a->first < *b->first;
+  });
+  std::vector<std::pair<Request, double>> typical;
+  const double wanted = coverage * static_cast<double>(total);
+  size_t covered = 0;
+  for (const Group* group : order) {
+    if (static_cast<double>(covered) >= wanted && !typical.empty()) break;
+    typical.emplace_back(group->shape, static_cast<double>(group->count));
+    covered += group->count;
+  }
+  for (auto& entry : typical) entry.second /= static_cast<double>(covered);
+  return typical;
+}
+
+bool same_cycle(const CycleState& a, const CycleState& b) {
+  return a.typical == b.typical && a.carbon_g_per_kwh == b.carbon_g_per_kwh &&
+         a.preference_rank == b.preference_rank;
+}
+
+}  // namespace
+
+CycleState cycle_for(const Draft& draft, const Instance& instance) {
+  CycleState cycle;
+  cycle.typical = typical_of(draft.base(), request_of(instance.spec));
+  // Without sites and without a preference nothing is looked up at a time, and finding the
+  // time walks every node.
+  if (!draft.base().books.sites.empty() || instance.spec.prefer != Prefer::kNone) {
+    const TimeMs at_ms = placement_time(draft, instance);
+    cycle.carbon_g_per_kwh = carbon_by_region(draft.base().books, at_ms);
+    cycle.preference_rank = preference_ranks(draft.base(), instance.spec, at_ms);
+  }
+  return cycle;
+}
+
+std::optional<Placement> place_afresh(const Policy& policy, const Draft& draft,
+                                      const Instance& instance, const NodeFilter& only,
+                                      std::string& why) {
   std::vector<NodeView> views;
-  std::vector<Request> workload;
   draft.for_each_node([&](const Node& node) {
     if (node_takes_work(node) && (!only || only(node))) views.push_back(view_of(node));
   });
@@ -89,7 +186,7 @@ std::optional<Placement> PolicyScheduler::place(const Draft& draft, const Instan
     why = "no node is ready to take work";
     return std::nullopt;
   }
-  // The shapes the cluster is asked for: what it runs and what waits, this one included.
+  std::vector<Request> workload;
   for (const auto& [id, other] : draft.base().instances) {
     if (!is_final(other.state)) workload.push_back(request_of(other.spec));
   }
@@ -98,9 +195,57 @@ std::optional<Placement> PolicyScheduler::place(const Draft& draft, const Instan
   const TimeMs at_ms = placement_time(draft, instance);
   cycle.carbon_g_per_kwh = carbon_by_region(draft.base().books, at_ms);
   cycle.preference_rank = preference_ranks(draft.base(), instance.spec, at_ms);
-  auto choice = policy_->place(cycle, request_of(instance.spec), views, why);
+  auto choice = policy.place(cycle, request_of(instance.spec), views, why);
   if (!choice) return std::nullopt;
   return Placement{views[choice->node].id, choice->gpus};
+}
+
+PolicyScheduler::PolicyScheduler(std::unique_ptr<Policy> policy) : policy_(std::move(policy)) {}
+
+PolicyScheduler::~PolicyScheduler() = default;
+
+Placer& PolicyScheduler::synced(const Draft& draft) const {
+  // The nodes that take work, in id order, against the Placer's: the same list, each view
+  // compared in place; any other list, a new Placer.
+  std::vector<const Node*> taking;
+  taking.reserve(placer_ ? placer_->nodes().size() : 0);
+  draft.for_each_node([&](const Node& node) {
+    if (node_takes_work(node)) taking.push_back(&node);
+  });
+  const bool same_nodes =
+      placer_ && std::ranges::equal(taking, placer_->nodes(),
+                                    [](const Node* n, const NodeView& v) { return n->id == v.id; });
+  if (!same_nodes) {
+    std::vector<NodeView> views;
+    views.reserve(taking.size());
+    for (const Node* node : taking) views.push_back(view_of(*node));
+    placer_ = std::make_unique<Placer>(*policy_, CycleState{}, std::move(views));
+    return *placer_;
+  }
+  for (size_t i = 0; i < taking.size(); ++i) {
+    if (!same_view(*taking[i], placer_->nodes()[i])) placer_->update(i, view_of(*taking[i]));
+  }
+  return *placer_;
+}
+
+std::optional<Placement> PolicyScheduler::place(const Draft& draft, const Instance& instance,
+                                                const NodeFilter& only, std::string& why) const {
+  std::lock_guard lock(mutex_);
+  Placer& placer = synced(draft);
+  if (placer.nodes().empty()) {
+    why = "no node is ready to take work";
+    return std::nullopt;
+  }
+  CycleState cycle = cycle_for(draft, instance);
+  if (!same_cycle(cycle, placer.cycle())) placer.set_cycle(std::move(cycle));
+  auto choice = placer.place(request_of(instance.spec), why);
+  // The best of all nodes is the best of those `only` lets through when it is one of them (ties
+  // go to the first in id order either way). Otherwise, and to say why nothing fits in terms of
+  // the nodes it was allowed, the policy is asked over those alone.
+  if (!choice || (only && !only(*draft.node(placer.nodes()[choice->node].id)))) {
+    return place_afresh(*policy_, draft, instance, only, why);
+  }
+  return Placement{placer.nodes()[choice->node].id, choice->gpus};
 }
 
 bool PolicyScheduler::queue_before(const QueuePosition& a, const QueuePosition& b) const {

@@ -4,16 +4,23 @@
 
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <vector>
 
 #include "core/kernel/scheduler.h"
 #include "sched/sched.h"
 
 namespace allot::sched {
 
+// It keeps a Placer over the nodes that take work between calls: each call brings the nodes whose
+// view changed up to date (a walk that compares, building nothing) and the cycle's state where it
+// changed, so a decision costs the nodes changed since the last one, not every node's view built
+// again. Its answers are those of place_afresh (below), which the tests hold it to.
 class PolicyScheduler final : public allot::Scheduler {
  public:
-  explicit PolicyScheduler(std::unique_ptr<Policy> policy) : policy_(std::move(policy)) {}
+  explicit PolicyScheduler(std::unique_ptr<Policy> policy);
+  ~PolicyScheduler() override;
 
   std::optional<Placement> place(const Draft& draft, const Instance& instance,
                                  const NodeFilter& only, std::string& why) const override;
@@ -23,11 +30,30 @@ class PolicyScheduler final : public allot::Scheduler {
   std::string_view policy_name() const { return policy_->name(); }
 
  private:
+  // The Placer's nodes made to match the draft's nodes that take work, in id order.
+  Placer& synced(const Draft& draft) const;
+
   std::unique_ptr<Policy> policy_;
+  mutable std::mutex mutex_;  // Guards the Placer: place() is const, and may be called anywhere.
+  mutable std::unique_ptr<Placer> placer_;
 };
+
+// What PolicyScheduler::place answers, computed from nothing: every node's view built and the
+// policy asked over those that `only` lets through.
+std::optional<Placement> place_afresh(const Policy& policy, const Draft& draft,
+                                      const Instance& instance, const NodeFilter& only,
+                                      std::string& why);
+
+// The scheduler's cycle state for placing `instance`: the typical shapes of the state's active
+// work and the instance's own request (typical_shapes over them, in id order, read from the
+// state's index), the carbon intensities at the placement's time, and the instance's preference
+// ranks.
+CycleState cycle_for(const Draft& draft, const Instance& instance);
 
 // The scheduler's view of one node of the core: what it has and what is free.
 NodeView view_of(const Node& node);
+// Whether `view` is what view_of(node) would give.
+bool same_view(const Node& node, const NodeView& view);
 // The request an instance makes.
 Request request_of(const InstanceSpec& spec);
 

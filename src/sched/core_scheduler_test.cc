@@ -5,6 +5,7 @@
 
 #include <map>
 #include <optional>
+#include <random>
 #include <string>
 #include <utility>
 #include <vector>
@@ -56,6 +57,63 @@ TEST_P(CoreWithPolicyTest, PlacesWholeGpusAndSharesWithinWhatNodesHave) {
     for (const Gpu& gpu : node.gpus) used += gpu.used_milli;
   }
   EXPECT_EQ(used, 2300);
+}
+
+// The scheduler keeps its Placer between calls; at every step of a random run (launches of mixed
+// shapes, stops, nodes cordoned and back) it must answer what a placement from nothing answers,
+// with and without a filter on the nodes.
+TEST_P(CoreWithPolicyTest, AnswersWhatAPlacementFromNothingAnswers) {
+  for (int n = 3; n <= 12; ++n) {
+    join(n, fmt::format("n{}", n), n % 3 == 0 ? "us" : "eu",
+         n % 2 == 0 ? "H100-80GB" : "A100-80GB");
+  }
+  for (const Command& c : free_prices("us", kT0)) apply(c);
+  std::mt19937_64 rng(7);
+  auto policy = make_policy(GetParam());
+  ASSERT_TRUE(policy);
+  const std::vector<InstanceSpec> shapes = {
+      {.gpus = 1},        {.gpus = 2, .gpu_models = {"H100"}},        {.gpus = 4},
+      {.gpu_milli = 250}, {.gpu_milli = 500, .gpu_models = {"A100"}}, {.gpus = 1, .region = "us"},
+      {.gpus = 3}};
+  std::vector<std::string> launched;
+  int compared = 0;
+  for (int step = 0; step < 300; ++step) {
+    const int roll = static_cast<int>(rng() % 10);
+    if (roll < 6) {
+      const Instance probe{.id = fmt::format("ins_{:016x}", 1'000'000 + step),
+                           .tenant_id = kTenant,
+                           .project_id = kProject,
+                           .spec = shapes[rng() % shapes.size()],
+                           .created_at_ms = kPolicyT0};
+      // Some of the time only odd-numbered nodes are allowed.
+      NodeFilter only;
+      if (roll < 2)
+        only = [](const Node& node) { return std::stoul(node.id.substr(4), nullptr, 16) % 2 == 1; };
+      const Draft draft(core_->state());
+      std::string why_kept, why_afresh;
+      const auto kept = scheduler_->place(draft, probe, only, why_kept);
+      const auto afresh = place_afresh(**policy, draft, probe, only, why_afresh);
+      ASSERT_EQ(kept.has_value(), afresh.has_value())
+          << step << ": " << why_kept << " / " << why_afresh;
+      if (kept) {
+        EXPECT_EQ(kept->node_id, afresh->node_id) << step;
+        EXPECT_EQ(kept->gpu_indices, afresh->gpu_indices) << step;
+      } else {
+        EXPECT_EQ(why_kept, why_afresh) << step;
+      }
+      ++compared;
+      launched.push_back(launch(probe.spec).id);
+    } else if (roll < 9 && !launched.empty()) {
+      const size_t at = rng() % launched.size();
+      apply(StopInstance{launched[at]});
+      launched.erase(launched.begin() + static_cast<long>(at));
+    } else {
+      const std::string node = fmt::format("nod_{:016x}", 1 + rng() % 12);
+      const bool cordon = rng() % 2 == 0;
+      apply(SetNodeAdmin{node, cordon ? NodeAdmin::kCordoned : NodeAdmin::kNone});
+    }
+  }
+  EXPECT_GT(compared, 100);
 }
 
 INSTANTIATE_TEST_SUITE_P(Policies, CoreWithPolicyTest,

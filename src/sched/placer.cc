@@ -181,4 +181,11 @@ void Placer::update(size_t index, NodeView node) {
   if (impl_->env.models.size() != known || !same_gpus) impl_->rebuild();
 }
 
+void Placer::set_cycle(CycleState cycle) {
+  impl_->cycle = std::move(cycle);
+  impl_->rebuild();
+}
+
+const CycleState& Placer::cycle() const { return impl_->cycle; }
+
 }  // namespace allot::sched

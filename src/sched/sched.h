@@ -24,6 +24,8 @@ struct GpuSlot {
   std::string model;      // Catalog or trace model name, e.g. "H100-80GB", "V100M16".
   int free_milli = 1000;  // 1000: the whole GPU is free.
   bool healthy = true;
+
+  bool operator==(const GpuSlot&) const = default;
 };
 
 // A node as the scheduler sees it: what it has and what is free.
@@ -36,6 +38,8 @@ struct NodeView {
   int64_t free_cpu_milli = 0;
   int64_t free_memory_mib = 0;
   std::vector<GpuSlot> gpus;
+
+  bool operator==(const NodeView&) const = default;
 };
 
 // What is asked for. Exactly one of gpus (whole GPUs) or gpu_milli (a share of one GPU) is set;
@@ -47,6 +51,8 @@ struct Request {
   int64_t cpu_milli = 0;
   int64_t memory_mib = 0;
   std::string region;  // Empty: any.
+
+  bool operator==(const Request&) const = default;
 };
 
 // Where a request goes: a node (index into the nodes given) and the exact GPUs.
@@ -204,6 +210,9 @@ class Placer {
   void release(const Request& request, const Choice& choice);
   // Replaces node `index` (a GPU turned unhealthy, a node drained), dropping its caches.
   void update(size_t index, NodeView node);
+  // Replaces the cycle's state, dropping every cache but keeping the nodes.
+  void set_cycle(CycleState cycle);
+  const CycleState& cycle() const;
   const std::vector<NodeView>& nodes() const;
 
  private:
