@@ -1,9 +1,13 @@
 // Heartbeats that bring only readings (GPU telemetry, metered energy) are not written one by one;
 // what a crash loses of them the next heartbeat makes up, and every change of state in a
-// heartbeat is still durable before the agent is answered.
+// heartbeat is still durable before the agent is answered. An agent's long poll is answered when
+// its own node's work changes, and at its deadline otherwise.
+#include <fstream>
+#include <future>
 #include <sstream>
 #include <thread>
 
+#include "client/http_client.h"
 #include "support/cluster.h"
 
 namespace allot::testing {
@@ -29,6 +33,31 @@ class HeartbeatTest : public ClusterTest {
   double heartbeats() {
     return metric("allot_http_request_duration_seconds_count",
                   R"(route="/v1/agent/heartbeat",code="200")");
+  }
+  // Agent i's node id and credential, as it keeps them.
+  std::pair<std::string, std::string> credential_of(size_t i) {
+    std::ifstream in(agents_[i].state_dir / "node.json");
+    const json doc = json::parse(in, nullptr, false);
+    return {doc.value("node_id", ""), doc.value("credential", "")};
+  }
+  // POST /v1/agent/wait as agent i, from generation `seen`: the status and the generation.
+  // Its own connection: several wait at once.
+  std::pair<int, int64_t> wait(size_t i, int64_t seen) {
+    auto client = HttpClient::connect_to(daemon_.url());
+    if (!client) return {0, -1};
+    auto answer = (*client)->send("POST", "/v1/agent/wait", json{{"generation", seen}}.dump(),
+                                  credential_of(i).second);
+    if (!answer) return {0, -1};
+    const json doc = json::parse(answer->body, nullptr, false);
+    return {answer->status, doc.is_object() ? doc.value("generation", int64_t{-1}) : -1};
+  }
+  // The node's generation, as a heartbeat with no reports answers it.
+  int64_t generation(size_t i) {
+    const auto [node_id, credential] = credential_of(i);
+    const json beat = {{"node_id", node_id}, {"workloads", json::array()}};
+    const ClientResponse answer =
+        daemon_.request("POST", "/v1/agent/heartbeat", beat.dump(), credential);
+    return json::parse(answer.body, nullptr, false).value("generation", int64_t{-1});
   }
   double energy_kwh(const std::string& id) {
     return std::stod(instance(id).value("energy_kwh", "0"));
@@ -74,6 +103,43 @@ TEST_F(HeartbeatTest, AnEndReportedInAHeartbeatIsDurableBeforeTheAgentIsAnswered
   const json back = instance(id);
   EXPECT_EQ(back.value("state", ""), "succeeded") << back.dump();
   EXPECT_FALSE(back["ended_at"].is_null());
+}
+
+TEST_F(HeartbeatTest, AWaitWakesForItsOwnNodesWorkAndOtherwiseAtItsDeadline) {
+  // Only node 0 takes work.
+  for (size_t i = 1; i < agents_.size(); ++i) {
+    as_operator("POST", "/v1/nodes/" + credential_of(i).first + "/cordon", nullptr, 200);
+  }
+  const int64_t seen0 = generation(0);
+  const int64_t seen1 = generation(1);
+  ASSERT_GE(seen0, 0);
+  ASSERT_GE(seen1, 0);
+  // Many waits parked on node 1, one on node 0.
+  std::vector<std::future<std::pair<int, int64_t>>> others;
+  others.reserve(20);
+  for (int i = 0; i < 20; ++i) {
+    others.push_back(std::async(std::launch::async, [&] { return wait(1, seen1); }));
+  }
+  auto mine = std::async(std::launch::async, [&] { return wait(0, seen0); });
+  const std::string id = launch({{"gpus", 1}, {"command", {"sleep", "600"}}});
+  const auto [status, generation] = mine.get();
+  EXPECT_EQ(status, 200);
+  EXPECT_GT(generation, seen0) << "the wait must end because node 0 was given work";
+  EXPECT_EQ(instance(id).value("node_id", ""), credential_of(0).first);
+  // Node 1's waits end at their deadline (a second here), their node unchanged.
+  for (auto& other : others) EXPECT_EQ(other.get(), std::pair(200, seen1));
+}
+
+TEST_F(HeartbeatTest, AWaitCannotWatchAnotherNodeOrComeFromAnyoneButANode) {
+  const auto [node1, credential1] = credential_of(1);
+  const json body = {{"generation", 0}, {"node_id", node1}};
+  const ClientResponse other =
+      daemon_.request("POST", "/v1/agent/wait", body.dump(), credential_of(0).second);
+  EXPECT_EQ(other.status, 400) << other.body;
+  EXPECT_EQ(daemon_.request("POST", "/v1/agent/wait", "{}", member_key_).status, 401);
+  EXPECT_EQ(daemon_.request("POST", "/v1/agent/wait", "{}", "").status, 401);
+  EXPECT_EQ(daemon_.request("POST", "/v1/agent/wait", R"({"generation":-1})", credential1).status,
+            400);
 }
 
 }  // namespace

@@ -133,18 +133,14 @@ void Service::loop() {
 }
 
 void Service::answer_parked(bool all) {
-  if (parked_.empty()) return;
   const TimeMs now_ms = clock_.now_ms();
-  std::vector<Parked> waiting;
-  for (Parked& p : parked_) {
-    auto answer = p.poll(core_.state(), all || now_ms >= p.deadline_ms);
-    if (answer) {
-      p.done(std::move(*answer));
-    } else {
-      waiting.push_back(std::move(p));
-    }
+  if (all || changed_all_) {
+    parked_.answer_all(core_.state(), now_ms, all);
+  } else {
+    parked_.answer_changed(core_.state(), changed_, now_ms);
   }
-  parked_ = std::move(waiting);
+  changed_.clear();
+  changed_all_ = false;
 }
 
 void Service::run_batch(std::deque<Item>& items) {
@@ -169,12 +165,14 @@ void Service::run_batch(std::deque<Item>& items) {
     Context context(core_, store_, ids_, batch, must_commit, audit_seq_, command_time());
     replies.push_back(items[i].work(context));
     if (context.parked()) {
-      TimeMs deadline_ms = 0;
-      ParkedPoll poll = context.take_parked(deadline_ms);
-      parked_.push_back(Parked{std::move(poll), deadline_ms, std::move(items[i].done)});
+      context.take_parked(parked_, std::move(items[i].done));
       parked[i] = true;
     }
   }
+  // What parked requests, those just parked too, may be waiting for.
+  std::vector<std::string> changed = changed_ids(batch.rows);
+  changed_.insert(changed_.end(), std::make_move_iterator(changed.begin()),
+                  std::make_move_iterator(changed.end()));
   // Readings alone wait for a batch that commits anyway, or until they have waited long enough.
   const TimeMs now_ms = clock_.now_ms();
   if (!must_commit && !batch.rows.empty() && readings_.rows.empty()) readings_since_ms_ = now_ms;
@@ -283,6 +281,7 @@ bool Service::reload() {
   // Heartbeats were refused while the store was away: nodes get their whole timeout again.
   core_.resume(command_time());
   view_.reset(core_.state());
+  changed_all_ = true;
   audit_seq_ = *seq;
   std::lock_guard lock(mutex_);
   stale_ = false;

@@ -16,6 +16,7 @@
 
 #include "api/http.h"
 #include "api/metrics.h"
+#include "api/parked.h"
 #include "api/read_view.h"
 #include "common/clock.h"
 #include "common/random.h"
@@ -23,10 +24,6 @@
 #include "store/store.h"
 
 namespace allot {
-
-// A parked request's check: given the state after a batch, its answer if it is ready (or if
-// `expired`, its answer regardless), else nullopt to keep waiting.
-using ParkedPoll = std::function<std::optional<HttpResponse>(const State& state, bool expired)>;
 
 // What one request's work sees while it runs on the core thread.
 class Context {
@@ -51,16 +48,19 @@ class Context {
   // Records an audit entry in this batch; its seq is assigned here.
   void audit(AuditEntry entry);
 
-  // Parks the request instead of answering it now (long polling): after every later batch `poll`
-  // is asked, and once more at `deadline_ms` at the latest. The work's own return is ignored.
-  void park(ParkedPoll poll, TimeMs deadline_ms) {
+  // Parks the request instead of answering it now (long polling): `poll` is asked after every
+  // later batch that changes the object `watch` (an id), and once more at `deadline_ms` at the
+  // latest. The work's own return is ignored.
+  void park(std::string watch, ParkedPoll poll, TimeMs deadline_ms) {
+    parked_watch_ = std::move(watch);
     parked_poll_ = std::move(poll);
     parked_deadline_ms_ = deadline_ms;
   }
   bool parked() const { return static_cast<bool>(parked_poll_); }
-  ParkedPoll take_parked(TimeMs& deadline_ms) {
-    deadline_ms = parked_deadline_ms_;
-    return std::move(parked_poll_);
+  // Moves the parked request's watch, poll and deadline into `parked`, giving it `done`.
+  void take_parked(ParkedRequests& parked, Responder done) {
+    parked.add(std::move(parked_watch_), std::move(parked_poll_), parked_deadline_ms_,
+               std::move(done));
   }
 
   const State& state() const { return core_.state(); }
@@ -76,6 +76,7 @@ class Context {
   bool& must_commit_;
   int64_t& audit_seq_;
   TimeMs now_ms_;
+  std::string parked_watch_;
   ParkedPoll parked_poll_;
   TimeMs parked_deadline_ms_ = 0;
 };
@@ -113,11 +114,6 @@ class Service {
     Work work;
     Responder done;
   };
-  struct Parked {
-    ParkedPoll poll;
-    TimeMs deadline_ms;
-    Responder done;
-  };
 
   void loop();
   void run_batch(std::deque<Item>& items);
@@ -127,6 +123,8 @@ class Service {
   bool write_readings();
   // Store::commit, timed into the metrics.
   Status commit(const Batch& batch);
+  // Answers the parked requests that what changed since the last call made ready, those past
+  // their deadline, and with `all` every one.
   void answer_parked(bool all);
   bool reload();
   // The time for the next command: the clock's, but never before the last command's.
@@ -146,8 +144,12 @@ class Service {
   bool stopping_ = false;        // Guarded by mutex_.
   bool stale_ = false;           // Guarded by mutex_: the core may hold changes the store lost.
   bool release_parked_ = false;  // Guarded by mutex_.
-  std::vector<Parked> parked_;   // Core thread only.
-  Batch readings_;               // Core thread only: heartbeats' readings not yet written.
+  ParkedRequests parked_;        // Core thread only.
+  // Core thread only: the objects changed since parked requests were last asked, and whether
+  // anything may have (a reload).
+  std::vector<std::string> changed_;
+  bool changed_all_ = false;
+  Batch readings_;  // Core thread only: heartbeats' readings not yet written.
   // Core thread only: where in readings_ each object's row is, so that a newer one replaces it.
   std::unordered_map<std::string, size_t> reading_at_;
   TimeMs readings_since_ms_ = 0;  // Core thread only: when the oldest of them was taken.

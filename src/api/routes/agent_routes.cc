@@ -331,7 +331,7 @@ Result<HttpResponse> wait(Call& call) {
     return std::nullopt;
   };
   if (auto now = poll(call.ctx.state(), false)) return *now;
-  call.ctx.park(std::move(poll), call.ctx.now_ms() + call.options.long_poll_ms);
+  call.ctx.park(node_id, std::move(poll), call.ctx.now_ms() + call.options.long_poll_ms);
   return HttpResponse{};
 }
 
