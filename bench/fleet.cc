@@ -8,12 +8,16 @@
 //
 //   fleet --url http://127.0.0.1:8080 --key KEY --join-token TOKEN --project PRJ --pid PID
 //
-// The simulated nodes do not long-poll /v1/agent/wait as real agents do, so work reaches them at
-// their next heartbeat: launch latency here includes up to one heartbeat interval.
+// Each node also keeps a long poll of /v1/agent/wait open, from its own loopback address, as real
+// agents do (--long-poll false: none, and work waits for the node's next heartbeat). A wait that
+// answers a newer generation makes its node heartbeat at once for its work, and once more to
+// report it running, as an agent reports a workload that changed.
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
+#include <deque>
 #include <fstream>
 #include <map>
 #include <mutex>
@@ -27,6 +31,7 @@
 #include <nlohmann/json.hpp>
 
 #include "client/http_client.h"
+#include "fleet_waits.h"
 
 namespace {
 
@@ -49,6 +54,32 @@ struct SimNode {
   std::set<std::string> exited;            // Reported until the controller forgets them.
   int64_t energy_mj = 0;                   // Per GPU: all draw alike.
   int64_t last_ms = 0;
+  std::atomic<int64_t> generation{0};  // The work's, as the last heartbeat's answer gave it.
+  size_t beater = 0;                   // The thread that heartbeats it.
+};
+
+// Nodes whose waits answered, for their beater thread to heartbeat before its next due one.
+struct Woken {
+  std::mutex mutex;
+  std::condition_variable wake;
+  std::deque<SimNode*> nodes;
+
+  void add(SimNode* node) {
+    {
+      std::lock_guard lock(mutex);
+      nodes.push_back(node);
+    }
+    wake.notify_one();
+  }
+  // The next woken node, or null once `until` comes or `stop` is set.
+  SimNode* take_until(Clock::time_point until, const std::atomic<bool>& stop) {
+    std::unique_lock lock(mutex);
+    wake.wait_until(lock, until, [&] { return !nodes.empty() || stop.load(); });
+    if (nodes.empty()) return nullptr;
+    SimNode* node = nodes.front();
+    nodes.pop_front();
+    return node;
+  }
 };
 
 struct Stats {
@@ -56,6 +87,7 @@ struct Stats {
   std::vector<double> beat_ms;
   long beats_ok = 0;
   long beats_failed = 0;
+  long beats_woken = 0;  // Of beats_ok, those sent at once for work a wait announced.
 };
 
 double percentile(std::vector<double> values, double p) {
@@ -86,64 +118,77 @@ std::string heartbeat_body(const SimNode& node) {
   return body + "]}";
 }
 
-// Takes in a heartbeat's answer: work to run, work to stop, ends recorded.
-void take_answer(SimNode& node, const json& answer, int64_t now_ms, int64_t run_ms) {
+// Takes in a heartbeat's answer: work to run, work to stop, ends recorded. Returns how many
+// instances it started.
+int take_answer(SimNode& node, const json& answer, int64_t now_ms, int64_t run_ms) {
+  int started = 0;
   for (const json& item : answer.value("run", json::array())) {
     const std::string id = item.value("instance_id", "");
-    if (!node.exited.contains(id)) node.running.try_emplace(id, now_ms + run_ms);
+    if (!node.exited.contains(id)) started += node.running.try_emplace(id, now_ms + run_ms).second;
   }
   for (const json& item : answer.value("stop", json::array())) {
     const std::string id = item.value("instance_id", "");
     if (node.running.erase(id) > 0) node.exited.insert(id);
   }
   for (const json& id : answer.value("forget", json::array())) node.exited.erase(id);
+  node.generation = std::max(node.generation.load(), answer.value("generation", int64_t{0}));
+  return started;
 }
 
-// Heartbeats `nodes` every `interval_ms`, spread evenly, until `stop`.
-void beat(std::vector<SimNode*> nodes, const std::string& url, int64_t interval_ms, int64_t run_ms,
-          const std::atomic<bool>& stop, const std::atomic<bool>& measuring, Stats& stats) {
+// Heartbeats `nodes` every `interval_ms`, spread evenly, until `stop`; and nodes that `woken`
+// hands it at once, twice when the first brings work (the second reports it running).
+void beat(std::vector<SimNode*> nodes, Woken& woken, const std::string& url, int64_t interval_ms,
+          int64_t run_ms, const std::atomic<bool>& stop, const std::atomic<bool>& measuring,
+          Stats& stats) {
   auto client = allot::HttpClient::connect_to(url);
   if (!client) return;
   std::vector<double> mine;
-  long ok = 0, failed = 0;
+  long ok = 0, failed = 0, by_wait = 0;
+  // One heartbeat of `node`; how many instances its answer started (-1: it failed).
+  auto beat_one = [&](SimNode& node) {
+    const int64_t now_ms = wall_ms();
+    if (node.last_ms != 0) node.energy_mj += kPowerMw * (now_ms - node.last_ms) / 1000;
+    node.last_ms = now_ms;
+    for (auto it = node.running.begin(); it != node.running.end();) {
+      if (it->second > now_ms) {
+        ++it;
+        continue;
+      }
+      node.exited.insert(it->first);
+      it = node.running.erase(it);
+    }
+    const auto sent = Clock::now();
+    auto answer =
+        (*client)->send("POST", "/v1/agent/heartbeat", heartbeat_body(node), node.credential);
+    const double took = std::chrono::duration<double, std::milli>(Clock::now() - sent).count();
+    if (!answer || answer->status != 200) {
+      if (measuring) ++failed;
+      return -1;
+    }
+    if (measuring) {
+      ++ok;
+      mine.push_back(took);
+    }
+    return take_answer(node, json::parse(answer->body, nullptr, false), now_ms, run_ms);
+  };
   const auto start = Clock::now();
   for (long round = 0; !stop; ++round) {
     for (size_t i = 0; i < nodes.size() && !stop; ++i) {
       const auto due = start + std::chrono::milliseconds(round * interval_ms +
                                                          interval_ms * static_cast<long>(i) /
                                                              static_cast<long>(nodes.size()));
-      std::this_thread::sleep_until(due);
-      SimNode& node = *nodes[i];
-      const int64_t now_ms = wall_ms();
-      if (node.last_ms != 0) node.energy_mj += kPowerMw * (now_ms - node.last_ms) / 1000;
-      node.last_ms = now_ms;
-      for (auto it = node.running.begin(); it != node.running.end();) {
-        if (it->second > now_ms) {
-          ++it;
-          continue;
-        }
-        node.exited.insert(it->first);
-        it = node.running.erase(it);
+      while (SimNode* node = woken.take_until(due, stop)) {
+        by_wait += measuring ? 1 : 0;
+        if (beat_one(*node) > 0) beat_one(*node);
       }
-      const auto sent = Clock::now();
-      auto answer =
-          (*client)->send("POST", "/v1/agent/heartbeat", heartbeat_body(node), node.credential);
-      const double took = std::chrono::duration<double, std::milli>(Clock::now() - sent).count();
-      if (!answer || answer->status != 200) {
-        if (measuring) ++failed;
-        continue;
-      }
-      take_answer(node, json::parse(answer->body, nullptr, false), now_ms, run_ms);
-      if (measuring) {
-        ++ok;
-        mine.push_back(took);
-      }
+      beat_one(*nodes[i]);
     }
   }
   std::lock_guard lock(stats.mutex);
   stats.beat_ms.insert(stats.beat_ms.end(), mine.begin(), mine.end());
   stats.beats_ok += ok;
   stats.beats_failed += failed;
+  stats.beats_woken += by_wait;
 }
 
 // Joins nodes [from, to) of `nodes`.
@@ -201,6 +246,7 @@ int main(int argc, char** argv) {
   int nodes_count = 1000, threads = 8, pid = 0, readers = 1;
   int64_t interval_ms = 2000, seconds = 30, run_s = 10;
   double launch_rate = 20;
+  bool long_poll = true;
   app.add_option("--url", url);
   app.add_option("--key", key)->required();
   app.add_option("--join-token", token)->required();
@@ -213,6 +259,7 @@ int main(int argc, char** argv) {
   app.add_option("--run-s", run_s)->check(CLI::Range(1, 3600));
   app.add_option("--launch-rate", launch_rate)->check(CLI::Range(0.0, 10'000.0));
   app.add_option("--readers", readers)->check(CLI::Range(0, 64));
+  app.add_option("--long-poll", long_poll);
   CLI11_PARSE(app, argc, argv);
 
   std::vector<SimNode> nodes(static_cast<size_t>(nodes_count));
@@ -232,18 +279,35 @@ int main(int argc, char** argv) {
 
   std::atomic<bool> stop{false}, measuring{false};
   Stats stats;
+  std::vector<Woken> woken(static_cast<size_t>(threads));
   std::vector<std::thread> beaters;
   beaters.reserve(static_cast<size_t>(threads));
-  for (int t = 0; t < threads; ++t) {
+  for (size_t t = 0; t < static_cast<size_t>(threads); ++t) {
     std::vector<SimNode*> mine;
-    for (size_t n = static_cast<size_t>(t); n < nodes.size(); n += static_cast<size_t>(threads)) {
+    for (size_t n = t; n < nodes.size(); n += static_cast<size_t>(threads)) {
+      nodes[n].beater = t;
       if (!nodes[n].id.empty()) mine.push_back(&nodes[n]);
     }
-    beaters.emplace_back(beat, std::move(mine), url, interval_ms, run_s * 1000, std::cref(stop),
-                         std::cref(measuring), std::ref(stats));
+    beaters.emplace_back(beat, std::move(mine), std::ref(woken[t]), url, interval_ms, run_s * 1000,
+                         std::cref(stop), std::cref(measuring), std::ref(stats));
   }
-  // One round of heartbeats first: every node is ready before launches start.
+  // One round of heartbeats first: every node is ready, and knows its generation, before its
+  // wait and the launches start.
   std::this_thread::sleep_for(std::chrono::milliseconds(interval_ms + 500));
+  std::unique_ptr<fleet::Waits> waits;
+  if (long_poll) {
+    std::vector<fleet::WaitingNode> waiting;
+    for (size_t n = 0; n < nodes.size(); ++n) {
+      if (nodes[n].id.empty()) continue;
+      waiting.push_back(fleet::WaitingNode{
+          .credential = nodes[n].credential, .generation = &nodes[n].generation, .index = n});
+    }
+    const auto port = static_cast<uint16_t>(std::stoi(url.substr(url.rfind(':') + 1)));
+    waits = std::make_unique<fleet::Waits>(
+        std::move(waiting), port, [&](size_t n) { woken[nodes[n].beater].add(&nodes[n]); });
+    // Every wait parked before the launches start.
+    std::this_thread::sleep_for(std::chrono::seconds(2));
+  }
 
   measuring = true;
   const double cpu_before = cpu_and_rss(pid).first;
@@ -289,7 +353,11 @@ int main(int argc, char** argv) {
   measuring = false;
   // Work launched near the end reaches its node within a heartbeat or two.
   std::this_thread::sleep_for(std::chrono::milliseconds(2 * interval_ms));
+  const long waits_answered = waits ? waits->answered() : 0;
+  const long waits_failed = waits ? waits->failed() : 0;
+  waits.reset();
   stop = true;
+  for (Woken& w : woken) w.wake.notify_all();
   for (auto& beater : beaters) beater.join();
 
   std::vector<double> launch_ms;
@@ -314,6 +382,10 @@ int main(int argc, char** argv) {
       {"seconds", elapsed},
       {"heartbeats_per_s", static_cast<double>(stats.beats_ok) / elapsed},
       {"heartbeats_failed", stats.beats_failed},
+      {"heartbeats_woken", stats.beats_woken},
+      {"long_poll", long_poll},
+      {"waits_answered", waits_answered},
+      {"waits_failed", waits_failed},
       {"heartbeat_p50_ms", percentile(stats.beat_ms, 0.50)},
       {"heartbeat_p99_ms", percentile(stats.beat_ms, 0.99)},
       {"launched", launched.size()},

@@ -9,7 +9,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source bench/lib.sh
 use_build allotd allot fleet http_load
-start_allotd --process-runtime-tenants all --max-active-instances-per-tenant 1000000
+start_allotd --process-runtime-tenants all --max-active-instances-per-tenant 1000000 \
+  --http-max-connections 15000
 token=$($bin/src/cli/allot -o json join-tokens create fleet | field token)
 tenant=$($bin/src/cli/allot -o json tenants create fleet | field id)
 project=$($bin/src/cli/allot -o json projects create fleet --tenant "$tenant" | field id)
