@@ -175,9 +175,13 @@ CycleState cycle_for(const Draft& draft, const Instance& instance) {
   return cycle;
 }
 
-std::optional<Placement> place_afresh(const Policy& policy, const Draft& draft,
-                                      const Instance& instance, const NodeFilter& only,
-                                      std::string& why) {
+namespace {
+
+// The policy asked over the views of the draft's nodes that take work and that `only` lets
+// through, with `cycle`.
+std::optional<Placement> place_over(const Policy& policy, const CycleState& cycle,
+                                    const Draft& draft, const Instance& instance,
+                                    const NodeFilter& only, std::string& why) {
   std::vector<NodeView> views;
   draft.for_each_node([&](const Node& node) {
     if (node_takes_work(node) && (!only || only(node))) views.push_back(view_of(node));
@@ -186,6 +190,16 @@ std::optional<Placement> place_afresh(const Policy& policy, const Draft& draft,
     why = "no node is ready to take work";
     return std::nullopt;
   }
+  auto choice = policy.place(cycle, request_of(instance.spec), views, why);
+  if (!choice) return std::nullopt;
+  return Placement{views[choice->node].id, choice->gpus};
+}
+
+}  // namespace
+
+std::optional<Placement> place_afresh(const Policy& policy, const Draft& draft,
+                                      const Instance& instance, const NodeFilter& only,
+                                      std::string& why) {
   std::vector<Request> workload;
   for (const auto& [id, other] : draft.base().instances) {
     if (!is_final(other.state)) workload.push_back(request_of(other.spec));
@@ -195,9 +209,7 @@ std::optional<Placement> place_afresh(const Policy& policy, const Draft& draft,
   const TimeMs at_ms = placement_time(draft, instance);
   cycle.carbon_g_per_kwh = carbon_by_region(draft.base().books, at_ms);
   cycle.preference_rank = preference_ranks(draft.base(), instance.spec, at_ms);
-  auto choice = policy.place(cycle, request_of(instance.spec), views, why);
-  if (!choice) return std::nullopt;
-  return Placement{views[choice->node].id, choice->gpus};
+  return place_over(policy, cycle, draft, instance, only, why);
 }
 
 PolicyScheduler::PolicyScheduler(std::unique_ptr<Policy> policy) : policy_(std::move(policy)) {}
@@ -239,13 +251,17 @@ std::optional<Placement> PolicyScheduler::place(const Draft& draft, const Instan
   CycleState cycle = cycle_for(draft, instance);
   if (!same_cycle(cycle, placer.cycle())) placer.set_cycle(std::move(cycle));
   auto choice = placer.place(request_of(instance.spec), why);
+  auto allowed = [&](const NodeView& view) { return !only || only(*draft.node(view.id)); };
   // The best of all nodes is the best of those `only` lets through when it is one of them (ties
-  // go to the first in id order either way). Otherwise, and to say why nothing fits in terms of
-  // the nodes it was allowed, the policy is asked over those alone.
-  if (!choice || (only && !only(*draft.node(placer.nodes()[choice->node].id)))) {
-    return place_afresh(*policy_, draft, instance, only, why);
+  // go to the first in id order either way).
+  if (choice && allowed(placer.nodes()[choice->node])) {
+    return Placement{placer.nodes()[choice->node].id, choice->gpus};
   }
-  return Placement{placer.nodes()[choice->node].id, choice->gpus};
+  // When nothing fits, nothing fits among fewer nodes either, and the placer's reason is the
+  // policy's when `only` refuses none of them. Otherwise the policy is asked over the nodes that
+  // `only` lets through alone.
+  if (!choice && std::ranges::all_of(placer.nodes(), allowed)) return std::nullopt;
+  return place_over(*policy_, placer.cycle(), draft, instance, only, why);
 }
 
 bool PolicyScheduler::queue_before(const QueuePosition& a, const QueuePosition& b) const {

@@ -260,6 +260,11 @@ void put(State& state, const Instance& instance) {
   } else {
     state.placed.erase(instance.id);
   }
+  if (is_placed && instance.spec.price_class == PriceClass::kSpot) {
+    state.placed_spot.insert(instance.id);
+  } else {
+    state.placed_spot.erase(instance.id);
+  }
   keep_placed_on(state, was_placed, before_node, instance, is_placed);
   if (was_queued && !is_queued) state.queue.erase(instance.id);
   if (is_queued && !was_queued) state.queue.insert(instance.id);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <deque>
 #include <map>
+#include <set>
 #include <tuple>
 
 #include <fmt/format.h>
@@ -38,8 +39,21 @@ std::optional<Victims> cheapest_victims(const Draft& draft, const InstanceSpec& 
                                         TimeMs now_ms) {
   std::optional<Victims> best;
   const size_t wanted = spec.gpus > 0 ? static_cast<size_t>(spec.gpus) : 1;
-  draft.for_each_node([&](const Node& node) {
-    if (!node_takes_work(node)) return;
+  // Only nodes with spot work on them can give victims: those the state's index names and those
+  // of spot work this command placed, in id order.
+  std::set<std::string> with_spot;
+  for (const std::string& id : draft.base().placed_spot) {
+    with_spot.insert(draft.base().instance(id)->node_id);
+  }
+  draft.for_each_changed_instance([&](const Instance& instance) {
+    if (instance.spec.price_class == PriceClass::kSpot && !instance.node_id.empty()) {
+      with_spot.insert(instance.node_id);
+    }
+  });
+  for (const std::string& node_id : with_spot) {
+    const Node* found = draft.node(node_id);
+    if (found == nullptr || !node_takes_work(*found)) continue;
+    const Node& node = *found;
     std::vector<const Instance*> spot;
     for (const std::string& id : draft.instances_on(node.id)) {
       const Instance* instance = draft.instance(id);
@@ -63,12 +77,12 @@ std::optional<Victims> cheapest_victims(const Draft& draft, const InstanceSpec& 
       victims.ids.push_back(victim->id);
       victims.loss += loss_if_stopped(*victim, now_ms);
     }
-    if (victims.ids.empty() || fitting_gpus(freed, spec).size() < wanted) return;
+    if (victims.ids.empty() || fitting_gpus(freed, spec).size() < wanted) continue;
     if (!best || std::tuple(victims.loss, victims.ids.size(), victims.node_id) <
                      std::tuple(best->loss, best->ids.size(), best->node_id)) {
       best = std::move(victims);
     }
-  });
+  }
   return best;
 }
 

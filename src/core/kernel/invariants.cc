@@ -147,11 +147,13 @@ class Checker {
     }
     std::map<QueueStream, std::set<QueueEntry>> streams;
     std::set<std::string> placed;
+    std::set<std::string> placed_spot;
     std::unordered_map<std::string, std::set<std::string>> placed_on;
     for (const auto& [id, i] : state_.instances) {
       if (i.state != InstanceState::kQueued && !is_final(i.state)) {
         placed.insert(id);
         placed_on[i.node_id].insert(id);
+        if (i.spec.price_class == PriceClass::kSpot) placed_spot.insert(id);
       }
       if (i.state != InstanceState::kQueued) continue;
       if (!state_.queue.contains(id)) {
@@ -162,6 +164,10 @@ class Checker {
     if (placed != state_.placed) {
       fail("queue_index", "the placed index ({}) differs from the placed instances ({})",
            state_.placed.size(), placed.size());
+    }
+    if (placed_spot != state_.placed_spot) {
+      fail("queue_index", "the placed spot index ({}) differs from the placed spot instances ({})",
+           state_.placed_spot.size(), placed_spot.size());
     }
     if (placed_on != state_.placed_on) {
       fail("queue_index", "the placed index by node ({} nodes) differs from the placed instances",

@@ -69,6 +69,7 @@ std::optional<std::string> first_difference(const State& a, const State& b) {
       value_difference("the queue", a.queue, b.queue),
       value_difference("the queue's streams", a.queue_streams, b.queue_streams),
       value_difference("the placed instances", a.placed, b.placed),
+      value_difference("the placed spot instances", a.placed_spot, b.placed_spot),
       value_difference("the placed instances by node", a.placed_on, b.placed_on),
       value_difference("the nodes' capacity", a.capacity, b.capacity),
       value_difference("what each tenant's work holds", a.use_by_tenant, b.use_by_tenant),

@@ -102,6 +102,8 @@ struct ClusterSlice {
   // Placed instances (scheduled, starting or running: neither queued nor ended), so that the
   // timer's passes over running work cost what runs, not every instance there ever was.
   std::set<std::string> placed;
+  // Of those, the spot instances: where preemption looks for victims.
+  std::set<std::string> placed_spot;
   // The same, per node: what a heartbeat or a node's loss looks through. No empty entries.
   std::unordered_map<std::string, std::set<std::string>> placed_on;
   // Per tenant, what its placed work holds (Resources::of summed); no entry rather than nothing.
