@@ -102,57 +102,40 @@ namespace {
 
 // typical_shapes (facts.cc) over the state's active instances in id order and then `request`,
 // from the state's index of active work by shape: the same groups, counts, order and weights.
-std::vector<std::pair<Request, double>> typical_of(const State& state, const Request& request,
-                                                   double coverage = 0.95) {
-  using Key = std::tuple<int, int, std::vector<std::string>, int64_t>;
+std::vector<std::pair<Request, double>> typical_of(const State& state, const Request& request) {
   struct Group {
-    size_t count = 0;
+    internal::ShapeCount count;
     const std::string* first = nullptr;  // Its least instance id; null: only the request.
-    Request shape;                       // That instance's request (or the request).
   };
-  auto key_of = [](const Request& r) {
-    const internal::Need n = internal::need_of(r);
-    return Key{n.gpus, n.milli, r.models, n.cpu};
-  };
-  std::map<Key, Group> groups;
-  size_t total = 1;
+  std::map<internal::ShapeKey, Group> groups;
   for (const auto& [shape, ids] : state.active_by_shape) {
     const auto& [gpus, gpu_milli, models, cpu_milli] = shape;
     const Request r{.gpus = gpus, .gpu_milli = gpu_milli, .models = models, .cpu_milli = cpu_milli};
-    Group& group = groups[key_of(r)];
-    group.count += ids.size();
-    total += ids.size();
+    Group& group = groups[internal::shape_key(r)];
+    group.count.count += ids.size();
     if (group.first == nullptr || *ids.begin() < *group.first) {
       group.first = &*ids.begin();
-      group.shape = r;
+      group.count.shape = r;
     }
   }
-  Group& own = groups[key_of(request)];
-  if (own.count++ == 0) {
-    own.shape = request;
-    own.shape.region.clear();
-    own.shape.memory_mib = 0;
-  }
-  std::vector<const Group*> order;
+  Group& own = groups[internal::shape_key(request)];
+  if (own.count.count++ == 0) own.count.shape = request;
+  // First appearance in id order, the request's own shape after every instance.
+  std::vector<Group*> order;
   order.reserve(groups.size());
-  for (const auto& [key, group] : groups) order.push_back(&group);
-  // Most frequent first; equal counts by first appearance, the request's own shape last.
+  for (auto& [key, group] : groups) order.push_back(&group);
   std::ranges::sort(order, [](const Group* a, const Group* b) {
-    if (a->count != b->count) return a->count > b->count;
     if (a->first == nullptr || b->first == nullptr)
       return b->first == nullptr && a->first != nullptr;
     return *a->first < *b->first;
   });
-  std::vector<std::pair<Request, double>> typical;
-  const double wanted = coverage * static_cast<double>(total);
-  size_t covered = 0;
-  for (const Group* group : order) {
-    if (static_cast<double>(covered) >= wanted && !typical.empty()) break;
-    typical.emplace_back(group->shape, static_cast<double>(group->count));
-    covered += group->count;
+  std::vector<internal::ShapeCount> shapes;
+  shapes.reserve(order.size());
+  for (size_t i = 0; i < order.size(); ++i) {
+    order[i]->count.first = i;
+    shapes.push_back(std::move(order[i]->count));
   }
-  for (auto& entry : typical) entry.second /= static_cast<double>(covered);
-  return typical;
+  return internal::rank_shapes(std::move(shapes), 0.95);
 }
 
 bool same_cycle(const CycleState& a, const CycleState& b) {

@@ -150,37 +150,52 @@ void release(NodeView& node, const Request& request, const Choice& choice) {
   adjust(node, request, choice, -1);
 }
 
+namespace internal {
+
+ShapeKey shape_key(const Request& request) {
+  const Need n = need_of(request);
+  return ShapeKey{n.gpus, n.milli, request.models, n.cpu};
+}
+
+std::vector<std::pair<Request, double>> rank_shapes(std::vector<ShapeCount> shapes,
+                                                    double coverage) {
+  size_t total = 0;
+  for (const ShapeCount& s : shapes) total += s.count;
+  // Most frequent first; equal counts in order of first appearance, so the result is stable.
+  std::ranges::sort(shapes, [](const ShapeCount& a, const ShapeCount& b) {
+    return a.count != b.count ? a.count > b.count : a.first < b.first;
+  });
+  std::vector<std::pair<Request, double>> typical;
+  const auto wanted = coverage * static_cast<double>(total);
+  size_t covered = 0;
+  for (ShapeCount& s : shapes) {
+    if (static_cast<double>(covered) >= wanted && !typical.empty()) break;
+    s.shape.region.clear();
+    s.shape.memory_mib = 0;
+    typical.emplace_back(std::move(s.shape), static_cast<double>(s.count));
+    covered += s.count;
+  }
+  for (auto& entry : typical) entry.second /= static_cast<double>(covered);
+  return typical;
+}
+
+}  // namespace internal
+
 CycleState typical_shapes(const std::vector<Request>& workload, double coverage) {
   // Memory is not part of a shape: the paper's fragmentation measure looks at GPUs and CPU only,
   // and keying by memory too splits one GPU shape into dozens, pushing the 95 % line far down the
   // tail of rare shapes.
-  using Key = std::tuple<int, int, std::vector<std::string>, int64_t>;
-  std::map<Key, std::pair<size_t, size_t>> counts;  // Shape -> (count, first position).
+  std::map<internal::ShapeKey, internal::ShapeCount> counts;
   for (size_t i = 0; i < workload.size(); ++i) {
-    const Request& r = workload[i];
-    const internal::Need n = internal::need_of(r);
-    auto [it, added] = counts.try_emplace(Key{n.gpus, n.milli, r.models, n.cpu}, 0, i);
-    ++it->second.first;
+    auto [it, added] = counts.try_emplace(internal::shape_key(workload[i]),
+                                          internal::ShapeCount{workload[i], 0, i});
+    ++it->second.count;
   }
-  // Most frequent first; equal counts in order of first appearance, so the result is stable.
-  std::vector<std::pair<size_t, size_t>> order;
-  order.reserve(counts.size());
-  for (const auto& [key, value] : counts) order.push_back(value);
-  std::ranges::sort(order, [](const auto& a, const auto& b) {
-    return a.first != b.first ? a.first > b.first : a.second < b.second;
-  });
+  std::vector<internal::ShapeCount> shapes;
+  shapes.reserve(counts.size());
+  for (auto& [key, shape] : counts) shapes.push_back(std::move(shape));
   CycleState cycle;
-  const auto wanted = coverage * static_cast<double>(workload.size());
-  size_t covered = 0;
-  for (const auto& [count, first] : order) {
-    if (static_cast<double>(covered) >= wanted && !cycle.typical.empty()) break;
-    Request shape = workload[first];
-    shape.region.clear();
-    shape.memory_mib = 0;
-    cycle.typical.emplace_back(std::move(shape), static_cast<double>(count));
-    covered += count;
-  }
-  for (auto& entry : cycle.typical) entry.second /= static_cast<double>(covered);
+  cycle.typical = internal::rank_shapes(std::move(shapes), coverage);
   return cycle;
 }
 

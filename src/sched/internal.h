@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
@@ -49,6 +50,21 @@ inline int64_t gpu_milli(const Need& need) {
   return need.milli > 0 ? need.milli : int64_t{kWholeMilli} * need.gpus;
 }
 Need need_of(const Request& request);
+
+// A request shape as typical_shapes counts it: whole GPUs, share milli, models and CPU milli.
+using ShapeKey = std::tuple<int, int, std::vector<std::string>, int64_t>;
+ShapeKey shape_key(const Request& request);
+// One shape of a workload: its first request, how many ask it, and the position of its first
+// appearance.
+struct ShapeCount {
+  Request shape;
+  size_t count = 0;
+  size_t first = 0;
+};
+// typical_shapes' step after counting: the most frequent shapes (ties by first appearance)
+// covering `coverage` of the requests, region and memory cleared, weighted by frequency.
+std::vector<std::pair<Request, double>> rank_shapes(std::vector<ShapeCount> shapes,
+                                                    double coverage);
 
 // The schedulable part of a node: its healthy GPUs, in index order.
 struct NodeFacts {
