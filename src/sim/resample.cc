@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <random>
 #include <string>
 #include <utility>
@@ -12,6 +13,8 @@
 
 namespace allot::sim {
 namespace {
+
+constexpr double kMaxCpuScale = 10;
 
 enum Kind : size_t { kShare = 0, kOne = 1, kMulti = 2, kKinds = 3 };
 constexpr std::array<std::string_view, kKinds> kKindNames = {"share", "one-GPU", "multi-GPU"};
@@ -90,6 +93,11 @@ Result<std::vector<sched::Request>> resample(const std::vector<sched::Request>& 
         std::pair{mix.constrained_pct, "constrained"}}) {
     if (Status status = check_pct(pct, name); !status) return std::unexpected(status.error());
   }
+  if (!(mix.cpu_scale > 0 && mix.cpu_scale <= kMaxCpuScale)) {
+    return fail(ErrorCode::kInvalidArgument,
+                fmt::format("--cpu-scale {}: want a factor above 0 and at most {}", mix.cpu_scale,
+                            kMaxCpuScale));
+  }
   const Pools pools(trace);
   if (pools.gpu_pods == 0) return fail(ErrorCode::kInvalidArgument, "the trace has no GPU pods");
   const auto trace_pct = [&](size_t kind) {
@@ -132,6 +140,13 @@ Result<std::vector<sched::Request>> resample(const std::vector<sched::Request>& 
     }
     const std::vector<size_t>& pool = pools.gpu[kind][draw_unit(rng) < constrained ? 1 : 0];
     out.push_back(trace[pool[draw_below(rng, pool.size())]]);
+  }
+  if (mix.cpu_scale != 1.0) {
+    for (sched::Request& pod : out) {
+      if (pod.cpu_milli == 0) continue;
+      pod.cpu_milli =
+          std::max<int64_t>(1, std::llround(static_cast<double>(pod.cpu_milli) * mix.cpu_scale));
+    }
   }
   return out;
 }

@@ -20,13 +20,18 @@ struct Mix {
   std::optional<double> share_pct;
   std::optional<double> multi_pct;
   std::optional<double> constrained_pct;
+  // Every pod's CPU request, GPU pods and CPU-only pods alike, times this (rounded to whole milli,
+  // at least 1 where it asked for any): CPU-bound mixes, where the nodes' CPU runs out before their
+  // GPUs do.
+  double cpu_scale = 1.0;
 };
 
 // As many pods as `trace` holds, drawn with replacement: each is CPU-only with the trace's
 // CPU-only share, drawn from the trace's CPU-only pods; otherwise its kind and constraint are drawn
-// by `mix` and it is drawn from the trace's GPU pods of that kind and constraint. Fails with
-// kInvalidArgument when a percentage is outside 0..100, share and multi pass 100 together, or the
-// mix asks for a kind and constraint of which the trace has no pod.
+// by `mix` and it is drawn from the trace's GPU pods of that kind and constraint; then its CPU is
+// scaled. Fails with kInvalidArgument when a percentage is outside 0..100, share and multi pass 100
+// together, the CPU scale is not in (0, 10], or the mix asks for a kind and constraint of which the
+// trace has no pod.
 [[nodiscard]] Result<std::vector<sched::Request>> resample(const std::vector<sched::Request>& trace,
                                                            const Mix& mix, uint64_t seed);
 

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <utility>
 
 #include "sim/trace.h"
@@ -97,6 +98,29 @@ TEST(Resample, RefusesMixesTheTraceCannotMake) {
       resample(trace(false), Mix{.share_pct = 80, .multi_pct = 20, .constrained_pct = 20}, 1));
   EXPECT_TRUE(resample(trace(false), Mix{.constrained_pct = 0}, 1));
   EXPECT_FALSE(resample({sched::Request{.cpu_milli = 1}}, {}, 1));
+}
+
+TEST(Resample, ScalesEveryPodsCpuAndDrawsTheSamePods) {
+  const auto plain = resample(trace(), {}, 5);
+  const auto heavy = resample(trace(), Mix{.cpu_scale = 2.5}, 5);
+  ASSERT_TRUE(plain && heavy);
+  ASSERT_EQ(plain->size(), heavy->size());
+  for (size_t i = 0; i < plain->size(); ++i) {
+    EXPECT_EQ((*heavy)[i].cpu_milli,
+              std::llround(2.5 * static_cast<double>((*plain)[i].cpu_milli)));
+    EXPECT_EQ((*heavy)[i].gpus, (*plain)[i].gpus);
+    EXPECT_EQ((*heavy)[i].gpu_milli, (*plain)[i].gpu_milli);
+    EXPECT_EQ((*heavy)[i].models, (*plain)[i].models);
+  }
+  const auto tiny =
+      resample({sched::Request{.gpu_milli = 500, .cpu_milli = 1}}, Mix{.cpu_scale = 0.1}, 5);
+  ASSERT_TRUE(tiny);
+  EXPECT_EQ(tiny->front().cpu_milli, 1);
+  for (const double bad : {0.0, -1.0, 10.5, std::nan("")}) {
+    const auto refused = resample(trace(), Mix{.cpu_scale = bad}, 5);
+    ASSERT_FALSE(refused) << bad;
+    EXPECT_EQ(refused.error().code, ErrorCode::kInvalidArgument);
+  }
 }
 
 TEST(PodsCsv, IsReadBackAsTheSamePods) {

@@ -263,6 +263,10 @@ void add_sim_commands(CLI::App& app, allot::cli::Action& action) {
       "% of GPU pods with several GPUs (default: as given)");
   pct("--constrained", resample_flags->mix.constrained_pct,
       "% of GPU pods that name GPU models (default: as given)");
+  resample
+      ->add_option("--cpu-scale", resample_flags->mix.cpu_scale,
+                   "every pod's CPU request times this, for CPU-bound mixes")
+      ->capture_default_str();
   resample->callback([resample_flags, &action] {
     action = [resample_flags](cli::Session&) { return sim::run_resample(*resample_flags); };
   });
