@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # The FGD paper's fill-the-cluster experiment (shared/data/README.md) for every policy in the
-# registry over the four openb traces and four resamples of them: one JSON line per policy and
-# trace, then the total time.
+# registry over the four openb traces and eight resamples of them (four with another mix of work,
+# four CPU-bound): one JSON line per policy and trace, then the total time.
 #   bench/sim_replay.sh                 (builds the release preset first; seeds 42-51)
 #   SEEDS=142-151 bench/sim_replay.sh   (other seeds, to check that results carry over)
 #   POLICIES="fgd allot" TRACES="default spec50" bench/sim_replay.sh
 # The resamples are made by `allot sim resample` with fixed seeds, so every run replays the same
-# pods: name, trace drawn from, seed, mix (in % of GPU pods).
+# pods: name, trace drawn from, seed, mix (in % of GPU pods, or every pod's CPU times a factor).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cmake --preset release >/dev/null
@@ -20,8 +20,12 @@ resamples=(
   "multi10 default 2 --multi 10"
   "spec20 gpuspec33 4 --constrained 20"
   "spec50 gpuspec33 3 --constrained 50"
+  "cpu125 default 5 --cpu-scale 1.25"
+  "cpu150 default 5 --cpu-scale 1.5"
+  "cpu200 default 5 --cpu-scale 2"
+  "cpu250 default 5 --cpu-scale 2.5"
 )
-traces=${TRACES:-default gpushare40 multigpu30 gpuspec33 share60 multi10 spec20 spec50}
+traces=${TRACES:-default gpushare40 multigpu30 gpuspec33 share60 multi10 spec20 spec50 cpu125 cpu150 cpu200 cpu250}
 nodes="$data/node_list_gpu_node.csv"
 made=$(mktemp -d)
 trap 'rm -rf "$made"' EXIT

@@ -107,13 +107,17 @@ ShapeTable compile_shapes(const CycleState& cycle, const ModelTable& models) {
     }
   }
   double cpu = 0;
+  double all_cpu = 0;
   double milli = 0;
   for (size_t s = 0; s < t.need.size(); ++s) {
+    const double asked = t.weight[s] * static_cast<double>(t.need[s].cpu);
+    all_cpu += asked;
     if (!t.need[s].gpu()) continue;
-    cpu += t.weight[s] * static_cast<double>(t.need[s].cpu);
+    cpu += asked;
     milli += t.weight[s] * static_cast<double>(gpu_milli(t.need[s]));
   }
   t.cpu_per_milli = milli > 0 ? cpu / milli : 0;
+  t.demand_cpu_per_milli = milli > 0 ? all_cpu / milli : 0;
   return t;
 }
 

@@ -19,6 +19,7 @@ Env make_env(const CycleState& cycle, const std::vector<NodeView>& nodes,
   for (const NodeView& node : nodes) env.region.push_back(node.region);
   env.shapes = compile_shapes(cycle, env.models);
   env.shapes.pressure = model_pressure(env.shapes, facts, env.models.size());
+  env.shapes.cpu_bound = cpu_bound(env.shapes, facts);
   return env;
 }
 

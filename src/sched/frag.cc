@@ -92,6 +92,16 @@ double cpu_stranded(const ShapeTable& shapes, const NodeFacts& facts) {
   return std::max(0.0, facts.total_free - fed);
 }
 
+bool cpu_bound(const ShapeTable& shapes, const std::vector<NodeFacts>& facts) {
+  double cpu = 0;
+  double milli = 0;
+  for (const NodeFacts& f : facts) {
+    cpu += static_cast<double>(f.cap_cpu);
+    milli += kWholeMilli * static_cast<double>(f.count);
+  }
+  return milli > 0 && shapes.demand_cpu_per_milli * milli > cpu;
+}
+
 std::vector<double> model_pressure(const ShapeTable& shapes, const std::vector<NodeFacts>& facts,
                                    size_t model_count) {
   std::vector<double> capacity(model_count, 0.0);
@@ -145,12 +155,14 @@ double frag_place(const ShapeTable& shapes, const CompiledRequest& request, cons
   const Need& need = request.need;
   double best = -std::numeric_limits<double>::infinity();
   Pick best_pick = 0;
-  const double stranded_before = options.cpu_strand_weight > 0 ? cpu_stranded(shapes, facts) : 0.0;
+  const double strand_weight =
+      shapes.cpu_bound ? options.cpu_bound_strand_weight : options.cpu_strand_weight;
+  const double stranded_before = strand_weight > 0 ? cpu_stranded(shapes, facts) : 0.0;
   auto consider = [&](Pick p) {
     const NodeFacts after = after_pick(facts, need, p);
     double fall = before - node_frag(shapes, after);
-    if (options.cpu_strand_weight > 0) {
-      fall -= options.cpu_strand_weight * (cpu_stranded(shapes, after) - stranded_before);
+    if (strand_weight > 0) {
+      fall -= strand_weight * (cpu_stranded(shapes, after) - stranded_before);
     }
     if (options.model_pressure_weight > 0) {
       fall -= options.model_pressure_weight * pressure_charge(shapes, need, facts, p);

@@ -35,6 +35,10 @@ struct FragOptions {
   // this weight. FGD sees CPU only through whole typical shapes, so it notices a node's CPU running
   // out only when the last shape stops fitting; this charges every CPU milli that brings it closer.
   double cpu_strand_weight = 0;
+  // The weight instead when the cluster is CPU-bound (cpu_bound): GPUs are then left unfed
+  // whatever the placement, and a full charge for it only moves work about; FGD's own check that
+  // typical shapes still fit the node's CPU is what separates good nodes from bad ones there.
+  double cpu_bound_strand_weight = 0;
   // GPU milli taken from a model counts as fragment times the model's pressure (model_pressure)
   // and this weight: work that could run anywhere is kept off the models that constrained work
   // needs, and constrained work goes to the least pressed of the models it accepts.
@@ -44,6 +48,11 @@ struct FragOptions {
 // GPU milli on a node that its free CPU cannot feed at the shapes' CPU per GPU milli:
 // max(0, free GPU milli - free CPU milli / cpu_per_milli). 0 when the shapes need no GPU.
 double cpu_stranded(const ShapeTable& shapes, const NodeFacts& facts);
+
+// Whether the typical work asks for more CPU per GPU milli (CPU-only shapes included) than the
+// nodes in `facts` have per healthy GPU milli (the CPU of nodes without GPUs counted too, since
+// CPU-only work can go there): then CPU runs out before the GPUs do.
+bool cpu_bound(const ShapeTable& shapes, const std::vector<NodeFacts>& facts);
 
 // Per model id, the load that shapes naming models put on the model, relative to the average load:
 // a constrained shape's demand (frequency x GPU milli) is spread over the capacity of the models it

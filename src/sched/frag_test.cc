@@ -124,6 +124,28 @@ TEST(Frag, CpuStrandedIsFreeGpuMilliTheFreeCpuCannotFeed) {
   EXPECT_DOUBLE_EQ(stranded({1000, 1000}, 0), 2000);
 }
 
+// cpu_cycle's work asks (0.8 x 4000 + 0.2 x 2000) / (0.8 x 1000) = 4.5 CPU milli per GPU milli.
+// A node of four GPUs and 16000 CPU has 4 per GPU milli: CPU-bound. A GPU-less node of 4000 CPU
+// beside it (CPU-only work can go there) makes 5: not. GPUs that are unhealthy count out.
+TEST(Frag, CpuBoundWhenTheWorkAsksMoreCpuPerGpuMilliThanTheNodesHave) {
+  internal::ModelTable models;
+  const internal::ShapeTable shapes = internal::compile_shapes(cpu_cycle(), models);
+  EXPECT_DOUBLE_EQ(shapes.demand_cpu_per_milli, 4.5);
+  NodeView gpus = make_node("g", {1000, 1000, 1000, 1000}, "T4", 16000);
+  gpus.cpu_milli = 16000;
+  NodeView cpu_only = make_node("c", {}, "T4", 4000);
+  cpu_only.cpu_milli = 4000;
+  std::vector<internal::NodeFacts> facts = {internal::facts_of(gpus, models)};
+  EXPECT_TRUE(internal::cpu_bound(shapes, facts));
+  facts.push_back(internal::facts_of(cpu_only, models));
+  EXPECT_FALSE(internal::cpu_bound(shapes, facts));
+  gpus.gpus[3].healthy = false;
+  cpu_only.cpu_milli = 2000;
+  facts = {internal::facts_of(gpus, models), internal::facts_of(cpu_only, models)};
+  EXPECT_FALSE(internal::cpu_bound(shapes, facts));  // 18000 / 3000 = 6.
+  EXPECT_FALSE(internal::cpu_bound(shapes, {}));
+}
+
 // A CPU-only pod of 12000 on two nodes of four free GPUs: a has 20000 CPU, b 64000. FGD sees no
 // change on either (a whole GPU with 4000 CPU still fits both) and takes the first; Allot charges
 // a the 2000 milli its 8000 CPU left can no longer feed (4000 - 8000 / 4) and takes b.
@@ -144,6 +166,21 @@ TEST(Frag, CpuChargeKeepsCpuWorkOffNodesWhoseGpusNeedIt) {
   EXPECT_DOUBLE_EQ(internal::frag_place(shapes, compiled, b, before_b, {}, pick), 0);
   EXPECT_DOUBLE_EQ(internal::frag_place(shapes, compiled, a, before_a, charge, pick), -2000);
   EXPECT_DOUBLE_EQ(internal::frag_place(shapes, compiled, b, before_b, charge, pick), 0);
+}
+
+// On a CPU-bound cluster the charge takes its own weight: a tenth of the 2000 above.
+TEST(Frag, CpuBoundClusterChargesAtItsOwnWeight) {
+  internal::ModelTable models;
+  const internal::NodeFacts a =
+      internal::facts_of(make_node("a", {1000, 1000, 1000, 1000}, "T4", 20000), models);
+  internal::ShapeTable shapes = internal::compile_shapes(cpu_cycle(), models);
+  const internal::CompiledRequest compiled = internal::compile(Request{.cpu_milli = 12000}, models);
+  const internal::FragOptions charge{.cpu_strand_weight = 1, .cpu_bound_strand_weight = 0.1};
+  internal::Pick pick = 0;
+  const double before = internal::node_frag(shapes, a);
+  EXPECT_DOUBLE_EQ(internal::frag_place(shapes, compiled, a, before, charge, pick), -2000);
+  shapes.cpu_bound = true;
+  EXPECT_DOUBLE_EQ(internal::frag_place(shapes, compiled, a, before, charge, pick), -200);
 }
 
 // Allot's model charge. Capacity: two T4 nodes of 2 GPUs (4000 milli) and a G2 node of 8 (8000).

@@ -111,6 +111,12 @@ struct ShapeTable {
   // CPU milli per GPU milli over the GPU shapes, frequency-weighted: what a GPU milli typically
   // needs beside it (0 when no shape needs a GPU).
   double cpu_per_milli = 0;
+  // CPU milli per GPU milli that all the shapes ask for, CPU-only ones included, over the GPU
+  // shapes' milli: what the typical work needs of the nodes' CPU for each GPU milli it uses.
+  double demand_cpu_per_milli = 0;
+  // Whether that is more than the nodes have per healthy GPU milli: CPU, not GPUs, runs out first
+  // (cpu_bound in frag.h). False until make_env sets it from the nodes' capacity.
+  bool cpu_bound = false;
   // Per model id: the load that shapes naming models put on it, relative to the average load (see
   // model_pressure in frag.h). Empty until make_env fills it from the nodes' capacity.
   std::vector<double> pressure;

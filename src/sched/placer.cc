@@ -173,10 +173,11 @@ void Placer::update(size_t index, NodeView node) {
   const size_t known = impl_->env.models.size();
   impl_->changed(index);
   // A model never seen before changes every compiled model table, and a change in a node's
-  // healthy GPUs changes the capacity that each model's pressure is computed from: start over.
+  // healthy GPUs or CPU capacity changes the capacity that each model's pressure and whether the
+  // cluster is CPU-bound are computed from: start over.
   const internal::NodeFacts& now = impl_->facts[index];
   const bool same_gpus =
-      now.count == old.count &&
+      now.count == old.count && now.cap_cpu == old.cap_cpu &&
       std::equal(now.model.begin(), now.model.begin() + now.count, old.model.begin());
   if (impl_->env.models.size() != known || !same_gpus) impl_->rebuild();
 }

@@ -1,7 +1,10 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
+#include <set>
 
+#include "sched/frag.h"
 #include "sched/sched.h"
 #include "sched/test_util.h"
 
@@ -109,6 +112,60 @@ TEST(Placer, UpdateOfGpuHealthRescoresEveryNodeOfTheModel) {
   const auto fresh = (*policy)->place(cycle, either, placer.nodes(), why);
   ASSERT_TRUE(fresh.has_value()) << why;
   EXPECT_EQ(fresh->node, 1U);
+}
+
+// A node's CPU capacity decides, with the others', whether the cluster is CPU-bound, which sets the
+// weight of Allot's CPU charge on every node. One node's capacity swings between 8,000 and
+// 8,000,000 CPU milli every 10 steps; each answer must still be a fresh Policy::place's, and the
+// swing must really flip the cluster between CPU-bound and not (or the test would prove nothing).
+TEST(Placer, UpdateOfCpuCapacityRescoresEveryNode) {
+  auto policy = make_policy("allot");
+  ASSERT_TRUE(policy.has_value());
+  Random random(11);
+  std::vector<NodeView> nodes = {testing::make_node("cpu", {})};
+  for (int i = 1; i < 8; ++i) nodes.push_back(random.node(i));
+  // About 20 CPU milli per GPU milli: more than seven nodes of 64,000 CPU and at most 8 GPUs
+  // each have beside a small GPU-less first node, less than they have beside a huge one.
+  const std::vector<Request> mix = {testing::whole(1, 16000), testing::share(500, 8000),
+                                    testing::whole(2, 32000), Request{.cpu_milli = 16000}};
+  const CycleState cycle = typical_shapes(mix, 1.0);
+  Placer placer(**policy, cycle, nodes);
+  const auto bound = [&] {
+    internal::ModelTable models;
+    std::vector<internal::NodeFacts> facts;
+    for (const NodeView& node : placer.nodes()) facts.push_back(internal::facts_of(node, models));
+    return internal::cpu_bound(internal::compile_shapes(cycle, models), facts);
+  };
+  std::set<bool> seen;
+  std::vector<std::pair<Request, Choice>> placed;
+  for (int step = 0; step < 400; ++step) {
+    if (step % 10 == 0) {
+      NodeView swung = placer.nodes()[0];
+      const int64_t capacity = step % 20 == 0 ? 8'000'000 : 8'000;
+      const int64_t used = swung.cpu_milli - swung.free_cpu_milli;
+      swung.cpu_milli = std::max(capacity, used);
+      swung.free_cpu_milli = swung.cpu_milli - used;
+      placer.update(0, swung);
+      seen.insert(bound());
+    }
+    const Request& r = mix[static_cast<size_t>(random.pick(0, 3))];
+    std::string why_fresh;
+    std::string why_placer;
+    const auto fresh = (*policy)->place(cycle, r, placer.nodes(), why_fresh);
+    const auto cached = placer.place(r, why_placer);
+    ASSERT_EQ(fresh.has_value(), cached.has_value()) << "step " << step;
+    if (!fresh) continue;
+    ASSERT_EQ(fresh->node, cached->node) << "step " << step;
+    ASSERT_EQ(fresh->gpus, cached->gpus) << "step " << step;
+    placer.allocate(r, *cached);
+    placed.emplace_back(r, *cached);
+    if (random.pick(0, 3) == 0) {
+      const size_t at = static_cast<size_t>(random.pick(0, static_cast<int>(placed.size()) - 1));
+      placer.release(placed[at].first, placed[at].second);
+      placed.erase(placed.begin() + static_cast<std::ptrdiff_t>(at));
+    }
+  }
+  EXPECT_EQ(seen.size(), 2U);
 }
 
 TEST(Placer, UpdateTakesANewNodeStateAndNewModels) {

@@ -105,11 +105,15 @@ std::vector<std::unique_ptr<Filter>> all_filters() {
 
 // Allot's default: FGD with the paper's score, plus two charges in the same unit (GPU milli of
 // fragment): GPU milli that a node's CPU can no longer feed, at weight 1 (a stranded milli is a
-// fragment milli; 0.5 to 4 measured the same), and GPU milli taken from models that constrained
-// work presses on, at weight 2 (1 left more constrained work unplaced on gpuspec33 and the spec50
-// resample, 3 more on all three constrained traces). See docs/benchmarks.md.
+// fragment milli; 0.5 to 4 measured the same) or 0.1 when the cluster is CPU-bound (0.05 to 0.3
+// beat FGD on CPU-scaled resamples, 1 lost to it at 2.5x), and GPU milli taken from models that
+// constrained work presses on, at weight 2 (1 left more constrained work unplaced on gpuspec33 and
+// the spec50 resample, 3 more on all three constrained traces). See docs/sim.md.
 FragOptions allot_options() {
-  return FragOptions{.paper_score = true, .cpu_strand_weight = 1.0, .model_pressure_weight = 2.0};
+  return FragOptions{.paper_score = true,
+                     .cpu_strand_weight = 1.0,
+                     .cpu_bound_strand_weight = 0.1,
+                     .model_pressure_weight = 2.0};
 }
 
 }  // namespace
