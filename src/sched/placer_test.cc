@@ -38,6 +38,20 @@ struct Random {
   }
 };
 
+// Asks the Placer (its answer in `cached`) and a fresh Policy::place for `r`: they must agree.
+void agree(const Policy& policy, const CycleState& cycle, Placer& placer, const Request& r,
+           int step, std::optional<Choice>& cached) {
+  std::string why_fresh;
+  std::string why_placer;
+  const auto fresh = policy.place(cycle, r, placer.nodes(), why_fresh);
+  cached = placer.place(r, why_placer);
+  ASSERT_EQ(fresh.has_value(), cached.has_value()) << "step " << step;
+  EXPECT_EQ(why_fresh, why_placer) << "step " << step;
+  if (!fresh) return;
+  ASSERT_EQ(fresh->node, cached->node) << "step " << step;
+  ASSERT_EQ(fresh->gpus, cached->gpus) << "step " << step;
+}
+
 // The Placer's caches must never change an answer: every decision equals a fresh Policy::place.
 TEST(Placer, DecidesExactlyAsPolicyPlaceOverRandomClusters) {
   for (std::string_view name : policy_names()) {
@@ -57,15 +71,9 @@ TEST(Placer, DecidesExactlyAsPolicyPlaceOverRandomClusters) {
     std::vector<std::pair<Request, Choice>> placed;
     for (int step = 0; step < 300; ++step) {
       const Request& r = mix[static_cast<size_t>(random.pick(0, 11))];
-      std::string why_fresh;
-      std::string why_placer;
-      const auto fresh = (*policy)->place(cycle, r, placer.nodes(), why_fresh);
-      const auto cached = placer.place(r, why_placer);
-      ASSERT_EQ(fresh.has_value(), cached.has_value()) << "step " << step;
-      EXPECT_EQ(why_fresh, why_placer);
-      if (fresh) {
-        ASSERT_EQ(fresh->node, cached->node) << "step " << step;
-        ASSERT_EQ(fresh->gpus, cached->gpus) << "step " << step;
+      std::optional<Choice> cached;
+      ASSERT_NO_FATAL_FAILURE(agree(**policy, cycle, placer, r, step, cached));
+      if (cached) {
         placer.allocate(r, *cached);
         placed.emplace_back(r, *cached);
       }
@@ -115,19 +123,24 @@ TEST(Placer, UpdateOfGpuHealthRescoresEveryNodeOfTheModel) {
 }
 
 // A node's CPU capacity decides, with the others', whether the cluster is CPU-bound, which sets the
-// weight of Allot's CPU charge on every node. One node's capacity swings between 8,000 and
-// 8,000,000 CPU milli every 10 steps; each answer must still be a fresh Policy::place's, and the
-// swing must really flip the cluster between CPU-bound and not (or the test would prove nothing).
-TEST(Placer, UpdateOfCpuCapacityRescoresEveryNode) {
+// weight of Allot's CPU charge on every node. A GPU-less node's capacity swings between 8,000 and
+// 8,000,000 CPU milli every 10 steps, beside seven random GPU nodes of 64,000 CPU, under random
+// CPU-heavy work; each answer must still be a fresh Policy::place's. `flipped` says whether the
+// swing really took the cluster both ways (it does not when the GPU nodes have few GPUs).
+void swing_cpu_capacity(unsigned seed, bool& flipped) {
   auto policy = make_policy("allot");
   ASSERT_TRUE(policy.has_value());
-  Random random(11);
+  Random random(seed);
   std::vector<NodeView> nodes = {testing::make_node("cpu", {})};
   for (int i = 1; i < 8; ++i) nodes.push_back(random.node(i));
-  // About 20 CPU milli per GPU milli: more than seven nodes of 64,000 CPU and at most 8 GPUs
-  // each have beside a small GPU-less first node, less than they have beside a huge one.
-  const std::vector<Request> mix = {testing::whole(1, 16000), testing::share(500, 8000),
-                                    testing::whole(2, 32000), Request{.cpu_milli = 16000}};
+  std::vector<Request> mix;
+  for (int i = 0; i < 4; ++i) {
+    Request r = random.request();
+    r.cpu_milli = 4 * r.cpu_milli + 8000;
+    r.models.clear();
+    r.region.clear();
+    mix.push_back(r);
+  }
   const CycleState cycle = typical_shapes(mix, 1.0);
   Placer placer(**policy, cycle, nodes);
   const auto bound = [&] {
@@ -138,7 +151,7 @@ TEST(Placer, UpdateOfCpuCapacityRescoresEveryNode) {
   };
   std::set<bool> seen;
   std::vector<std::pair<Request, Choice>> placed;
-  for (int step = 0; step < 400; ++step) {
+  for (int step = 0; step < 200; ++step) {
     if (step % 10 == 0) {
       NodeView swung = placer.nodes()[0];
       const int64_t capacity = step % 20 == 0 ? 8'000'000 : 8'000;
@@ -149,14 +162,9 @@ TEST(Placer, UpdateOfCpuCapacityRescoresEveryNode) {
       seen.insert(bound());
     }
     const Request& r = mix[static_cast<size_t>(random.pick(0, 3))];
-    std::string why_fresh;
-    std::string why_placer;
-    const auto fresh = (*policy)->place(cycle, r, placer.nodes(), why_fresh);
-    const auto cached = placer.place(r, why_placer);
-    ASSERT_EQ(fresh.has_value(), cached.has_value()) << "step " << step;
-    if (!fresh) continue;
-    ASSERT_EQ(fresh->node, cached->node) << "step " << step;
-    ASSERT_EQ(fresh->gpus, cached->gpus) << "step " << step;
+    std::optional<Choice> cached;
+    ASSERT_NO_FATAL_FAILURE(agree(**policy, cycle, placer, r, step, cached));
+    if (!cached) continue;
     placer.allocate(r, *cached);
     placed.emplace_back(r, *cached);
     if (random.pick(0, 3) == 0) {
@@ -165,7 +173,19 @@ TEST(Placer, UpdateOfCpuCapacityRescoresEveryNode) {
       placed.erase(placed.begin() + static_cast<std::ptrdiff_t>(at));
     }
   }
-  EXPECT_EQ(seen.size(), 2U);
+  flipped = seen.size() == 2;
+}
+
+// Without the rescore, seed 8 disagrees at its 10th step.
+TEST(Placer, UpdateOfCpuCapacityRescoresEveryNode) {
+  int flipped_seeds = 0;
+  for (unsigned seed = 1; seed <= 20; ++seed) {
+    SCOPED_TRACE(::testing::Message() << "seed " << seed);
+    bool flipped = false;
+    ASSERT_NO_FATAL_FAILURE(swing_cpu_capacity(seed, flipped));
+    flipped_seeds += flipped ? 1 : 0;
+  }
+  EXPECT_GE(flipped_seeds, 10);
 }
 
 TEST(Placer, UpdateTakesANewNodeStateAndNewModels) {
