@@ -37,7 +37,7 @@ runs=(
   "pools_week|build/debug/src/cli/allot sim run --compare-forecast examples/pools-week.json"
 )
 if [ "${SLURM:-0}" = 1 ]; then
-  runs+=("slurm|N=1000 REST_N=0 LAT_SAMPLES=10 bash ../shared/peers/slurm/run.sh")
+  runs+=("slurm|N=1000 REST_N=1000 LAT_SAMPLES=10 bash ../shared/peers/slurm/run.sh")
 fi
 
 for run in "${runs[@]}"; do

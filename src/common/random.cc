@@ -1,7 +1,9 @@
 #include "common/random.h"
 
+#include <algorithm>
 #include <array>
 #include <cstdlib>
+#include <span>
 
 #include <fmt/format.h>
 #include <openssl/evp.h>
@@ -10,22 +12,42 @@
 namespace allot {
 namespace {
 
+// Fills `buffer` from the system's random source. A failing source leaves no safe way to make
+// keys: stop rather than guess.
+void random_bytes(std::span<unsigned char> buffer) {
+  if (RAND_bytes(buffer.data(), static_cast<int>(buffer.size())) != 1) std::abort();
+}
+
 std::string random_hex(size_t bytes) {
   std::array<unsigned char, 32> buffer{};
-  // A failing system random source leaves no safe way to make keys: stop rather than guess.
-  if (bytes > buffer.size() || RAND_bytes(buffer.data(), static_cast<int>(bytes)) != 1) {
-    std::abort();
-  }
+  if (bytes > buffer.size()) std::abort();
+  random_bytes(std::span(buffer).first(bytes));
   std::string out;
   out.reserve(bytes * 2);
   for (size_t i = 0; i < bytes; ++i) out += fmt::format("{:02x}", buffer[i]);
   return out;
 }
 
+constexpr int kCountBits = 23;
+constexpr TimeMs kIdEpochMs = 1'577'836'800'000;  // 2020-01-01T00:00:00Z
+
 }  // namespace
 
 std::string RandomIdSource::new_id(std::string_view prefix) {
-  return fmt::format("{}_{}", prefix, random_hex(8));
+  std::array<unsigned char, 4> noise{};
+  random_bytes(noise);
+  uint32_t start = 0;
+  for (unsigned char byte : noise) start = (start << 8) | byte;
+  start &= (uint32_t{1} << (kCountBits - 1)) - 1;
+  const auto since = static_cast<uint64_t>(std::max<TimeMs>(clock_.now_ms() - kIdEpochMs, 0));
+  const uint64_t fresh = (since << kCountBits) | start;
+  uint64_t value = 0;
+  {
+    std::lock_guard lock(mutex_);
+    value = std::max(fresh, last_ + 1);
+    last_ = value;
+  }
+  return fmt::format("{}_{:016x}", prefix, value);
 }
 
 std::string RandomIdSource::new_secret() { return "allot_" + random_hex(20); }

@@ -143,7 +143,7 @@ int run(const DaemonConfig& config, const sigset_t& stop_signals) {
     return 1;
   }
   SystemClock clock;
-  RandomIdSource ids;
+  RandomIdSource ids(clock);
   auto first_key = bootstrap(core, **store, ids, clock.now_ms(), config.admin_key);
   if (!first_key) {
     spdlog::critical("msg=\"bootstrap failed\" error=\"{}\"", first_key.error().message);
