@@ -3,7 +3,7 @@
 # build (and the debug CLI for the simulations the document runs on it), then each bench script
 # or program as the document names it. Each one's output goes to OUT/<name>.txt (OUT defaults to
 # bench-results/<commit>), with the command, the commit and the machine at its top.
-#   bench/all.sh                       everything (about an hour on 2 cores)
+#   bench/all.sh                       everything (16 minutes on 2 cores once built, Slurm too)
 #   ONLY="api_reads fleet" bench/all.sh  some of them
 #   SLURM=1 bench/all.sh               the Slurm peer as well (needs root; shared/peers/slurm)
 set -euo pipefail
