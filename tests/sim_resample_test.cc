@@ -18,7 +18,8 @@ RunResult allot(const std::vector<std::string>& args) {
   return run_program(bin_dir() + "/src/cli/allot", args, {"HOME=/nonexistent"});
 }
 
-// A node list and a pod list in the trace's columns: two 8-GPU nodes, and pods of every kind.
+// A node list and a pod list in the trace's columns: two 8-GPU nodes; CPU-only pods, pods that
+// share a GPU and one-GPU pods.
 struct Trace {
   TempDir dir;
   std::string nodes = (dir.path() / "nodes.csv").string();
