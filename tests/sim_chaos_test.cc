@@ -1,6 +1,8 @@
 // `allot sim chaos` as an operator runs it: a few hundred seeds with faults at the store break no
 // invariant and reach every part of the core; a GPU's milli written wrong on purpose is caught and
 // named with its seed and step; a seed replays exactly; bad flags are refused.
+#include <chrono>
+
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -12,15 +14,12 @@ namespace {
 using nlohmann::json;
 
 // A few hundred seeds take minutes in a debug build on a busy machine.
-RunResult allot(const std::vector<std::string>& args) {
-  return run_program(bin_dir() + "/src/cli/allot", args, {"HOME=/nonexistent"},
-                     std::chrono::seconds(1'200));
-}
+constexpr std::chrono::seconds kChaosLimit(1'200);
 
 json chaos(const std::vector<std::string>& flags, int exit_code) {
   std::vector<std::string> args = {"sim", "chaos", "-o", "json"};
   args.insert(args.end(), flags.begin(), flags.end());
-  const RunResult result = allot(args);
+  const RunResult result = allot_offline(args, kChaosLimit);
   EXPECT_EQ(result.exit_code, exit_code) << result.out << result.err;
   json report = json::parse(result.out, nullptr, false);
   EXPECT_FALSE(report.is_discarded()) << result.out;
@@ -57,7 +56,7 @@ TEST(SimChaosTest, ACorruptedGpuIsCaughtAndNamedWithItsSeedAndStep) {
     EXPECT_NE(v["detail"].get<std::string>().find("GPU"), std::string::npos);
   }
   // The table says the same for a person.
-  const RunResult table = allot({"sim", "chaos", "--seeds", "4", "--corrupt-gpu-at", "40"});
+  const RunResult table = allot_offline({"sim", "chaos", "--seeds", "4", "--corrupt-gpu-at", "40"});
   EXPECT_EQ(table.exit_code, 8);
   EXPECT_NE(table.out.find("seed 4 step 40"), std::string::npos) << table.out;
   EXPECT_NE(table.out.find("gpu_milli"), std::string::npos) << table.out;
@@ -80,7 +79,7 @@ TEST(SimChaosTest, BadFlagsAreRefused) {
                                                 {"--corrupt-gpu-at", "-1"}}) {
     std::vector<std::string> args = {"sim", "chaos"};
     args.insert(args.end(), flags.begin(), flags.end());
-    const RunResult result = allot(args);
+    const RunResult result = allot_offline(args);
     EXPECT_EQ(result.exit_code, 2) << flags[0] << " " << flags[1] << ": " << result.out;
     EXPECT_FALSE(result.err.empty()) << flags[0];
   }

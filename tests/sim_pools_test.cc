@@ -19,10 +19,6 @@ using nlohmann::json;
 
 const std::string kWeek = std::string(ALLOT_SOURCE_DIR) + "/examples/pools-week.json";
 
-RunResult allot(const std::vector<std::string>& args) {
-  return run_program(bin_dir() + "/src/cli/allot", args, {"HOME=/nonexistent"});
-}
-
 // Two days of work peaking at 14:00 UTC and stopping at the second midnight; the run goes on six
 // hours more, so the pool's nodes have long been idle at the end.
 json two_days() {
@@ -55,7 +51,7 @@ json run_json(const json& doc, std::vector<std::string> extra = {}) {
   const auto file = write(doc);
   std::vector<std::string> args = {"-o", "json", "sim", "run", file->path};
   args.insert(args.end(), extra.begin(), extra.end());
-  const RunResult result = allot(args);
+  const RunResult result = allot_offline(args);
   EXPECT_EQ(result.exit_code, 0) << result.err;
   return json::parse(result.out, nullptr, false);
 }
@@ -64,7 +60,7 @@ json run_json(const json& doc, std::vector<std::string> extra = {}) {
 std::string refusal(json doc, const std::function<void(json&)>& spoil) {
   spoil(doc);
   const auto file = write(doc);
-  const RunResult result = allot({"sim", "run", file->path});
+  const RunResult result = allot_offline({"sim", "run", file->path});
   EXPECT_EQ(result.exit_code, 2) << result.out;
   return result.err;
 }
@@ -185,7 +181,7 @@ TEST(SimPoolsTest, TheSameSeedMakesTheSameWorkAndAnotherSeedOtherWork) {
 // Both runs print side by side, each with its pool's figures and the queue wait.
 TEST(SimPoolsTest, CompareForecastPrintsBothRunsSideBySide) {
   const auto file = write(two_days());
-  const RunResult table = allot({"sim", "run", "--compare-forecast", file->path});
+  const RunResult table = allot_offline({"sim", "run", "--compare-forecast", file->path});
   ASSERT_EQ(table.exit_code, 0) << table.err;
   EXPECT_NE(table.out.find("workload seed 11"), std::string::npos) << table.out;
   EXPECT_NE(table.out.find("without forecast"), std::string::npos);

@@ -14,10 +14,6 @@
 namespace allot::testing {
 namespace {
 
-RunResult allot(const std::vector<std::string>& args) {
-  return run_program(bin_dir() + "/src/cli/allot", args, {"HOME=/nonexistent"});
-}
-
 // A node list and a pod list in the trace's columns: two 8-GPU nodes; CPU-only pods, pods that
 // share a GPU and one-GPU pods.
 struct Trace {
@@ -57,11 +53,11 @@ TEST(SimResampleTest, CpuScaleMultipliesEveryPodsCpuAndKeepsThePods) {
   Trace trace;
   const std::vector<std::string> base = {"sim",    "resample", "--nodes", trace.nodes,
                                          "--pods", trace.pods, "--seed",  "3"};
-  const RunResult plain = allot(base);
+  const RunResult plain = allot_offline(base);
   ASSERT_EQ(plain.exit_code, 0) << plain.err;
   std::vector<std::string> scaled_args = base;
   scaled_args.insert(scaled_args.end(), {"--cpu-scale", "2.5"});
-  const RunResult scaled = allot(scaled_args);
+  const RunResult scaled = allot_offline(scaled_args);
   ASSERT_EQ(scaled.exit_code, 0) << scaled.err;
   const std::vector<long> before = cpu_column(plain.out);
   const std::vector<long> after = cpu_column(scaled.out);
@@ -73,7 +69,7 @@ TEST(SimResampleTest, CpuScaleMultipliesEveryPodsCpuAndKeepsThePods) {
 TEST(SimResampleTest, AFactorOutOfRangeIsRefusedAndPrintsNothing) {
   Trace trace;
   for (const char* bad : {"0", "-1", "10.5"}) {
-    const RunResult result = allot(
+    const RunResult result = allot_offline(
         {"sim", "resample", "--nodes", trace.nodes, "--pods", trace.pods, "--cpu-scale", bad});
     EXPECT_EQ(result.exit_code, 2) << bad;
     EXPECT_EQ(result.out, "") << bad;
@@ -82,7 +78,7 @@ TEST(SimResampleTest, AFactorOutOfRangeIsRefusedAndPrintsNothing) {
               std::string::npos)
         << result.err;
   }
-  const RunResult word = allot(
+  const RunResult word = allot_offline(
       {"sim", "resample", "--nodes", trace.nodes, "--pods", trace.pods, "--cpu-scale", "lots"});
   EXPECT_EQ(word.exit_code, 2);
   EXPECT_EQ(word.out, "");

@@ -100,10 +100,6 @@ std::string decimal(int64_t micros) {
   return fmt::format("{}{}.{:06}", sign, m / 1'000'000, m % 1'000'000);
 }
 
-RunResult sim_run(const std::vector<std::string>& args) {
-  return run_program(bin_dir() + "/src/cli/allot", args, {"HOME=/nonexistent"});
-}
-
 // "12.345678" -> 12,345,678 micro-units.
 int64_t micros(const json& text) {
   const std::string t = text.get<std::string>();
@@ -116,7 +112,7 @@ int64_t micros(const json& text) {
 }
 
 json run_json(const std::string& path) {
-  const RunResult result = sim_run({"-o", "json", "sim", "run", path});
+  const RunResult result = allot_offline({"-o", "json", "sim", "run", path});
   EXPECT_EQ(result.exit_code, 0) << result.err;
   return json::parse(result.out, nullptr, false);
 }
@@ -130,13 +126,13 @@ std::string refusal(const std::string& path, const std::function<void(json&)>& s
   spoil(doc);
   const std::string spoiled = (dir.path() / "bad.json").string();
   std::ofstream(spoiled) << doc.dump();
-  const RunResult result = sim_run({"sim", "run", spoiled});
+  const RunResult result = allot_offline({"sim", "run", spoiled});
   EXPECT_EQ(result.exit_code, 2) << result.out;
   return result.err;
 }
 
 TEST(SimRunTest, AMonthOfTenantsPricesPreemptionsANodeLossAndARunDryPrepaidIsBilledExactly) {
-  const RunResult result = sim_run({"-o", "json", "sim", "run", kScenario});
+  const RunResult result = allot_offline({"-o", "json", "sim", "run", kScenario});
   ASSERT_EQ(result.exit_code, 0) << result.err;
   const json out = json::parse(result.out, nullptr, false);
   ASSERT_FALSE(out.is_discarded()) << result.out;
@@ -232,7 +228,7 @@ TEST(SimRunTest, AMalformedScenarioIsRefusedWithTheFieldThatIsWrong) {
   const TempDir other;
   const std::string not_json = (other.path() / "x.json").string();
   std::ofstream(not_json) << "{ nope";
-  EXPECT_EQ(sim_run({"sim", "run", not_json}).exit_code, 2);
+  EXPECT_EQ(allot_offline({"sim", "run", not_json}).exit_code, 2);
 }
 
 // examples/finance-month.json, worked out by hand. November 2026 has 2,592,000 seconds; the us
@@ -380,7 +376,7 @@ TEST(SimRunTest, AnInstancesEnergyIsBusyWattsTimesItsTimeOnItsGpusAndItsCarbonFo
 }
 
 TEST(SimRunTest, TheTableShowsTheMonthsProfitAndLoss) {
-  const RunResult result = sim_run({"sim", "run", kFinance});
+  const RunResult result = allot_offline({"sim", "run", kFinance});
   ASSERT_EQ(result.exit_code, 0) << result.err;
   EXPECT_NE(result.out.find("P&L 2026-11"), std::string::npos) << result.out;
   EXPECT_NE(result.out.find("ore-1"), std::string::npos);

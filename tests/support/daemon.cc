@@ -187,4 +187,8 @@ RunResult run_program(const std::string& program, const std::vector<std::string>
   return result;
 }
 
+RunResult allot_offline(const std::vector<std::string>& args, std::chrono::seconds limit) {
+  return run_program(bin_dir() + "/src/cli/allot", args, {"HOME=/nonexistent"}, limit);
+}
+
 }  // namespace allot::testing

@@ -86,5 +86,8 @@ struct RunResult {
 RunResult run_program(const std::string& program, const std::vector<std::string>& args,
                       const std::vector<std::string>& extra_env = {},
                       std::chrono::seconds limit = std::chrono::seconds(60));
+// Runs the allot CLI with no server and no home directory, for its offline commands (`sim`).
+RunResult allot_offline(const std::vector<std::string>& args,
+                        std::chrono::seconds limit = std::chrono::seconds(60));
 
 }  // namespace allot::testing
