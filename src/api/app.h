@@ -10,6 +10,7 @@
 
 #include "api/auth.h"
 #include "api/http.h"
+#include "api/launch.h"
 #include "api/log_store.h"
 #include "api/metrics.h"
 #include "api/read_pool.h"
@@ -26,6 +27,7 @@ namespace allot {
 struct ApiOptions {
   int64_t stop_grace_ms = 10'000;         // SIGTERM to SIGKILL for stopped instances.
   std::string default_image;              // For launches that name no image.
+  LaunchTemplates templates;              // The operator's launch templates, by name.
   std::shared_ptr<const Sealer> sealer;   // Seals registry passwords; null: none can be set.
   int64_t long_poll_ms = 20'000;          // How long an agent's wait is held.
   int64_t heartbeat_interval_ms = 2'000;  // What agents are told to use.

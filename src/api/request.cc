@@ -72,8 +72,12 @@ Result<Target> parse_target(std::string_view target) {
   return out;
 }
 
-JsonBody::JsonBody(std::string_view body) {
-  json_ = nlohmann::json::parse(body, nullptr, /*allow_exceptions=*/false);
+JsonBody::JsonBody(std::string_view body)
+    : JsonBody(Parsed{}, nlohmann::json::parse(body, nullptr, /*allow_exceptions=*/false)) {}
+
+JsonBody JsonBody::from_document(nlohmann::json body) { return {Parsed{}, std::move(body)}; }
+
+JsonBody::JsonBody(Parsed /*tag*/, nlohmann::json body) : json_(std::move(body)) {
   if (json_.is_discarded()) {
     fail_once(ErrorCode::kMalformedJson, "the body is not valid JSON");
   } else if (!json_.is_object()) {

@@ -31,6 +31,8 @@ struct Target {
 class JsonBody {
  public:
   explicit JsonBody(std::string_view body);
+  // A body already parsed (a launch made from a template, api/launch.h).
+  static JsonBody from_document(nlohmann::json body);
 
   std::string required_string(const std::string& name);
   std::optional<std::string> optional_string(const std::string& name);
@@ -60,10 +62,15 @@ class JsonBody {
   }
 
   [[nodiscard]] Status finish();
+  // The whole body as parsed; null when it was not JSON.
+  const nlohmann::json& document() const { return json_; }
 
  private:
   const nlohmann::json* field(const std::string& name);
   void fail_once(ErrorCode code, std::string message);
+
+  struct Parsed {};
+  JsonBody(Parsed /*tag*/, nlohmann::json body);
 
   nlohmann::json json_;
   std::vector<std::string> read_;

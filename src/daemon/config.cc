@@ -15,6 +15,7 @@
 #include "common/address_policy.h"
 #include "common/image_ref.h"
 #include "common/limits.h"
+#include "daemon/templates_config.h"
 #include "reports/currency.h"
 
 namespace allot {
@@ -206,6 +207,12 @@ Status apply_file(DaemonConfig& config, const std::string& path) {
                     fmt::format("{}: 'forecast' must be true or false", path));
       }
       config.forecast = *flag;
+      continue;
+    }
+    if (name == "templates") {
+      auto templates = read_templates(node, path);
+      if (!templates) return std::unexpected(templates.error());
+      config.templates = std::move(*templates);
       continue;
     }
     const auto text = node.value<std::string>();

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "api/launch.h"
 #include "common/error.h"
 #include "common/limits.h"
 
@@ -80,6 +81,8 @@ struct DaemonConfig {
   // Who may run on nodes of the process runtime, where work is not isolated from the host:
   // "operator" (the operator's own tenant only) or "all".
   std::string process_runtime_tenants = "operator";
+  // Launch templates, from the file's [templates.NAME] tables only (daemon/templates_config.h).
+  LaunchTemplates templates;
 };
 
 using GetEnv = std::function<const char*(const char*)>;

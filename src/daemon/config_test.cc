@@ -2,8 +2,10 @@
 
 #include <fstream>
 #include <map>
+#include <utility>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "support/temp_dir.h"
 
@@ -214,6 +216,49 @@ TEST(DaemonConfig, TheDefaultImageAndWhoMayUseProcessNodesComeFromEachSourceAndM
   auto unknown = load({}, {{"ALLOT_PROCESS_RUNTIME_TENANTS", "everyone"}});
   ASSERT_FALSE(unknown);
   EXPECT_NE(unknown.error().message.find("process_runtime_tenants"), std::string::npos);
+}
+
+TEST(DaemonConfig, LaunchTemplatesComeFromTheFilesTemplatesTables) {
+  auto config = load_toml(
+      "[templates.jupyter]\n"
+      "description = \"JupyterLab on one GPU\"\n"
+      "image = \"quay.io/jupyter/base-notebook:1\"\n"
+      "command = [\"start-notebook.py\"]\n"
+      "gpus = 1\n"
+      "interactive = true\n"
+      "env = { MODE = \"lab\" }\n"
+      "[templates.pytorch]\n"
+      "image = \"pytorch/pytorch:2\"\n"
+      "gpu_milli = 500\n");
+  ASSERT_TRUE(config) << config.error().message;
+  ASSERT_EQ(config->templates.size(), 2U);
+  const LaunchTemplate& jupyter = config->templates.at("jupyter");
+  EXPECT_EQ(jupyter.description, "JupyterLab on one GPU");
+  EXPECT_FALSE(jupyter.fields.contains("description"));
+  EXPECT_EQ(jupyter.fields["command"], nlohmann::json({"start-notebook.py"}));
+  EXPECT_EQ(jupyter.fields["env"]["MODE"], "lab");
+  EXPECT_EQ(jupyter.fields["interactive"], true);
+  EXPECT_EQ(config->templates.at("pytorch").fields["gpu_milli"], 500);
+}
+
+TEST(DaemonConfig, ABadTemplateStopsTheStartNamingTheFileAndTheTemplate) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"[templates.bad]\ngpus = 9\n", "template 'bad': gpus must be 1 to 8"},
+      {"[templates.bad]\ngpus = 1.5\n", "'templates.bad.gpus' must be"},
+      {"[templates.bad]\nproject_id = \"prj_1\"\n", "'project_id' cannot be set"},
+      {"[templates.bad]\ndescription = 3\n", "templates.bad.description must be a string"},
+      {"[templates.bad]\nwhen = 2026-01-01\n", "'templates.bad.when' must be"},
+      {"templates = 3\n", "one [templates.NAME] table each"},
+      {"[templates]\nbad = 3\n", "templates.bad must be a table"},
+  };
+  for (const auto& [toml, says] : cases) {
+    auto config = load_toml(toml);
+    ASSERT_FALSE(config) << toml;
+    EXPECT_EQ(config.error().code, ErrorCode::kInvalidArgument);
+    EXPECT_NE(config.error().message.find("allot.toml: "), std::string::npos)
+        << config.error().message;
+    EXPECT_NE(config.error().message.find(says), std::string::npos) << config.error().message;
+  }
 }
 
 }  // namespace

@@ -188,6 +188,7 @@ int run(const DaemonConfig& config, const sigset_t& stop_signals) {
   App app(service, ALLOT_VERSION, logs, metrics,
           ApiOptions{.stop_grace_ms = config.stop_grace_ms,
                      .default_image = config.default_image,
+                     .templates = config.templates,
                      .sealer = std::make_shared<const Sealer>(*sealer),
                      .long_poll_ms = std::max<int64_t>(1'000, config.heartbeat_timeout_ms / 2),
                      .heartbeat_interval_ms = config.heartbeat_interval_ms,

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "api/app.h"
+#include "api/launch.h"
 #include "api/placement_fields.h"
 #include "api/reply.h"
 #include "api/routes/cluster.h"
@@ -50,43 +51,35 @@ Status require_launcher(const Caller& caller) {
   return {};
 }
 
-Result<HttpResponse> create_instance(Call& call) {
+// A launch's body, with its template's fields under it when it names one.
+Result<Launch> read_launch_of(const Call& call) {
   JsonBody body(call.request.body);
-  auto project_id = body.optional_string("project_id");
-  const PlacementFields placement = read_placement_fields(body);
-  auto cpu_milli = body.optional_int("cpu_milli", 0, INT64_MAX / 4);
-  auto memory_mib = body.optional_int("memory_mib", 0, INT64_MAX / 4);
-  auto [region, image] = body.optional_string_fields({"region", "image"});
-  auto command = body.optional_strings("command");
-  auto env = body.optional_string_map("env");
-  auto labels = body.optional_string_map("labels");
-  auto max_run_s = body.optional_int("max_run_s", 0, INT64_MAX / 1000);
-  auto interactive = body.optional_bool("interactive");
-  auto requeue = body.optional_bool("requeue");
-  auto nodes = body.optional_int("nodes", INT32_MIN, INT32_MAX);
-  const nlohmann::json idle = body.optional_json("idle");
-  ALLOT_TRY(body.finish());
-  if (!command) return fail(ErrorCode::kMissingField, "'command' is required");
-  if (image) {
-    ALLOT_TRY(parse_image_ref(*image));
+  const json& document = body.document();
+  if (!document.is_object() || !document.contains("template")) return read_launch(body);
+  const json& name = document["template"];
+  if (!name.is_string()) return fail(ErrorCode::kInvalidType, "'template' must be a string");
+  const auto found = call.options.templates.find(name.get<std::string>());
+  if (found == call.options.templates.end()) {
+    // The name is echoed only when it could be one: a megabyte of it is not.
+    const std::string shown = name.get<std::string>().size() <= 63 ? name.get<std::string>() : "…";
+    return fail(ErrorCode::kNotFound,
+                fmt::format("no template '{}' (allot templates lists them)", shown));
   }
+  json fields = with_template(found->second, document);
+  if (!fields.contains("command")) {
+    return fail(
+        ErrorCode::kMissingField,
+        fmt::format("'command' is required: template '{}' leaves it to the launch", found->first));
+  }
+  JsonBody merged = JsonBody::from_document(std::move(fields));
+  return read_launch(merged);
+}
+
+Result<HttpResponse> create_instance(Call& call) {
+  ALLOT_TRY_LET(Launch launch, read_launch_of(call));
   ALLOT_TRY(require_launcher(call.caller));
-  ALLOT_TRY_LET(const Project* project, project_for(call, project_id));
-  InstanceSpec spec{.cpu_milli = cpu_milli.value_or(0),
-                    .memory_mib = memory_mib.value_or(0),
-                    .region = region.value_or(""),
-                    .image = image.value_or(""),
-                    .command = *command,
-                    .env = env.value_or(std::map<std::string, std::string>{}),
-                    .labels = labels.value_or(std::map<std::string, std::string>{}),
-                    .max_run_s = max_run_s.value_or(0),
-                    .interactive = interactive.value_or(false),
-                    .requeue = requeue.value_or(false),
-                    .nodes = static_cast<int>(nodes.value_or(1))};
-  ALLOT_TRY(apply_placement_fields(placement, spec));
-  if (!idle.is_null()) {
-    ALLOT_TRY_ASSIGN(spec.idle, read_idle_policy(idle));
-  }
+  ALLOT_TRY_LET(const Project* project, project_for(call, launch.project_id));
+  const InstanceSpec& spec = launch.spec;
   const std::string id = call.ctx.ids().new_id("ins");
   std::vector<std::string> member_ids;
   for (int rank = 1; rank < spec.nodes && rank < limits::kMaxGangNodes; ++rank) {
@@ -194,6 +187,23 @@ Result<HttpResponse> instance_events(Call& call) {
   return json_reply(200, {{"items", to_json(*instance)["events"]}});
 }
 
+// GET /v1/templates: the operator's launch templates, by name; every signed-in caller may read
+// them.
+Result<HttpResponse> list_templates(Call& call) {
+  ALLOT_TRY_LET(const Page page, read_page(call.target, {}));
+  return page_of(
+      call.options.templates, page, [](const LaunchTemplate&) { return true; },
+      [](const LaunchTemplate& t) { return to_json(t); });
+}
+
+Result<HttpResponse> get_template(Call& call) {
+  const auto found = call.options.templates.find(call.params.at(0));
+  if (found == call.options.templates.end()) {
+    return fail(ErrorCode::kNotFound, fmt::format("no template '{}'", call.params.at(0)));
+  }
+  return json_reply(200, to_json(found->second));
+}
+
 constexpr Resource kResources[] = {
     {.path = "/v1/instances",
      .create = create_instance,
@@ -205,6 +215,8 @@ constexpr Route kActions[] = {
     {"POST", "/v1/instances/{id}/stop", stop_instance},
     {"GET", "/v1/instances/{id}/logs", instance_logs},
     {"GET", "/v1/instances/{id}/events", instance_events},
+    {"GET", "/v1/templates", list_templates},
+    {"GET", "/v1/templates/{name}", get_template},
 };
 
 }  // namespace

@@ -27,6 +27,30 @@ const std::vector<Column> kTokenColumns = {{"id", "id"},
                                            {"expires", "expires_at"},
                                            {"revoked", "revoked_at"}};
 
+const std::vector<Column> kTemplateColumns = {{"name", "name"},
+                                              {"gpus", "gpu_summary"},
+                                              {"image", "image"},
+                                              {"command", "command_summary"},
+                                              {"description", "description"}};
+
+// A template's fields that a table shows in short: its GPU request, image and command.
+json summarise_templates(json items) {
+  for (json& item : items) {
+    const json& fields = item["fields"];
+    std::string gpus = "1";
+    if (fields.contains("gpu_milli")) gpus = fields["gpu_milli"].dump() + " milli";
+    if (fields.contains("gpus")) gpus = fields["gpus"].dump();
+    item["gpu_summary"] = gpus;
+    item["image"] = fields.value("image", "(default)");
+    std::string command;
+    for (const json& word : fields.value("command", json::array())) {
+      command += (command.empty() ? "" : " ") + word.get<std::string>();
+    }
+    item["command_summary"] = command.empty() ? "(the launch's)" : command;
+  }
+  return items;
+}
+
 // Adds the short columns that tables show and JSON leaves out.
 json summarise_nodes(json items) {
   for (json& node : items) {
@@ -55,7 +79,7 @@ Action list_of(std::string target, const int& limit, const std::vector<Column>& 
 struct RunOptions {
   PlacementOptions placement;
   std::vector<std::string> env, labels, command;
-  std::string project, region, image, idle_stop;
+  std::string project, region, image, idle_stop, template_name;
   int64_t cpu_milli = 0, memory_mib = 0, max_run_s = 0;
   bool interactive = false;
   bool requeue = false;
@@ -88,7 +112,14 @@ void report_launch_refusal(const Session& session, const json& answer) {
 }
 
 int run_instance(Session& session, const RunOptions& o) {
-  json body{{"command", o.command}};
+  if (o.command.empty() && o.template_name.empty()) {
+    std::cerr << "error: a command is required (allot run [OPTIONS] -- CMD), unless --template "
+                 "gives one\n";
+    return kUsage;
+  }
+  json body = json::object();
+  if (!o.command.empty()) body["command"] = o.command;
+  if (!o.template_name.empty()) body["template"] = o.template_name;
   put_placement(o.placement, body);
   if (!o.project.empty()) body["project_id"] = o.project;
   if (!o.region.empty()) body["region"] = o.region;
@@ -218,9 +249,20 @@ void add_cluster_commands(CLI::App& app, Action& action) {
   run_cmd->add_option("--idle-stop", run.idle_stop,
                       "PCT:WINDOW[:notify]: stop (or notify) when its GPUs stay under PCT % "
                       "for WINDOW (s, m, h or d)");
-  run_cmd->add_option("command", run.command, "the command and its arguments")->required();
+  run_cmd->add_option("--template", run.template_name,
+                      "launch from an operator's template (allot templates lists them); the "
+                      "other options override its fields");
+  run_cmd->add_option("command", run.command,
+                      "the command and its arguments (optional with a template that has one)");
   run_cmd->callback(
       [&action] { action = [](Session& session) { return run_instance(session, run); }; });
+
+  CLI::App* templates =
+      app.add_subcommand("templates", "the operator's launch templates, for allot run --template");
+  add_limit(*templates, limit);
+  templates->callback([&action] {
+    action = list_of("/v1/templates", limit, kTemplateColumns, summarise_templates);
+  });
 
   CLI::App* ps = app.add_subcommand("ps", "list instances at work, newest first");
   static PsOptions ps_options;

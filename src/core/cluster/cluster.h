@@ -16,6 +16,9 @@ namespace allot {
 // The part of an instance's spec that says what it asks for and where: GPUs or a share of one,
 // known models, and the region wishes (core/admission/quote.h). Shared by instances and quotes.
 [[nodiscard]] Status check_gpu_request(const InstanceSpec& spec);
+// The whole spec as CreateInstance checks it, idle policy aside (its bounds are settings): the GPU
+// request, a command, environment and label names, the gang's shape, no negative reservations.
+[[nodiscard]] Status check_instance_spec(const InstanceSpec& spec);
 
 // - CreateJoinToken: adds a join token. Refuses invalid_id (bad id) and invalid_argument (bad name,
 //   a token hash that is not 64 characters or is already used, an expiry not in the future).

@@ -42,9 +42,7 @@ Status check_gpu_request(const InstanceSpec& spec) {
   return check_wishes(wishes_of(spec));
 }
 
-namespace {
-
-Status check_spec(const InstanceSpec& spec) {
+Status check_instance_spec(const InstanceSpec& spec) {
   if (auto ok = check_gpu_request(spec); !ok) return ok;
   if (spec.command.empty() || spec.command.front().empty()) {
     return fail(ErrorCode::kInvalidArgument, "command must not be empty");
@@ -79,8 +77,6 @@ Status check_spec(const InstanceSpec& spec) {
   return {};
 }
 
-}  // namespace
-
 void bind(Draft& draft, Instance& instance, const Placement& placement, TimeMs now_ms) {
   Node& node = draft.edit_node(placement.node_id);
   instance.node_id = node.id;
@@ -105,7 +101,7 @@ Result<Rows> apply(const State& state, const CreateInstance& c, TimeMs now_ms,
   if (project == nullptr || project->deleted_at_ms != 0 || project->tenant_id != c.tenant_id) {
     return std::unexpected(not_found("project", c.project_id));
   }
-  if (auto ok = check_spec(c.spec); !ok) return std::unexpected(ok.error());
+  if (auto ok = check_instance_spec(c.spec); !ok) return std::unexpected(ok.error());
   if (c.spec.idle) {
     if (auto ok = check_idle_policy(*c.spec.idle, placing.options); !ok) {
       return std::unexpected(ok.error());

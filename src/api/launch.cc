@@ -1,0 +1,111 @@
+#include "api/launch.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include <fmt/format.h>
+
+#include "api/placement_fields.h"
+#include "api/routes_util.h"
+#include "common/image_ref.h"
+#include "core/cluster/cluster.h"
+
+namespace allot {
+
+using nlohmann::json;
+
+Result<Launch> read_launch(JsonBody& body) {
+  auto project_id = body.optional_string("project_id");
+  const PlacementFields placement = read_placement_fields(body);
+  auto cpu_milli = body.optional_int("cpu_milli", 0, INT64_MAX / 4);
+  auto memory_mib = body.optional_int("memory_mib", 0, INT64_MAX / 4);
+  auto [region, image] = body.optional_string_fields({"region", "image"});
+  auto command = body.optional_strings("command");
+  auto env = body.optional_string_map("env");
+  auto labels = body.optional_string_map("labels");
+  auto max_run_s = body.optional_int("max_run_s", 0, INT64_MAX / 1000);
+  auto interactive = body.optional_bool("interactive");
+  auto requeue = body.optional_bool("requeue");
+  auto nodes = body.optional_int("nodes", INT32_MIN, INT32_MAX);
+  const json idle = body.optional_json("idle");
+  ALLOT_TRY(body.finish());
+  if (!command) return fail(ErrorCode::kMissingField, "'command' is required");
+  if (image) {
+    ALLOT_TRY(parse_image_ref(*image));
+  }
+  Launch launch{.project_id = project_id,
+                .spec = {.cpu_milli = cpu_milli.value_or(0),
+                         .memory_mib = memory_mib.value_or(0),
+                         .region = region.value_or(""),
+                         .image = image.value_or(""),
+                         .command = *command,
+                         .env = env.value_or(std::map<std::string, std::string>{}),
+                         .labels = labels.value_or(std::map<std::string, std::string>{}),
+                         .max_run_s = max_run_s.value_or(0),
+                         .interactive = interactive.value_or(false),
+                         .requeue = requeue.value_or(false),
+                         .nodes = static_cast<int>(nodes.value_or(1))}};
+  ALLOT_TRY(apply_placement_fields(placement, launch.spec));
+  if (!idle.is_null()) {
+    ALLOT_TRY_ASSIGN(launch.spec.idle, read_idle_policy(idle));
+  }
+  return launch;
+}
+
+json with_template(const LaunchTemplate& launch_template, const json& body) {
+  json out = launch_template.fields;
+  if (body.contains("gpus") || body.contains("gpu_milli")) {
+    out.erase("gpus");
+    out.erase("gpu_milli");
+  }
+  for (const auto& [name, value] : body.items()) {
+    if (name == "template") continue;
+    const bool merged = (name == "env" || name == "labels") && value.is_object() &&
+                        out.contains(name) && out[name].is_object();
+    if (merged) {
+      out[name].update(value);  // Name by name, the body's winning.
+    } else {
+      out[name] = value;
+    }
+  }
+  return out;
+}
+
+Status check_template(const LaunchTemplate& launch_template) {
+  const std::string& name = launch_template.name;
+  auto wrong = [&name](const std::string& why) {
+    return fail(ErrorCode::kInvalidArgument, fmt::format("template '{}': {}", name, why));
+  };
+  // Names go in paths and on command lines: lowercase letters, digits, '-', '_' and '.'.
+  const bool plain = std::ranges::all_of(name, [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.';
+  });
+  if (name.empty() || name.size() > 63 || !plain ||
+      !std::isalnum(static_cast<unsigned char>(name.front()))) {
+    return wrong(
+        "a name is 1 to 63 lowercase letters, digits, '-', '_' or '.', starting with a letter or "
+        "digit");
+  }
+  if (!launch_template.fields.is_object()) return wrong("its fields must be a table");
+  for (const char* field : {"project_id", "template"}) {
+    if (launch_template.fields.contains(field)) {
+      return wrong(fmt::format("'{}' cannot be set in a template", field));
+    }
+  }
+  // A template may leave the command to the launch: check the rest with a stand-in.
+  json fields = launch_template.fields;
+  if (!fields.contains("command")) fields["command"] = json::array({"true"});
+  JsonBody body = JsonBody::from_document(std::move(fields));
+  auto launch = read_launch(body);
+  if (!launch) return wrong(launch.error().message);
+  if (auto ok = check_instance_spec(launch->spec); !ok) return wrong(ok.error().message);
+  return {};
+}
+
+json to_json(const LaunchTemplate& launch_template) {
+  return {{"name", launch_template.name},
+          {"description", launch_template.description},
+          {"fields", launch_template.fields}};
+}
+
+}  // namespace allot
