@@ -14,6 +14,8 @@ namespace allot {
 
 using nlohmann::json;
 
+constexpr size_t kMaxTemplateName = 63;
+
 Result<Launch> read_launch(JsonBody& body) {
   auto project_id = body.optional_string("project_id");
   const PlacementFields placement = read_placement_fields(body);
@@ -52,6 +54,16 @@ Result<Launch> read_launch(JsonBody& body) {
   return launch;
 }
 
+Result<const LaunchTemplate*> find_template(const LaunchTemplates& templates,
+                                            const std::string& name) {
+  const auto found = templates.find(name);
+  if (found != templates.end()) return &found->second;
+  // A megabyte of a name is not sent back.
+  const std::string shown = name.size() <= kMaxTemplateName ? name : "…";
+  return fail(ErrorCode::kNotFound,
+              fmt::format("no template '{}' (allot templates lists them)", shown));
+}
+
 json with_template(const LaunchTemplate& launch_template, const json& body) {
   json out = launch_template.fields;
   if (body.contains("gpus") || body.contains("gpu_milli")) {
@@ -80,7 +92,7 @@ Status check_template(const LaunchTemplate& launch_template) {
   const bool plain = std::ranges::all_of(name, [](char c) {
     return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.';
   });
-  if (name.empty() || name.size() > 63 || !plain ||
+  if (name.empty() || name.size() > kMaxTemplateName || !plain ||
       !std::isalnum(static_cast<unsigned char>(name.front()))) {
     return wrong(
         "a name is 1 to 63 lowercase letters, digits, '-', '_' or '.', starting with a letter or "

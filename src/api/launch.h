@@ -37,6 +37,10 @@ using LaunchTemplates = std::map<std::string, LaunchTemplate>;
 // Templates allotd takes from its config: GET /v1/templates lists them on a few pages.
 inline constexpr size_t kMaxLaunchTemplates = 200;
 
+// The template of that name; kNotFound otherwise (the name echoed only when it could be one).
+[[nodiscard]] Result<const LaunchTemplate*> find_template(const LaunchTemplates& templates,
+                                                          const std::string& name);
+
 // The launch a template and a request body make: the template's fields with the body's (all but
 // "template") in their place. env and labels are merged name by name, the body's values winning;
 // a body that asks for GPUs (gpus or gpu_milli) replaces the template's GPU request whole.

@@ -58,18 +58,13 @@ Result<Launch> read_launch_of(const Call& call) {
   if (!document.is_object() || !document.contains("template")) return read_launch(body);
   const json& name = document["template"];
   if (!name.is_string()) return fail(ErrorCode::kInvalidType, "'template' must be a string");
-  const auto found = call.options.templates.find(name.get<std::string>());
-  if (found == call.options.templates.end()) {
-    // The name is echoed only when it could be one: a megabyte of it is not.
-    const std::string shown = name.get<std::string>().size() <= 63 ? name.get<std::string>() : "…";
-    return fail(ErrorCode::kNotFound,
-                fmt::format("no template '{}' (allot templates lists them)", shown));
-  }
-  json fields = with_template(found->second, document);
+  ALLOT_TRY_LET(const LaunchTemplate* found,
+                find_template(call.options.templates, name.get_ref<const std::string&>()));
+  json fields = with_template(*found, document);
   if (!fields.contains("command")) {
     return fail(
         ErrorCode::kMissingField,
-        fmt::format("'command' is required: template '{}' leaves it to the launch", found->first));
+        fmt::format("'command' is required: template '{}' leaves it to the launch", found->name));
   }
   JsonBody merged = JsonBody::from_document(std::move(fields));
   return read_launch(merged);
@@ -197,11 +192,9 @@ Result<HttpResponse> list_templates(Call& call) {
 }
 
 Result<HttpResponse> get_template(Call& call) {
-  const auto found = call.options.templates.find(call.params.at(0));
-  if (found == call.options.templates.end()) {
-    return fail(ErrorCode::kNotFound, fmt::format("no template '{}'", call.params.at(0)));
-  }
-  return json_reply(200, to_json(found->second));
+  ALLOT_TRY_LET(const LaunchTemplate* found,
+                find_template(call.options.templates, call.params.at(0)));
+  return json_reply(200, to_json(*found));
 }
 
 constexpr Resource kResources[] = {
