@@ -339,6 +339,36 @@ TEST_F(ContainerTest, AnAgentRestartReadoptsItsContainersRemovesStraysAndAStopLe
   EXPECT_TRUE(eventually([&] { return containers_of(id).empty(); })) << containers_of(id);
 }
 
+TEST_F(ContainerTest, AStoppedContainerReadsItsStopNoticeAndCannotWriteIt) {
+  // The notice's directory is there, empty and read-only, until a stop; the SIGTERM finds the
+  // notice in it.
+  const std::string script =
+      "echo \"notice=$ALLOT_STOP_NOTICE\"; ls -A /run/allot | wc -l | sed 's/^ */files=/'; "
+      "touch /run/allot/x 2>/dev/null && echo write=yes || echo write=no; "
+      "trap 'echo; cat \"$ALLOT_STOP_NOTICE\"; echo; exit 0' TERM; echo ready=1; "
+      "sleep 3000 & wait";
+  const std::string id = launch({{"gpus", 1},
+                                 {"image", kImage},
+                                 {"interactive", true},
+                                 {"command", {"/bin/sh", "-c", script}}});
+  ASSERT_TRUE(eventually([&] { return logs(id).find("ready=1") != std::string::npos; }))
+      << logs(id) << instance(id).dump();
+  const auto seen = fields(logs(id));
+  EXPECT_EQ(seen.at("notice"), "/run/allot/stop.json");
+  EXPECT_EQ(seen.at("files"), "0");
+  EXPECT_EQ(seen.at("write"), "no");
+
+  call("POST", "/v1/instances/" + id + "/stop", nullptr, 200);
+  ASSERT_TRUE(instance_reaches(id, "stopped"));
+  ASSERT_TRUE(eventually([&] { return logs(id).find("\"reason\"") != std::string::npos; }))
+      << logs(id);
+  const std::string text = logs(id);
+  const json notice =
+      json::parse(text.substr(text.find('{'), text.rfind('}') - text.find('{') + 1));
+  EXPECT_EQ(notice["reason"], "stopped");
+  EXPECT_EQ(notice["grace_ms"], 500);
+}
+
 TEST_F(ContainerTest, BadImagesAndCommandsFailTheInstanceWithTheReasonAndLeaveNothing) {
   const ClientResponse malformed = daemon_.request("POST", "/v1/instances",
                                                    json{{"project_id", project_id_},

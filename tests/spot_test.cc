@@ -1,6 +1,12 @@
 // Spot prices that follow utilisation, end to end: allotd with a real agent, a rule set through
 // the API, spot work that fills the GPUs and moves the price along the curve, spot work priced out
-// of its maximum preempted, and the history shown by `allot spot`.
+// of its maximum preempted, and the history shown by `allot spot`; the stop notice preempted work
+// reads when its SIGTERM arrives.
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "common/clock.h"
 #include "support/cluster.h"
 
 namespace allot::testing {
@@ -72,6 +78,62 @@ TEST_F(SpotTest, TheSpotPriceFollowsUtilisationAndPricesOutThriftyWork) {
       allot({"spot", "delete", "--model", "H100-80GB", "--region", "default"});
   EXPECT_EQ(removed.exit_code, 0) << removed.err;
   EXPECT_TRUE(operator_call("GET", "/v1/spot-rules", 200)["items"].empty());
+}
+
+int64_t now_ms() { return SystemClock().now_ms(); }
+
+class StopNoticeTest : public ClusterTest {
+ protected:
+  StopNoticeTest() { agent_count_ = 1; }
+
+  // The stop notices a workload printed, one JSON object a line, from its log.
+  std::vector<json> notices(const std::string& id) {
+    std::vector<json> found;
+    std::istringstream lines(logs(id));
+    for (std::string line; std::getline(lines, line);) {
+      if (line.starts_with("{")) found.push_back(json::parse(line));
+    }
+    return found;
+  }
+};
+
+TEST_F(StopNoticeTest, PreemptedSpotWorkIsToldWhyAndByWhenBeforeItsSigtermAndComesBack) {
+  // The checkpointing a training job would do on SIGTERM: read the notice, say so, end.
+  const std::string script =
+      "trap 'cat \"$ALLOT_STOP_NOTICE\"; exit 0' TERM; echo up; while :; do sleep 0.05; done";
+  const std::string spot = launch({{"gpus", 8},
+                                   {"price_class", "spot"},
+                                   {"requeue", true},
+                                   {"command", {"/bin/sh", "-c", script}}});
+  ASSERT_TRUE(eventually([&] { return logs(spot).find("up\n") != std::string::npos; }));
+
+  const int64_t before_ms = now_ms();
+  const std::string urgent = launch({{"gpus", 8}, {"command", {"sleep", "60"}}});
+  ASSERT_TRUE(eventually([&] { return !notices(spot).empty(); }))
+      << logs(spot) << instance(spot).dump() << instance(urgent).dump();
+  const int64_t after_ms = now_ms();
+  const json notice = notices(spot).front();
+  EXPECT_EQ(notice["reason"], "preempted") << notice.dump();
+  EXPECT_EQ(notice["grace_ms"], 500);  // allotd's --stop-grace-ms in these tests.
+  EXPECT_GE(notice["deadline_ms"].get<int64_t>(), before_ms + 500);
+  EXPECT_LE(notice["deadline_ms"].get<int64_t>(), after_ms + 500);
+  EXPECT_TRUE(notice["deadline"].get<std::string>().ends_with("Z")) << notice.dump();
+  ASSERT_TRUE(instance_reaches(urgent, "running"));
+  EXPECT_EQ(instance(spot)["state"], "queued");
+
+  // Once the GPUs are free it runs again, afresh; a stop asked of it is told as one.
+  call("POST", "/v1/instances/" + urgent + "/stop", nullptr, 200);
+  ASSERT_TRUE(instance_reaches(spot, "running"));
+  ASSERT_TRUE(eventually([&] {
+    const std::string text = logs(spot);
+    return text.find("up\n") != text.rfind("up\n");
+  })) << logs(spot);
+  call("POST", "/v1/instances/" + spot + "/stop", nullptr, 200);
+  ASSERT_TRUE(instance_reaches(spot, "stopped"));
+  ASSERT_TRUE(eventually([&] { return notices(spot).size() == 2; })) << logs(spot);
+  EXPECT_EQ(notices(spot).back()["reason"], "stopped");
+  EXPECT_NE(notices(spot).back()["message"].get<std::string>().find("stop"), std::string::npos)
+      << notices(spot).back().dump();
 }
 
 }  // namespace

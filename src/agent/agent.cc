@@ -202,8 +202,15 @@ void Agent::apply_work(const json& work) {
   }
   const json stop = work.value("stop", json::array());
   for (const json& item : stop) {
-    runtime_->stop(item.value("instance_id", ""),
-                   std::chrono::milliseconds(item.value("grace_ms", int64_t{10'000})));
+    const std::string id = item.value("instance_id", "");
+    const StopNotice notice{.reason = item.value("reason", "stopped"),
+                            .message = item.value("message", "")};
+    const Status told = runtime_->stop(
+        id, std::chrono::milliseconds(item.value("grace_ms", int64_t{10'000})), notice);
+    if (!told) {
+      spdlog::warn("msg=\"stopping without a stop notice\" instance={} error=\"{}\"", id,
+                   told.error().message);
+    }
   }
   const json forget = work.value("forget", json::array());
   for (const json& id : forget) {

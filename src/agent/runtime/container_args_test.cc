@@ -28,7 +28,8 @@ TEST(ContainerArgsTest, AContainerIsConfinedAndGetsExactlyItsGpus) {
                           .memory_mib = 4096,
                           .image = "docker.io/library/python:3"};
   const ContainerOptions options{.cdi_kind = "nvidia.com/gpu", .owner = "abc", .pids_limit = 99};
-  const auto args = container_run_args(spec, options, "allot-net", "/state/container.env");
+  const auto args = container_run_args(spec, options, "allot-net", "/state/container.env",
+                                       "/state/ins_00000000000000aa/notice");
   for (const auto& [flag, value] :
        {std::pair{"--cap-drop", "all"}, std::pair{"--security-opt", "no-new-privileges"},
         std::pair{"--network", "allot-net"}, std::pair{"--pids-limit", "99"},
@@ -40,7 +41,14 @@ TEST(ContainerArgsTest, AContainerIsConfinedAndGetsExactlyItsGpus) {
     EXPECT_TRUE(has_pair(args, flag, value)) << flag << " " << value;
   }
   EXPECT_NE(std::ranges::find(args, "--read-only"), args.end());
-  // Nothing of the host: no privileged mode, host network, host paths or added capabilities.
+  // Nothing of the host but its own stop notice's directory, read-only: no privileged mode, host
+  // network, other host paths or added capabilities.
+  EXPECT_TRUE(has_pair(args, "--mount",
+                       "type=bind,source=/state/ins_00000000000000aa/notice,destination=/run/"
+                       "allot,ro=true"));
+  EXPECT_EQ(std::ranges::count_if(
+                args, [](const std::string& arg) { return arg.starts_with("type=bind"); }),
+            1);
   for (const std::string& arg : args) {
     EXPECT_EQ(arg.find("privileged"), std::string::npos) << arg;
     EXPECT_EQ(arg.find("cap-add"), std::string::npos) << arg;

@@ -84,6 +84,7 @@ Result<std::string> env_file_text(const WorkloadSpec& spec) {
   std::map<std::string, std::string> env = {{"HOME", "/tmp"}};
   for (const auto& [name, value] : spec.env) env[name] = value;
   env["ALLOT_INSTANCE_ID"] = spec.instance_id;
+  env[std::string(kNoticeVariable)] = kContainerNoticeFile;
   env["ALLOT_GPU_UUIDS"] = join(spec.gpu_uuids);
   env["CUDA_VISIBLE_DEVICES"] = join(spec.gpu_uuids);
   env["NVIDIA_VISIBLE_DEVICES"] = spec.gpu_uuids.empty() ? "void" : join(spec.gpu_uuids);
@@ -173,6 +174,10 @@ class ContainerRuntime final : public Runtime {
     }
 
     const WorkloadPaths paths = workload_paths(state_dir_, spec.instance_id);
+    if (paths.notice_dir.find(',') != std::string::npos) {
+      return fail(ErrorCode::kInvalidArgument,
+                  "the agent's state directory must not hold ',': podman cannot mount it");
+    }
     std::error_code ec;
     std::filesystem::create_directories(paths.dir, ec);
     if (ec)
@@ -206,7 +211,8 @@ class ContainerRuntime final : public Runtime {
     named.image = ref->full();
     shim.argv.emplace_back("--pidfile");
     shim.argv.push_back(pid_path(paths));
-    for (std::string& arg : container_run_args(named, options_, *network, env_path(paths))) {
+    for (std::string& arg :
+         container_run_args(named, options_, *network, env_path(paths), paths.notice_dir)) {
       shim.argv.push_back(std::move(arg));
     }
     auto status = processes_->start(shim);
@@ -215,10 +221,12 @@ class ContainerRuntime final : public Runtime {
     return status;
   }
 
-  void stop(std::string_view instance_id, std::chrono::milliseconds grace) override {
+  Status stop(std::string_view instance_id, std::chrono::milliseconds grace,
+              const StopNotice& notice) override {
     // SIGTERM reaches `podman run`, which passes it to the container; after the grace the shim's
-    // SIGKILL ends podman, and poll() then removes the container, killing what still runs.
-    processes_->stop(instance_id, grace);
+    // SIGKILL ends podman, and poll() then removes the container, killing what still runs. The
+    // notice is the shim's, in the directory the container sees as kContainerNoticeDir.
+    return processes_->stop(instance_id, grace, notice);
   }
 
   std::vector<WorkloadStatus> poll() override {
@@ -370,8 +378,8 @@ std::string container_name(std::string_view instance_id) {
 
 std::vector<std::string> container_run_args(const WorkloadSpec& spec,
                                             const ContainerOptions& options,
-                                            const std::string& network,
-                                            const std::string& env_file) {
+                                            const std::string& network, const std::string& env_file,
+                                            const std::string& notice_dir) {
   std::vector<std::string> args = {
       "--rm", "--pull", "never", "--name", container_name(spec.instance_id), "--label",
       "allot.instance=" + spec.instance_id, "--label", "allot.owner=" + options.owner, "--hostname",
@@ -383,6 +391,9 @@ std::vector<std::string> container_run_args(const WorkloadSpec& spec,
       "--read-only", "--read-only-tmpfs=false", "--mount",
       fmt::format("type=tmpfs,destination=/tmp,tmpfs-size={}m,tmpfs-mode=1777,U=true",
                   options.scratch_mib),
+      // The one path of the node it sees: its own stop notice's directory, read-only.
+      "--mount",
+      fmt::format("type=bind,source={},destination={},ro=true", notice_dir, kContainerNoticeDir),
       "--workdir", "/tmp", "--pids-limit", std::to_string(options.pids_limit), "--env-file",
       env_file};
   for (std::string& limit : ulimits(options.pids_limit)) args.push_back(std::move(limit));

@@ -38,11 +38,12 @@ struct ContainerOptions {
 [[nodiscard]] Status probe_podman(const std::string& podman);
 
 // The arguments after `podman run --user USER` for a spec: confinement, limits, GPUs, labels,
-// network, the environment file, then the image and the command. Exposed for tests.
+// network, the environment file, the stop notice's directory (read-only at kContainerNoticeDir),
+// then the image and the command. Exposed for tests.
 std::vector<std::string> container_run_args(const WorkloadSpec& spec,
                                             const ContainerOptions& options,
-                                            const std::string& network,
-                                            const std::string& env_file);
+                                            const std::string& network, const std::string& env_file,
+                                            const std::string& notice_dir);
 
 // How far an image's pull has got, from podman's account of it in the file `pull_log`: each
 // layer's copy begins with a "Copying blob" line, and the config's copy follows the last layer.

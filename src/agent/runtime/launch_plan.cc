@@ -103,6 +103,7 @@ LaunchPlan make_launch_plan(const WorkloadSpec& spec, const WorkloadPaths& paths
   // The GPUs are the runtime's to assign: set even when empty, which hides every GPU.
   env["CUDA_VISIBLE_DEVICES"] = join(spec.gpu_uuids, ",");
   env["ALLOT_INSTANCE_ID"] = spec.instance_id;
+  env[std::string(kNoticeVariable)] = paths.notice;
   for (const auto& [name, value] : env) {
     std::string entry = name;
     entry += '=';

@@ -72,7 +72,7 @@ TEST_F(Limits, HostCgroupLimitsApplyWhereTheHostDelegatesThem) {
   EXPECT_EQ(read_text(cgroup / "memory.max"), std::to_string(64LL << 20) + "\n");
   const std::string membership = read_text("/proc/" + std::to_string(started.pid) + "/cgroup");
   EXPECT_NE(membership.find("/allot.slice/" + id), std::string::npos) << membership;
-  runtime_->stop(id, milliseconds(0));
+  (void)runtime_->stop(id, milliseconds(0), {});
   wait_until_ended(*runtime_, id);
   EXPECT_TRUE(eventually([&] { return !std::filesystem::exists(cgroup); }));
 }

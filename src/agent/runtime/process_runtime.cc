@@ -17,6 +17,8 @@
 #include <system_error>
 #include <utility>
 
+#include <nlohmann/json.hpp>
+
 #include "agent/runtime/spawn.h"
 #include "agent/runtime/state_file.h"
 
@@ -36,6 +38,17 @@ void signal_group(pid_t pid, int sig) {
   if (pid > 1) ::kill(-pid, sig);
 }
 
+// The stop notice (docs/api.md, "Stop notice"): one line of JSON, replaced whole.
+Status write_notice(const WorkloadPaths& paths, const StopNotice& notice, TimeMs kill_at_ms,
+                    std::chrono::milliseconds grace) {
+  const nlohmann::json text = {{"reason", notice.reason.empty() ? "stopped" : notice.reason},
+                               {"message", notice.message},
+                               {"deadline", format_time(kill_at_ms)},
+                               {"deadline_ms", kill_at_ms},
+                               {"grace_ms", std::max<int64_t>(grace.count(), 0)}};
+  return write_file_atomically(paths.notice, paths.notice + ".tmp", text.dump() + "\n", 0644);
+}
+
 struct Tracked {
   WorkloadRecord record;
   WorkloadPaths paths;
@@ -53,7 +66,8 @@ class ProcessRuntime final : public Runtime {
 
   std::string_view kind() const override { return "process"; }
   Result<WorkloadStatus> start(const WorkloadSpec& spec) override;
-  void stop(std::string_view instance_id, std::chrono::milliseconds grace) override;
+  Status stop(std::string_view instance_id, std::chrono::milliseconds grace,
+              const StopNotice& notice) override;
   std::vector<WorkloadStatus> poll() override;
   void forget(std::string_view instance_id) override;
 
@@ -90,10 +104,14 @@ Result<WorkloadStatus> ProcessRuntime::start(const WorkloadSpec& spec) {
   workload.paths = workload_paths(state_dir_, spec.instance_id);
   const WorkloadPaths& paths = workload.paths;
   std::error_code ec;
-  std::filesystem::create_directories(spec.working_dir.empty() ? paths.work : paths.dir, ec);
-  if (ec) return fail(ErrorCode::kUnavailable, "cannot create " + paths.dir + ": " + ec.message());
-  // An exit file left by a forgotten workload of the same id must not end this one.
+  for (const std::string* dir :
+       {spec.working_dir.empty() ? &paths.work : &paths.dir, &paths.notice_dir}) {
+    std::filesystem::create_directories(*dir, ec);
+    if (ec) return fail(ErrorCode::kUnavailable, "cannot create " + *dir + ": " + ec.message());
+  }
+  // An exit file or stop notice left by a forgotten workload of the same id is not this one's.
   std::filesystem::remove(paths.exit, ec);
+  std::filesystem::remove(paths.notice, ec);
 
   WorkloadRecord& record = workload.record;
   record.spec = spec;
@@ -149,20 +167,25 @@ void ProcessRuntime::abandon(const Tracked& workload) {
   CgroupHost::remove(record.cgroup_dir);
 }
 
-void ProcessRuntime::stop(std::string_view instance_id, std::chrono::milliseconds grace) {
+Status ProcessRuntime::stop(std::string_view instance_id, std::chrono::milliseconds grace,
+                            const StopNotice& notice) {
   const auto found = workloads_.find(instance_id);
-  if (found == workloads_.end()) return;
+  if (found == workloads_.end()) return {};
   Tracked& workload = found->second;
   refresh(workload);  // Never signal a group whose workload has ended: its pid may be reused.
   WorkloadRecord& record = workload.record;
-  if (record.status.state != WorkloadState::kRunning) return;
+  if (record.status.state != WorkloadState::kRunning) return {};
   const TimeMs kill_at_ms = clock_.now_ms() + std::max<int64_t>(grace.count(), 0);
-  if (record.stop_requested && record.kill_at_ms <= kill_at_ms) return;  // Already stopping.
+  if (record.stop_requested && record.kill_at_ms <= kill_at_ms) return {};  // Already stopping.
+  // Before the signal, so that a handler of SIGTERM finds it. A notice that cannot be written
+  // does not hold the stop back.
+  Status told = write_notice(workload.paths, notice, kill_at_ms, grace);
   if (!record.stop_requested) signal_group(record.status.pid, SIGTERM);
   record.stop_requested = true;
   record.kill_at_ms = kill_at_ms;
   // If this is not saved, an agent restarted now would only wait; the caller can stop again.
   (void)save_record(workload.paths, record);
+  return told;
 }
 
 void ProcessRuntime::mark_alive() {

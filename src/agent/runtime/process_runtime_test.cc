@@ -7,6 +7,8 @@
 #include <fstream>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "agent/runtime/runtime.h"
 #include "agent/runtime/runtime_test_support.h"
 
@@ -101,9 +103,39 @@ TEST_F(ProcessRuntime, MissingWorkingDirectoryFailsToStart) {
 
 TEST_F(ProcessRuntime, StopSendsSigterm) {
   start(shell("ins_stop", "exec sleep 1000"));
-  runtime_->stop("ins_stop", milliseconds(60'000));
+  (void)runtime_->stop("ins_stop", milliseconds(60'000), {});
   const WorkloadStatus ended = wait_until_ended(*runtime_, "ins_stop");
   EXPECT_EQ(ended.signal, SIGTERM);
+}
+
+TEST_F(ProcessRuntime, AStoppedWorkloadReadsItsStopNoticeWhenSigtermArrives) {
+  const std::string script =
+      "trap 'cat \"$ALLOT_STOP_NOTICE\"; exit 0' TERM; : > ready; while :; do sleep 0.05; done";
+  start(shell("ins_notice", script));
+  ASSERT_TRUE(
+      eventually([&] { return std::filesystem::exists(work_dir("ins_notice") / "ready"); }));
+  const TimeMs now_ms = clock_.now_ms();
+  const Status told =
+      runtime_->stop("ins_notice", milliseconds(30'000),
+                     {.reason = "preempted", .message = "preempted for instance ins_other"});
+  EXPECT_TRUE(told) << told.error().message;
+  const WorkloadStatus ended = wait_until_ended(*runtime_, "ins_notice");
+  EXPECT_EQ(ended.exit_code, 0);
+  // The whole group has the SIGTERM: the shell may first say that its sleep was terminated.
+  const std::string log = read_text(ended.log_path);
+  ASSERT_NE(log.find('{'), std::string::npos) << log;
+  const auto notice = nlohmann::json::parse(log.substr(log.find('{')));
+  EXPECT_EQ(notice["reason"], "preempted");
+  EXPECT_EQ(notice["message"], "preempted for instance ins_other");
+  EXPECT_EQ(notice["deadline_ms"], now_ms + 30'000);
+  EXPECT_EQ(notice["deadline"], format_time(now_ms + 30'000));
+  EXPECT_EQ(notice["grace_ms"], 30'000);
+
+  // A workload started again under the same id does not find the last one's notice.
+  runtime_->forget("ins_notice");
+  start(shell("ins_notice", "test -e \"$ALLOT_STOP_NOTICE\" && echo stale || echo none"));
+  const WorkloadStatus again = wait_until_ended(*runtime_, "ins_notice");
+  EXPECT_TRUE(read_text(again.log_path).ends_with("}\nnone\n")) << read_text(again.log_path);
 }
 
 TEST_F(ProcessRuntime, ProgramIgnoringSigtermIsKilledOnceTheGraceHasPassed) {
@@ -111,7 +143,7 @@ TEST_F(ProcessRuntime, ProgramIgnoringSigtermIsKilledOnceTheGraceHasPassed) {
   start(shell("ins_ignores_term", "trap '' TERM; : > ready; sleep 1000"));
   ASSERT_TRUE(
       eventually([&] { return std::filesystem::exists(work_dir("ins_ignores_term") / "ready"); }));
-  runtime_->stop("ins_ignores_term", milliseconds(5'000));
+  (void)runtime_->stop("ins_ignores_term", milliseconds(5'000), {});
   for (int i = 0; i < 10; ++i) {
     std::this_thread::sleep_for(milliseconds(20));
     EXPECT_EQ(status_of(*runtime_, "ins_ignores_term")->state, WorkloadState::kRunning);
@@ -127,7 +159,7 @@ TEST_F(ProcessRuntime, StopReachesTheWholeProcessGroup) {
   ASSERT_TRUE(eventually([&] { return read_text(pid_file).ends_with("\n"); }));
   const pid_t child = std::stoi(read_text(pid_file));
   ASSERT_FALSE(process_gone(child));
-  runtime_->stop("ins_tree", milliseconds(60'000));
+  (void)runtime_->stop("ins_tree", milliseconds(60'000), {});
   EXPECT_EQ(wait_until_ended(*runtime_, "ins_tree").signal, SIGTERM);
   EXPECT_TRUE(eventually([&] { return process_gone(child); }));
 }
@@ -141,10 +173,10 @@ TEST_F(ProcessRuntime, StartingAKnownIdReturnsItsStatusAndStartsNothing) {
 }
 
 TEST_F(ProcessRuntime, StoppingAnUnknownOrEndedWorkloadDoesNothing) {
-  runtime_->stop("ins_unknown", milliseconds(0));
+  (void)runtime_->stop("ins_unknown", milliseconds(0), {});
   start(shell("ins_done", "exit 4"));
   wait_until_ended(*runtime_, "ins_done");
-  runtime_->stop("ins_done", milliseconds(0));
+  (void)runtime_->stop("ins_done", milliseconds(0), {});
   clock_.advance_ms(1);
   EXPECT_EQ(status_of(*runtime_, "ins_done")->exit_code, 4);
 }

@@ -62,14 +62,14 @@ TEST_F(Readoption, ReadoptedWorkloadCanBeStopped) {
   start(shell("ins_c", "exec sleep 1000"));
   runtime_.reset();
   open_runtime();
-  runtime_->stop("ins_c", milliseconds(60'000));
+  (void)runtime_->stop("ins_c", milliseconds(60'000), {});
   EXPECT_EQ(wait_until_ended(*runtime_, "ins_c").signal, SIGTERM);
 }
 
 TEST_F(Readoption, ReadoptedWorkloadIgnoringSigtermIsKilledAfterTheGrace) {
   start(shell("ins_d", "trap '' TERM; : > ready; sleep 1000"));
   ASSERT_TRUE(eventually([&] { return std::filesystem::exists(work_dir("ins_d") / "ready"); }));
-  runtime_->stop("ins_d", milliseconds(5'000));
+  (void)runtime_->stop("ins_d", milliseconds(5'000), {});
   runtime_.reset();  // The SIGKILL deadline is in the record, so the next agent carries it out.
   open_runtime();
   clock_.advance_ms(5'000);

@@ -36,6 +36,18 @@ struct WorkloadSpec {
   std::vector<std::string> gang_peers;
 };
 
+// Why a workload is asked to stop. The runtime writes it, with the deadline of its SIGKILL, to the
+// workload's stop notice file (ALLOT_STOP_NOTICE) before the SIGTERM: docs/api.md, "Stop notice".
+struct StopNotice {
+  std::string reason;   // "preempted", "stopped" or "ended" (the controller no longer runs it).
+  std::string message;  // For people: what stopped it.
+};
+
+// The stop notice file's path inside a container, and the variable that names it everywhere.
+inline constexpr std::string_view kContainerNoticeDir = "/run/allot";
+inline constexpr std::string_view kContainerNoticeFile = "/run/allot/stop.json";
+inline constexpr std::string_view kNoticeVariable = "ALLOT_STOP_NOTICE";
+
 enum class WorkloadState {
   kRunning,
   // Started but not yet running its command: a container whose image is being pulled or whose
@@ -71,9 +83,13 @@ class Runtime {
   // returns its current status and starts nothing.
   [[nodiscard]] virtual Result<WorkloadStatus> start(const WorkloadSpec& spec) = 0;
 
-  // Asks a workload to stop: SIGTERM to its process group now, SIGKILL once `grace` has passed
-  // (carried out by poll()). Stopping an ended or unknown workload does nothing.
-  virtual void stop(std::string_view instance_id, std::chrono::milliseconds grace) = 0;
+  // Asks a workload to stop: its stop notice written, then SIGTERM to its process group now,
+  // SIGKILL once `grace` has passed (carried out by poll()). Asking again changes nothing unless
+  // it brings the SIGKILL closer, when the notice is written again. Stopping an ended or unknown
+  // workload does nothing. An error says only that the notice could not be written: the workload
+  // is stopped all the same.
+  virtual Status stop(std::string_view instance_id, std::chrono::milliseconds grace,
+                      const StopNotice& notice) = 0;
 
   // Reaps ended workloads, sends due SIGKILLs, and returns every known workload's status.
   virtual std::vector<WorkloadStatus> poll() = 0;

@@ -78,7 +78,7 @@ class RuntimeTest : public ::testing::Test {
     if (!runtime_) open_runtime();
     for (const auto& status : runtime_->poll()) {
       if (status.state == WorkloadState::kRunning) {
-        runtime_->stop(status.instance_id, std::chrono::milliseconds(0));
+        (void)runtime_->stop(status.instance_id, std::chrono::milliseconds(0), {});
         wait_until_ended(*runtime_, status.instance_id);
       }
     }

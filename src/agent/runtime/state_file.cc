@@ -96,6 +96,8 @@ WorkloadPaths workload_paths(const std::string& state_dir, std::string_view inst
   paths.exit_tmp = paths.dir + "/exit.tmp";
   paths.log = paths.dir + "/output.log";
   paths.work = paths.dir + "/work";
+  paths.notice_dir = paths.dir + "/notice";
+  paths.notice = paths.notice_dir + "/stop.json";
   return paths;
 }
 

@@ -27,6 +27,9 @@ struct WorkloadPaths {
   std::string exit_tmp;
   std::string log;
   std::string work;
+  // Holds only the stop notice, so that a container may be given this directory and no other.
+  std::string notice_dir;
+  std::string notice;
 };
 
 WorkloadPaths workload_paths(const std::string& state_dir, std::string_view instance_id);

@@ -165,7 +165,8 @@ Result<NodeHeartbeat> parse_heartbeat(const json& d) {
   }
 }
 
-// Writes the log chunks of a heartbeat. A chunk for an instance not on this node is refused.
+// Writes the log chunks of a heartbeat. A chunk for an instance not on this node is dropped, but
+// for one back in the queue whose last run was here (a preempted run's last words).
 Status store_logs(Call& call, const json& chunks) {
   if (!chunks.is_array()) return std::unexpected(bad_report("logs must be an array"));
   for (const json& chunk : chunks) {
@@ -176,7 +177,11 @@ Status store_logs(Call& call, const json& chunks) {
     }
     const std::string id = chunk["instance_id"];
     const Instance* instance = call.ctx.state().instance(id);
-    if (instance == nullptr || instance->node_id != call.caller.node_id) continue;
+    if (instance == nullptr) continue;
+    const bool ran_here =
+        instance->node_id == call.caller.node_id ||
+        (instance->node_id.empty() && instance->last_node_id == call.caller.node_id);
+    if (!ran_here) continue;
     ALLOT_TRY_LET(const auto data, base64_decode(chunk["data"].get<std::string>()));
     if (data.size() > limits::kMaxLogChunkBytes) {
       return fail(ErrorCode::kLimitExceeded, "a log chunk is over 64 KiB");
@@ -220,6 +225,32 @@ std::vector<std::string> gang_peers(const State& state, const Instance& member) 
   return peers;
 }
 
+// What the agent tells a workload it stops (agent/runtime/runtime.h StopNotice): "preempted" for
+// spot work evicted or priced out, whether it ended or went back to the queue; "stopped" for a
+// stop asked of the instance (by its tenant, an idle or run-time limit, a budget); "ended" for
+// anything else the controller no longer runs there (a lost instance, an unknown one).
+json stop_item(const Call& call, const State& state, const std::string& id) {
+  json item = {{"instance_id", id}, {"grace_ms", call.options.stop_grace_ms}};
+  const Instance* instance = state.instance(id);
+  if (instance != nullptr && instance->stop_requested) {
+    item["reason"] = "stopped";
+    item["message"] = instance->stop_reason;
+  } else if (instance != nullptr && instance->state == InstanceState::kPreempted) {
+    item["reason"] = "preempted";
+    item["message"] = instance->reason;
+  } else if (instance != nullptr && instance->state == InstanceState::kQueued &&
+             instance->spec.requeue) {
+    // Only preemption sends placed work back to the queue.
+    item["reason"] = "preempted";
+    item["message"] = "preempted; it has gone back to the queue and starts afresh when placed";
+  } else {
+    item["reason"] = "ended";
+    item["message"] = instance == nullptr ? "the controller does not know it"
+                                          : "the controller no longer runs it on this node";
+  }
+  return item;
+}
+
 json work_for(const Call& call, const Node& node, const NodeHeartbeat& beat) {
   json run = json::array();
   json stop = json::array();
@@ -231,7 +262,7 @@ json work_for(const Call& call, const Node& node, const NodeHeartbeat& beat) {
   for (const std::string& id : placed == state.placed_on.end() ? kNothing : placed->second) {
     const Instance& instance = *state.instance(id);
     if (instance.stop_requested) {
-      stop.push_back({{"instance_id", id}, {"grace_ms", call.options.stop_grace_ms}});
+      stop.push_back(stop_item(call, state, id));
       continue;
     }
     wanted.insert(id);
@@ -270,8 +301,7 @@ json work_for(const Call& call, const Node& node, const NodeHeartbeat& beat) {
       forget.push_back(report.instance_id);  // Its end is recorded now.
     } else if (!wanted.contains(report.instance_id)) {
       // Nothing should run here that the controller does not want: no orphans.
-      stop.push_back(
-          {{"instance_id", report.instance_id}, {"grace_ms", call.options.stop_grace_ms}});
+      stop.push_back(stop_item(call, state, report.instance_id));
     }
   }
   return {{"generation", node.generation},

@@ -123,6 +123,7 @@ void preempt(Draft& draft, const Victims& victims, const std::string& for_id, Ti
     Instance& victim = draft.edit_instance(id);
     if (!victim.spec.requeue) continue;
     keep_run(draft, victim);
+    victim.last_node_id = victim.node_id;
     victim.node_id.clear();
     victim.gpu_indices.clear();
     victim.gpu_uuids.clear();

@@ -189,6 +189,9 @@ struct Instance {
   InstanceState state = InstanceState::kQueued;
   std::string reason;  // Why it is in its state (waiting, failed, lost...).
   std::string node_id;
+  // The node of its last run, kept when preemption sends it back to the queue (and clears
+  // node_id), so that what that run still writes reaches its log.
+  std::string last_node_id;
   std::vector<int> gpu_indices;
   std::vector<std::string> gpu_uuids;
   bool stop_requested = false;
