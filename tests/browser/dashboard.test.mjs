@@ -106,7 +106,12 @@ before(async () => {
     assert.ok(fs.existsSync(file), `${what} is missing: ${file} (build it; for the dashboard: bash scripts/web.sh)`);
   }
   const portFile = path.join(dir, 'port');
-  start(ALLOTD, ['--listen', '127.0.0.1:0', '--port-file', portFile, '--data-dir', path.join(dir, 'data'), '--web-dir', WEB_DIR,
+  // One operator template, which the launch form offers.
+  const config = path.join(dir, 'allotd.toml');
+  fs.writeFileSync(config, ['[templates.greeter]', 'description = "Greets twice on two GPUs"',
+    'command = ["sh", "-c", "echo greeting $GREETING; sleep 1; echo greeting done"]', 'gpus = 2',
+    'env = { GREETING = "from the template" }', ''].join('\n'));
+  start(ALLOTD, ['--config', config, '--listen', '127.0.0.1:0', '--port-file', portFile, '--data-dir', path.join(dir, 'data'), '--web-dir', WEB_DIR,
     '--heartbeat-interval-ms', '300', '--stop-grace-ms', '500', '--log-level', 'warn',
     // The dashboard's flows, not isolation: the agents run work as processes, for any tenant.
     '--process-runtime-tenants', 'all'], 'allotd', { ALLOT_ADMIN_KEY: adminKey });
@@ -257,6 +262,29 @@ describe('dashboard', () => {
     await eventually('the instance to be stopped', async () => /stopped/.test(await state.textContent()), 20000);
     assert.equal((await call('GET', `/v1/instances/${s.stopRun}`)).state, 'stopped');
     await shot('05-instance-stopped');
+  });
+
+  it('launches from an operator template, which fills the form', async () => {
+    await go('instances');
+    await page.selectOption('[data-testid=launch-template]', 'greeter');
+    assert.match(await page.locator('[data-testid=launch-template-note]').textContent(), /Greets twice on two GPUs/);
+    assert.equal(await page.inputValue('[data-testid=launch-gpus]'), '2');
+    assert.match(await page.getAttribute('[data-testid=launch-command]', 'placeholder'), /from the template: sh -c echo greeting/);
+    await page.click('[data-testid=launch-submit]');
+    await page.waitForURL(/#\/instances\/ins_/);
+    const id = page.url().split('/').pop();
+    const made = await call('GET', `/v1/instances/${id}`, undefined, s.annKey);
+    assert.deepEqual(made.spec.command, ['sh', '-c', 'echo greeting $GREETING; sleep 1; echo greeting done']);
+    assert.equal(made.spec.gpus, 2);
+    assert.equal(made.spec.env.GREETING, 'from the template');
+    const logs = page.locator('[data-testid=logs]');
+    await eventually('the template\'s output', async () => /greeting from the template[\s\S]*greeting done/.test(await logs.textContent()), 20000);
+    await shot('05b-launched-from-template');
+    // Back to no template: the command is required again.
+    await go('instances');
+    await page.selectOption('[data-testid=launch-template]', 'greeter');
+    await page.selectOption('[data-testid=launch-template]', '');
+    assert.equal(await page.locator('[data-testid=launch-command]').evaluate((e) => e.required), true);
   });
 
   it('lists and filters instances, and updates live', async () => {

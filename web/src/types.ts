@@ -93,6 +93,13 @@ export interface InstanceSpec {
   max_run_s: number;
 }
 
+// An operator's launch template: create-body fields under a name (GET /v1/templates).
+export interface LaunchTemplate {
+  name: string;
+  description: string;
+  fields: Record<string, unknown>;
+}
+
 export interface Instance {
   id: string;
   state: string;

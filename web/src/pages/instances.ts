@@ -3,7 +3,7 @@ import type { Ctx, PageView } from '../context';
 import { badge, card, errorText, h, kpi, link, page, renderIf, replace, table, type Column } from '../dom';
 import { attempt } from '../forms';
 import { addMoney, ago, duration, gpuRequest, money, shortId, time } from '../format';
-import type { Instance, Region } from '../types';
+import type { Instance, LaunchTemplate, Region } from '../types';
 
 const STATES = ['queued', 'scheduled', 'starting', 'running', 'succeeded', 'failed', 'stopped', 'preempted', 'lost'];
 export const LIVE_STATES = ['queued', 'scheduled', 'starting', 'running'];
@@ -68,6 +68,8 @@ export function stopButton(ctx: Ctx, instance: Instance, after: () => void): HTM
   return button;
 }
 
+const COMMAND_HINT = "python3 train.py --epochs 3   or   sh -c 'echo hello; sleep 3'";
+
 function launchForm(ctx: Ctx, launched: (i: Instance) => void): { el: HTMLElement; setModels(models: string[]): void } {
   const project = h('select', { name: 'project', 'data-testid': 'launch-project' });
   const gpus = h('input', { type: 'number', name: 'gpus', min: 1, max: 8, value: 1, 'data-testid': 'launch-gpus' });
@@ -83,10 +85,39 @@ function launchForm(ctx: Ctx, launched: (i: Instance) => void): { el: HTMLElemen
     type: 'text',
     name: 'command',
     class: 'mono',
-    placeholder: "python3 train.py --epochs 3   or   sh -c 'echo hello; sleep 3'",
+    placeholder: COMMAND_HINT,
     required: true,
     'data-testid': 'launch-command',
   });
+  // The operator's templates, if any: picking one sets the form's fields to the template's, and
+  // its command is used unless one is typed (a request's fields override the template's).
+  const template = h('select', { name: 'template', 'data-testid': 'launch-template' }, h('option', { value: '' }, 'None'));
+  const templateField = h('label', { hidden: true }, 'Template', template);
+  const templateNote = h('p', { class: 'muted wide', hidden: true, 'data-testid': 'launch-template-note' });
+  const templates = new Map<string, LaunchTemplate>();
+  const useTemplate = () => {
+    const chosen = templates.get(template.value);
+    templateNote.hidden = !chosen;
+    command.required = !chosen?.fields.command;
+    command.placeholder = chosen?.fields.command ? `from the template: ${(chosen.fields.command as string[]).join(' ')}` : COMMAND_HINT;
+    if (!chosen) return;
+    const f = chosen.fields;
+    templateNote.textContent = [chosen.description, f.image ? `image ${String(f.image)}` : ''].filter(Boolean).join(' · ');
+    milli.value = typeof f.gpu_milli === 'number' ? String(f.gpu_milli) : '';
+    gpus.value = typeof f.gpus === 'number' ? String(f.gpus) : '1';
+    klass.value = typeof f.price_class === 'string' ? f.price_class : 'on-demand';
+    model.value = Array.isArray(f.gpu_models) && f.gpu_models.length === 1 ? String(f.gpu_models[0]) : '';
+    interactive.checked = f.interactive === true;
+    command.value = '';
+  };
+  template.addEventListener('change', useTemplate);
+  void listAll<LaunchTemplate>('/v1/templates')
+    .then((found) => {
+      for (const t of found) templates.set(t.name, t);
+      template.append(...found.map((t) => h('option', { value: t.name }, t.name)));
+      templateField.hidden = found.length === 0;
+    })
+    .catch(() => undefined); // Without templates the form is whole.
   const error = h('div', { class: 'error', hidden: true, role: 'alert', 'data-testid': 'launch-error' });
   const submit = h('button', { class: 'btn btn-primary', type: 'submit', 'data-testid': 'launch-submit' }, 'Launch');
   const fillProjects = () => {
@@ -110,13 +141,15 @@ function launchForm(ctx: Ctx, launched: (i: Instance) => void): { el: HTMLElemen
         let argv: string[];
         try {
           argv = shellWords(command.value);
-          if (!argv.length) throw new Error('the command is empty');
+          if (!argv.length && !template.value) throw new Error('the command is empty');
         } catch (err) {
           error.textContent = (err as Error).message;
           error.hidden = false;
           return;
         }
-        const body: Record<string, unknown> = { command: argv, price_class: klass.value };
+        const body: Record<string, unknown> = { price_class: klass.value };
+        if (argv.length) body.command = argv;
+        if (template.value) body.template = template.value;
         if (project.value) body.project_id = project.value;
         if (milli.value) body.gpu_milli = Number(milli.value);
         else body.gpus = Number(gpus.value || 1);
@@ -137,12 +170,14 @@ function launchForm(ctx: Ctx, launched: (i: Instance) => void): { el: HTMLElemen
     },
     h('div', { class: 'form-grid' },
       h('label', null, 'Project', project),
+      templateField,
       h('label', null, 'GPUs', gpus),
       h('label', null, 'or GPU milli (fraction)', milli),
       h('label', null, 'GPU type', model),
       h('label', null, 'Class', klass),
       h('label', { class: 'check' }, interactive, ' Interactive (until stopped)'),
     ),
+    templateNote,
     h('label', { class: 'wide' }, 'Command', command),
     error,
     h('div', { class: 'form-actions' }, submit),
