@@ -83,6 +83,23 @@ TEST_F(TemplateApiTest, ALaunchTakesTheTemplatesFieldsWithItsOwnOnTop) {
   EXPECT_EQ(spec["gpus"], 1);
   EXPECT_EQ(spec["interactive"], true);
   EXPECT_EQ(spec["env"], json({{"LANG", "C"}, {"MODE", "batch"}, {"SEED", "7"}}));
+  // The instance says which template it came from, and keeps saying it.
+  EXPECT_EQ(spec["from_template"], "jupyter");
+  const std::string id = made["id"];
+  EXPECT_EQ(
+      call("GET", "/v1/instances/" + id, nullptr, a_.member_key, 200)["spec"]["from_template"],
+      "jupyter");
+  // Without a template it is empty; a request cannot claim one.
+  const json plain = call("POST", "/v1/instances",
+                          {{"project_id", a_.project_id}, {"command", {"python", "train.py"}}},
+                          a_.member_key, 201);
+  EXPECT_EQ(plain["spec"]["from_template"], "");
+  const json forged = call("POST", "/v1/instances",
+                           {{"project_id", a_.project_id},
+                            {"command", {"python", "train.py"}},
+                            {"from_template", "jupyter"}},
+                           a_.member_key, 400);
+  EXPECT_EQ(forged["error"]["code"], "unknown_field");
 
   const json shared = call("POST", "/v1/instances",
                            {{"template", "pytorch"},
@@ -148,6 +165,11 @@ TEST_F(TemplateApiTest, TheCliListsTheTemplatesAndLaunchesFromOne) {
   const json made = json::parse(run.out, nullptr, false);
   EXPECT_EQ(made["spec"]["gpu_milli"], 500) << run.out;
   EXPECT_EQ(made["spec"]["command"], json({"python", "train.py"}));
+  const RunResult shown =
+      allot({"run", "--project", a_.project_id, "--template", "jupyter"}, a_.member_key);
+  ASSERT_EQ(shown.exit_code, 0) << shown.err;
+  EXPECT_NE(shown.out.find("TEMPLATE"), std::string::npos) << shown.out;
+  EXPECT_NE(shown.out.find("jupyter"), std::string::npos) << shown.out;
 
   // Neither a command nor a template: the CLI says what is missing and sends nothing.
   const RunResult bare = allot({"run", "--project", a_.project_id}, a_.member_key);
@@ -157,7 +179,7 @@ TEST_F(TemplateApiTest, TheCliListsTheTemplatesAndLaunchesFromOne) {
       allot({"run", "--project", a_.project_id, "--template", "nope", "--", "x"}, a_.member_key);
   EXPECT_NE(unknown.exit_code, 0);
   EXPECT_NE(unknown.err.find("no template 'nope'"), std::string::npos) << unknown.err;
-  EXPECT_EQ(instances(a_.member_key), 1U);
+  EXPECT_EQ(instances(a_.member_key), 2U);
 }
 
 TEST(TemplateConfig, AllotdRefusesToStartOnATemplateNoLaunchCouldUse) {

@@ -59,8 +59,11 @@ void show_launched(Session& session, const json& instance) {
   }
   std::vector<std::pair<std::string, std::string>> lines = {{"ID", instance.value("id", "")},
                                                             {"STATE", instance.value("state", "")}};
-  const std::string image = instance.value("spec", json::object()).value("image", "");
-  if (!image.empty()) lines.emplace_back("IMAGE", image);
+  const json spec = instance.value("spec", json::object());
+  for (const auto& [title, field] : {std::pair{"TEMPLATE", "from_template"}, {"IMAGE", "image"}}) {
+    const std::string value = spec.value(field, "");
+    if (!value.empty()) lines.emplace_back(title, value);
+  }
   const std::string node_id = instance.value("node_id", "");
   if (!node_id.empty()) {
     // Only operator admins may read nodes; others see the node's id.

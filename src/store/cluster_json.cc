@@ -65,7 +65,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(InstanceSpec, gpus, gpu_milli, g
                                                 cpu_milli, memory_mib, region, price_class, image,
                                                 command, env, labels, max_run_s, interactive,
                                                 requeue, nodes, max_price_micros, regions, prefer,
-                                                from, idle)
+                                                from, idle, from_template)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(
     Instance, id, tenant_id, project_id, user_id, spec, state, reason, node_id, gpu_indices,
     gpu_uuids, stop_requested, stop_reason, exit_code, created_at_ms, started_at_ms, ended_at_ms,

@@ -277,6 +277,8 @@ describe('dashboard', () => {
     assert.deepEqual(made.spec.command, ['sh', '-c', 'echo greeting $GREETING; sleep 1; echo greeting done']);
     assert.equal(made.spec.gpus, 2);
     assert.equal(made.spec.env.GREETING, 'from the template');
+    assert.equal(made.spec.from_template, 'greeter');
+    await eventually('the template on the instance page', async () => /Template\s*greeter/.test(await page.locator('[data-testid=instance-facts]').textContent()));
     const logs = page.locator('[data-testid=logs]');
     await eventually('the template\'s output', async () => /greeting from the template[\s\S]*greeting done/.test(await logs.textContent()), 20000);
     await shot('05b-launched-from-template');

@@ -91,6 +91,8 @@ export interface InstanceSpec {
   nodes: number;
   labels: Record<string, string>;
   max_run_s: number;
+  image?: string;
+  from_template: string;
 }
 
 // An operator's launch template: create-body fields under a name (GET /v1/templates).

@@ -67,7 +67,9 @@ Result<Launch> read_launch_of(const Call& call) {
         fmt::format("'command' is required: template '{}' leaves it to the launch", found->name));
   }
   JsonBody merged = JsonBody::from_document(std::move(fields));
-  return read_launch(merged);
+  ALLOT_TRY_LET(Launch launch, read_launch(merged));
+  launch.spec.from_template = found->name;
+  return launch;
 }
 
 Result<HttpResponse> create_instance(Call& call) {

@@ -168,6 +168,9 @@ struct InstanceSpec {
   std::string from;
   // Idle stop for this instance, over its project's; none: the project's applies, if any.
   std::optional<IdlePolicy> idle;
+  // The operator's launch template it was made from (api/launch.h); empty: none. Set by allotd
+  // from the request's `template`, never read from a request.
+  std::string from_template;
 
   bool operator==(const InstanceSpec&) const = default;
 };

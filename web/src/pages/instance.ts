@@ -81,6 +81,7 @@ export function instancePage(ctx: Ctx, params: string[]): PageView {
     const ran = i.started_at ? (i.ended_at ? Date.parse(i.ended_at) : now) - Date.parse(i.started_at) : 0;
     renderIf(facts, [i, Math.floor(now / 5000)], () => [
       row('Tenant / project', `${ctx.tenantName(i.tenant_id)} / ${ctx.projectName(i.project_id)}`),
+      i.spec.from_template ? row('Template', i.spec.from_template) : null,
       row('Command', h('code', { class: 'cmd' }, i.spec.command.join(' '))),
       row('GPUs', `${gpuRequest(i.spec)} · ${i.spec.gpu_models.join(', ') || 'any model'} · ${i.spec.price_class}${i.spec.interactive ? ' · interactive' : ''}`),
       row('Placed on', i.node_id ? `${shortId(i.node_id)} · GPU ${i.gpu_indices.join(', ')}` : '–'),
