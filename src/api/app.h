@@ -26,6 +26,7 @@ namespace allot {
 // Settings of the API that come from the daemon's config.
 struct ApiOptions {
   int64_t stop_grace_ms = 10'000;         // SIGTERM to SIGKILL for stopped instances.
+  int64_t preempt_grace_ms = 10'000;      // The same for preempted spot work.
   std::string default_image;              // For launches that name no image.
   LaunchTemplates templates;              // The operator's launch templates, by name.
   std::shared_ptr<const Sealer> sealer;   // Seals registry passwords; null: none can be set.

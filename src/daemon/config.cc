@@ -119,10 +119,11 @@ struct WholeSetting {
   int64_t DaemonConfig::* field;
   int64_t least = 1;
 };
-constexpr std::array<WholeSetting, 21> kWholeSettings = {{
+constexpr std::array<WholeSetting, 22> kWholeSettings = {{
     {"heartbeat_interval_ms", &DaemonConfig::heartbeat_interval_ms},
     {"heartbeat_timeout_ms", &DaemonConfig::heartbeat_timeout_ms},
     {"stop_grace_ms", &DaemonConfig::stop_grace_ms},
+    {"preempt_grace_ms", &DaemonConfig::preempt_grace_ms},
     {"rating_interval_ms", &DaemonConfig::rating_interval_ms},
     {"runway_s", &DaemonConfig::runway_s},
     {"webhook_retry_base_ms", &DaemonConfig::webhook_retry_base_ms},
@@ -306,6 +307,8 @@ Result<DaemonConfig> load_daemon_config(const std::vector<std::string>& args, co
              "silence after which a node is lost");
   whole_flag("--stop-grace-ms", &DaemonConfig::stop_grace_ms,
              "SIGTERM to SIGKILL for stopped instances");
+  whole_flag("--preempt-grace-ms", &DaemonConfig::preempt_grace_ms,
+             "SIGTERM to SIGKILL for preempted spot work (its stop notice's deadline)");
   whole_flag("--rating-interval-ms", &DaemonConfig::rating_interval_ms,
              "how often running work's usage is posted");
   whole_flag("--runway-s", &DaemonConfig::runway_s,

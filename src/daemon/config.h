@@ -26,6 +26,7 @@ struct DaemonConfig {
   int64_t heartbeat_interval_ms = 2'000;   // Agents report this often.
   int64_t heartbeat_timeout_ms = 30'000;   // A node silent this long is lost.
   int64_t stop_grace_ms = 10'000;          // SIGTERM to SIGKILL when an instance is stopped.
+  int64_t preempt_grace_ms = 10'000;       // The same for preempted spot work.
   // Webhook deliveries: the first retry's wait (doubling after each failure), the longest wait,
   // and the attempts after which a delivery is given up.
   int64_t rating_interval_ms = 60'000;  // Usage is posted to the ledger this often.

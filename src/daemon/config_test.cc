@@ -85,6 +85,19 @@ TEST(DaemonConfig, TheWebhookAllowListComesFromEachSourceAndMustParse) {
   EXPECT_NE(bad.error().message.find("webhook_allow"), std::string::npos);
 }
 
+TEST(DaemonConfig, PreemptedWorkHasAGraceOfItsOwn) {
+  EXPECT_EQ(load({})->preempt_grace_ms, 10'000);
+  EXPECT_EQ(load_toml("preempt_grace_ms = 120000\n")->preempt_grace_ms, 120'000);
+  EXPECT_EQ(load({}, {{"ALLOT_PREEMPT_GRACE_MS", "30000"}})->preempt_grace_ms, 30'000);
+  const auto flagged = load({"--preempt-grace-ms", "2000", "--stop-grace-ms", "500"});
+  ASSERT_TRUE(flagged) << flagged.error().message;
+  EXPECT_EQ(flagged->preempt_grace_ms, 2'000);
+  EXPECT_EQ(flagged->stop_grace_ms, 500);
+  const auto bad = load({"--preempt-grace-ms", "0"});
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().message.find("preempt"), std::string::npos) << bad.error().message;
+}
+
 TEST(DaemonConfig, MoneyTimingComesFromEachSource) {
   auto config = load_toml("runway_s = 600\n", {"--rating-interval-ms", "5000"});
   ASSERT_TRUE(config) << config.error().message;

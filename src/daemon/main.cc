@@ -187,6 +187,7 @@ int run(const DaemonConfig& config, const sigset_t& stop_signals) {
   }
   App app(service, ALLOT_VERSION, logs, metrics,
           ApiOptions{.stop_grace_ms = config.stop_grace_ms,
+                     .preempt_grace_ms = config.preempt_grace_ms,
                      .default_image = config.default_image,
                      .templates = config.templates,
                      .sealer = std::make_shared<const Sealer>(*sealer),

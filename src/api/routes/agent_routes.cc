@@ -238,11 +238,13 @@ json stop_item(const Call& call, const State& state, const std::string& id) {
   } else if (instance != nullptr && instance->state == InstanceState::kPreempted) {
     item["reason"] = "preempted";
     item["message"] = instance->reason;
+    item["grace_ms"] = call.options.preempt_grace_ms;
   } else if (instance != nullptr && instance->state == InstanceState::kQueued &&
              instance->spec.requeue) {
     // Only preemption sends placed work back to the queue.
     item["reason"] = "preempted";
     item["message"] = "preempted; it has gone back to the queue and starts afresh when placed";
+    item["grace_ms"] = call.options.preempt_grace_ms;
   } else {
     item["reason"] = "ended";
     item["message"] = instance == nullptr ? "the controller does not know it"
