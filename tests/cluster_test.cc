@@ -291,6 +291,14 @@ TEST_F(ClusterTest, TheCliLaunchesFollowsAndStopsWork) {
   const RunResult ps = allot({"ps", "--all"}, member_key_);
   EXPECT_NE(ps.out.find(id), std::string::npos);
   EXPECT_NE(ps.out.find("succeeded"), std::string::npos);
+  // As JSON, the list is the API's items, without the table's short columns.
+  const RunResult listed_json = allot({"-o", "json", "ps", "--all"}, member_key_);
+  ASSERT_EQ(listed_json.exit_code, 0) << listed_json.err;
+  const json ps_items = json::parse(listed_json.out);
+  ASSERT_EQ(ps_items.size(), 1U) << listed_json.out;
+  EXPECT_EQ(ps_items[0]["id"], id);
+  EXPECT_FALSE(ps_items[0].contains("gpu_summary")) << listed_json.out;
+  EXPECT_FALSE(ps_items[0].contains("command_line")) << listed_json.out;
 
   const RunResult sleeper = allot(
       {"-o", "json", "run", "--milli", "250", "--interactive", "--", "sleep", "600"}, member_key_);
@@ -306,6 +314,10 @@ TEST_F(ClusterTest, TheCliLaunchesFollowsAndStopsWork) {
   const RunResult listed = allot({"nodes"}, daemon_.admin_key());
   EXPECT_EQ(listed.exit_code, 0);
   EXPECT_NE(listed.out.find("node-0"), std::string::npos);
+  const json node_items =
+      json::parse(allot({"-o", "json", "nodes"}, daemon_.admin_key()).out, nullptr, false);
+  ASSERT_TRUE(node_items.is_array()) << node_items.dump();
+  for (const json& node : node_items) EXPECT_FALSE(node.contains("gpu_summary")) << node.dump();
   EXPECT_EQ(allot({"nodes"}, member_key_).exit_code, 3);
   EXPECT_EQ(allot({"run", "--gpus", "9", "--", "true"}, member_key_).exit_code, 5);
   const std::string node_id = nodes()[0]["id"];

@@ -157,6 +157,14 @@ TEST_F(TemplateApiTest, TheCliListsTheTemplatesAndLaunchesFromOne) {
   EXPECT_NE(table.out.find("jupyter"), std::string::npos) << table.out;
   EXPECT_NE(table.out.find("JupyterLab on one GPU"), std::string::npos) << table.out;
   EXPECT_NE(table.out.find("500 milli"), std::string::npos) << table.out;
+  const RunResult listed = allot({"-o", "json", "templates"}, a_.member_key);
+  ASSERT_EQ(listed.exit_code, 0) << listed.err;
+  const json items = json::parse(listed.out, nullptr, false);
+  ASSERT_TRUE(items.is_array()) << listed.out;
+  ASSERT_FALSE(items.empty());
+  for (const json& item : items) {
+    EXPECT_EQ(item.size(), 3U) << item.dump();  // name, description, fields: the API's.
+  }
 
   const RunResult run = allot({"-o", "json", "run", "--project", a_.project_id, "--template",
                                "pytorch", "--", "python", "train.py"},

@@ -114,8 +114,8 @@ int list_instances(Session& session, const PsOptions& options) {
   if (options.limit > 0 && static_cast<int>(items.size()) > options.limit) {
     items.erase(items.begin() + options.limit, items.end());
   }
-  items = summarise_instances(std::move(items));
-  if (!session.json_output()) {
+  if (!session.json_output()) {  // JSON is the API's answer as it came.
+    items = summarise_instances(std::move(items));
     const auto nodes = names_by_id(session, "/v1/nodes");
     const auto tenants = names_by_id(session, "/v1/tenants");
     for (json& item : items) {

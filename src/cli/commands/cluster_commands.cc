@@ -71,7 +71,10 @@ Action list_of(std::string target, const int& limit, const std::vector<Column>& 
   return [target = std::move(target), &limit, &columns, summarise](Session& session) {
     json items;
     const int code = session.list(target, limit, items);
-    if (code == kOk) session.show_list(summarise != nullptr ? summarise(items) : items, columns);
+    if (code != kOk) return code;
+    // JSON is the API's answer as it came; only a table shows the short columns.
+    session.show_list(summarise != nullptr && !session.json_output() ? summarise(items) : items,
+                      columns);
     return code;
   };
 }
