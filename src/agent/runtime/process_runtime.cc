@@ -218,9 +218,10 @@ void ProcessRuntime::forget(std::string_view instance_id) {
   refresh(workload);
   if (workload.record.status.state == WorkloadState::kRunning) return;  // It would go untracked.
   std::error_code ec;
-  for (const auto* path : {&workload.paths.record, &workload.paths.record_tmp, &workload.paths.exit,
-                           &workload.paths.exit_tmp}) {
-    std::filesystem::remove(*path, ec);
+  for (const auto* path :
+       {&workload.paths.record, &workload.paths.record_tmp, &workload.paths.exit,
+        &workload.paths.exit_tmp, &workload.paths.notice, &workload.paths.notice_dir}) {
+    std::filesystem::remove(*path, ec);  // The notice's directory goes once it is empty.
   }
   CgroupHost::remove(workload.record.cgroup_dir);
   workloads_.erase(found);  // Its shim, if still unreaped, is reaped by the next poll().

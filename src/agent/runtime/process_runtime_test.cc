@@ -131,8 +131,9 @@ TEST_F(ProcessRuntime, AStoppedWorkloadReadsItsStopNoticeWhenSigtermArrives) {
   EXPECT_EQ(notice["deadline"], format_time(now_ms + 30'000));
   EXPECT_EQ(notice["grace_ms"], 30'000);
 
-  // A workload started again under the same id does not find the last one's notice.
+  // Forgotten, it leaves no notice; one started again under the same id finds none.
   runtime_->forget("ins_notice");
+  EXPECT_FALSE(std::filesystem::exists(instance_dir("ins_notice") / "notice"));
   start(shell("ins_notice", "test -e \"$ALLOT_STOP_NOTICE\" && echo stale || echo none"));
   const WorkloadStatus again = wait_until_ended(*runtime_, "ins_notice");
   EXPECT_TRUE(read_text(again.log_path).ends_with("}\nnone\n")) << read_text(again.log_path);
