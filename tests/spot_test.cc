@@ -2,6 +2,8 @@
 // the API, spot work that fills the GPUs and moves the price along the curve, spot work priced out
 // of its maximum preempted, and the history shown by `allot spot`; the stop notice preempted work
 // reads when its SIGTERM arrives.
+#include <fstream>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -138,6 +140,125 @@ TEST_F(StopNoticeTest, PreemptedSpotWorkIsToldWhyAndByWhenBeforeItsSigtermAndCom
   EXPECT_EQ(notices(spot).back()["grace_ms"], 500);
   EXPECT_NE(notices(spot).back()["message"].get<std::string>().find("stop"), std::string::npos)
       << notices(spot).back().dump();
+}
+
+// A long grace for preempted work, so that a requeued instance is placed again on its node while
+// its last run is still there.
+class RequeueGraceTest : public StopNoticeTest {
+ protected:
+  RequeueGraceTest() {
+    extra_daemon_args_ = {"--preempt-grace-ms", "6000"};
+    heartbeat_timeout_ms_ = 10'000;  // The node stays while a test speaks for its agent.
+  }
+
+  // Agent 0's node id and credential, as it keeps them.
+  std::pair<std::string, std::string> credential() {
+    std::ifstream in(agents_[0].state_dir / "node.json");
+    const json doc = json::parse(in, nullptr, false);
+    return {doc.value("node_id", ""), doc.value("credential", "")};
+  }
+};
+
+TEST_F(RequeueGraceTest, ANewRunOnTheSameNodeWaitsForTheLastOneToEndAndGetsItsOwnGpus) {
+  const std::string older =
+      launch({{"gpus", 4}, {"price_class", "spot"}, {"command", {"sleep", "600"}}});
+  ASSERT_TRUE(instance_reaches(older, "running"));
+  // It reads its notice on SIGTERM but runs on, as a slow checkpoint would, till the SIGKILL.
+  const std::string script =
+      "trap 'cat \"$ALLOT_STOP_NOTICE\"' TERM; echo \"up $CUDA_VISIBLE_DEVICES\"; "
+      "while :; do sleep 0.05; done";
+  const std::string spot = launch({{"gpus", 2},
+                                   {"price_class", "spot"},
+                                   {"requeue", true},
+                                   {"command", {"/bin/sh", "-c", script}}});
+  ASSERT_TRUE(eventually([&] { return logs(spot).find("up ") != std::string::npos; }));
+
+  // 5 GPUs: the 2 free, then the spot work of least loss first (the requeued one, then the
+  // older), which leaves 3 free: the requeued instance fits there again at once.
+  const std::string urgent = launch({{"gpus", 5}, {"command", {"sleep", "600"}}});
+  ASSERT_TRUE(instance_reaches(urgent, "running"));
+  ASSERT_TRUE(instance_reaches(older, "preempted"));
+  ASSERT_TRUE(eventually([&] { return !notices(spot).empty(); })) << logs(spot);
+  EXPECT_EQ(notices(spot).front()["reason"], "preempted");
+  EXPECT_EQ(notices(spot).front()["grace_ms"], 6000);
+
+  // Its next run starts only once the last has ended (SIGKILL at the deadline), on the GPUs it
+  // was given now, never on the last run's.
+  ASSERT_TRUE(eventually([&] {
+    const std::string text = logs(spot);
+    return text.find("up ") != text.rfind("up ");
+  })) << logs(spot)
+      << instance(spot).dump();
+  ASSERT_TRUE(instance_reaches(spot, "running"));
+  const json now = instance(spot);
+  std::string gpus;
+  for (const json& uuid : now["gpu_uuids"])
+    gpus += (gpus.empty() ? "" : ",") + uuid.get<std::string>();
+  const std::string text = logs(spot);
+  EXPECT_EQ(text.substr(text.rfind("up ")), "up " + gpus + "\n") << text;
+  // The old run counted as the run it was (a preempted record), not as this one.
+  EXPECT_EQ(now["run"], 1);
+}
+
+TEST_F(RequeueGraceTest, TheHeartbeatStopsAnEarlierRunAndHoldsTheNextBackTillTheNodeLetsItGo) {
+  const std::string older =
+      launch({{"gpus", 6}, {"price_class", "spot"}, {"command", {"sleep", "600"}}});
+  ASSERT_TRUE(instance_reaches(older, "running"));
+  const std::string spot = launch(
+      {{"gpus", 2}, {"price_class", "spot"}, {"requeue", true}, {"command", {"sleep", "600"}}});
+  ASSERT_TRUE(instance_reaches(spot, "running"));
+  // The test speaks for the node from here, so that nothing the agent does comes between.
+  kill_agent(0);
+  const auto [node_id, key] = credential();
+  auto beat = [&, node_id = node_id, key = key](const json& workloads) {
+    const ClientResponse answer =
+        daemon_.request("POST", "/v1/agent/heartbeat",
+                        json{{"node_id", node_id}, {"workloads", workloads}}.dump(), key);
+    EXPECT_EQ(answer.status, 200) << answer.body;
+    return json::parse(answer.body, nullptr, false);
+  };
+  const json both = {{{"instance_id", older}, {"state", "running"}, {"run", 0}},
+                     {{"instance_id", spot}, {"state", "running"}, {"run", 0}}};
+  beat(both);
+  const std::string urgent = launch({{"gpus", 4}, {"command", {"sleep", "600"}}});
+  // Preempted with the older one, it is placed on the node again before the node says anything.
+  ASSERT_TRUE(eventually([&] {
+    const json now = instance(spot);
+    return now["run"] == 1 && now["node_id"] == node_id;
+  })) << instance(spot).dump();
+
+  // Its first run still runs there: the answer stops it, as preempted, and holds the new run back.
+  const json work = beat(both);
+  auto ids_in = [](const json& items) {
+    std::set<std::string> ids;
+    for (const json& item : items) ids.insert(item.value("instance_id", ""));
+    return ids;
+  };
+  EXPECT_FALSE(ids_in(work["run"]).contains(spot)) << work.dump();
+  EXPECT_TRUE(ids_in(work["run"]).contains(urgent)) << work.dump();
+  bool stopped = false;
+  for (const json& item : work["stop"]) {
+    if (item["instance_id"] != spot) continue;
+    stopped = true;
+    EXPECT_EQ(item["reason"], "preempted");
+    EXPECT_EQ(item["grace_ms"], 6000);
+  }
+  EXPECT_TRUE(stopped) << work.dump();
+  // Its report changed nothing: the instance waits for its new run.
+  EXPECT_EQ(instance(spot)["started_at"], json()) << instance(spot).dump();
+
+  // Once it has ended it is forgotten; once the node no longer has it, the new run goes out.
+  const json ended =
+      beat({{{"instance_id", spot}, {"state", "exited"}, {"signal", 9}, {"run", 0}}});
+  EXPECT_TRUE(ended["forget"].dump().find(spot) != std::string::npos) << ended.dump();
+  EXPECT_EQ(instance(spot)["started_at"], json()) << instance(spot).dump();
+  const json next = beat(json::array());
+  bool handed = false;
+  for (const json& item : next["run"]) {
+    if (item["instance_id"] == spot) handed = item["run"] == 1;
+  }
+  EXPECT_TRUE(handed) << next.dump();
+  start_agent(0);  // It takes its workloads up again, and the test's end stops them all.
 }
 
 }  // namespace

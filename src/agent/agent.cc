@@ -145,7 +145,8 @@ json Agent::workload_reports(std::vector<WorkloadStatus>& statuses) {
                    {"state", workload_state_name(s.state)},
                    {"exit_code", s.exit_code},
                    {"signal", s.signal},
-                   {"message", s.message}});
+                   {"message", s.message},
+                   {"run", s.run}});
     last_reported_[s.instance_id] = std::string(workload_state_name(s.state));
   }
   return out;
@@ -188,7 +189,8 @@ void Agent::apply_work(const json& work) {
                       .registry_username = item.value("registry_username", ""),
                       .registry_password = item.value("registry_password", ""),
                       .gang_port = item.value("gang_port", 0),
-                      .gang_peers = item.value("gang_peers", std::vector<std::string>{})};
+                      .gang_peers = item.value("gang_peers", std::vector<std::string>{}),
+                      .run = item.value("run", 0)};
     auto status = runtime_->start(spec);
     if (!status) {
       spdlog::error("msg=\"cannot start\" instance={} error=\"{}\"", id, status.error().message);
@@ -196,7 +198,8 @@ void Agent::apply_work(const json& work) {
                                     .state = WorkloadState::kFailedToStart,
                                     .started_at_ms = clock_.now_ms(),
                                     .ended_at_ms = clock_.now_ms(),
-                                    .message = status.error().message};
+                                    .message = status.error().message,
+                                    .run = spec.run};
     }
     started = true;
   }

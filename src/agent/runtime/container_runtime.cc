@@ -191,7 +191,8 @@ class ContainerRuntime final : public Runtime {
     WorkloadSpec shim{.instance_id = spec.instance_id,
                       .argv = {"/bin/sh", "-c", std::string(kStartScript), "allot-start",
                                options_.podman, ref->full()},
-                      .gpu_uuids = spec.gpu_uuids};
+                      .gpu_uuids = spec.gpu_uuids,
+                      .run = spec.run};
     const std::string auth = auth_path(paths);
     if (Status written =
             write_file_atomically(auth, auth + ".tmp", auth_file_text(*ref, spec), 0600);

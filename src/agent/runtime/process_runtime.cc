@@ -207,6 +207,7 @@ std::vector<WorkloadStatus> ProcessRuntime::poll() {
     refresh(workload);
     statuses.push_back(workload.record.status);
     statuses.back().gpu_uuids = workload.record.spec.gpu_uuids;
+    statuses.back().run = workload.record.spec.run;
   }
   return statuses;
 }

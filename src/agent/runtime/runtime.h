@@ -34,6 +34,10 @@ struct WorkloadSpec {
   // gang_port on the node (0: none), and may reach its peers' ("ADDRESS:PORT" each).
   int gang_port = 0;
   std::vector<std::string> gang_peers;
+  // Which run of the instance this is (the controller's Instance::run): a requeued instance runs
+  // again under the same id, and the agent reports each workload's run so that the controller
+  // tells a run still in its grace from the next one.
+  int run = 0;
 };
 
 // Why a workload is asked to stop. The runtime writes it, with the deadline of its SIGKILL, to the
@@ -72,6 +76,7 @@ struct WorkloadStatus {
   std::string log_path;                // stdout and stderr, appended.
   std::vector<std::string> gpu_uuids;  // The GPUs it was given (its spec's).
   std::string message;                 // Why it failed to start, for people.
+  int run = 0;                         // Its spec's.
 };
 
 class Runtime {

@@ -136,6 +136,7 @@ Status write_file_atomically(const std::string& path, const std::string& tmp_pat
 Status save_record(const WorkloadPaths& paths, const WorkloadRecord& record) {
   json j = record;
   j["version"] = kRecordVersion;
+  j["run"] = record.spec.run;  // Beside the spec: records written before runs have none (0).
   return write_file_atomically(paths.record, paths.record_tmp, j.dump(2) + "\n", 0644);
 }
 
@@ -147,6 +148,7 @@ std::optional<WorkloadRecord> load_record(const std::string& path) {
     if (j.at("version").get<int>() != kRecordVersion) return std::nullopt;
     auto record = j.get<WorkloadRecord>();
     record.status.instance_id = record.spec.instance_id;
+    record.spec.run = j.value("run", 0);
     return record;
   } catch (const std::exception&) {
     return std::nullopt;

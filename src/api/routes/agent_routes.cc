@@ -1,5 +1,6 @@
 // What node agents call: join, heartbeat (report and receive their work), and wait (a long poll
 // that returns as soon as the node's work changes).
+#include <map>
 #include <set>
 
 #include <fmt/format.h>
@@ -131,7 +132,8 @@ Result<NodeHeartbeat> parse_heartbeat(const json& d) {
       WorkloadReport report{.instance_id = w.at("instance_id"),
                             .exit_code = w.value("exit_code", -1),
                             .signal = w.value("signal", 0),
-                            .message = w.value("message", "")};
+                            .message = w.value("message", ""),
+                            .run = w.value("run", -1)};
       if (state == "running") {
         report.state = WorkloadReportState::kRunning;
       } else if (state == "starting") {
@@ -259,6 +261,10 @@ json work_for(const Call& call, const Node& node, const NodeHeartbeat& beat) {
   std::set<std::string> wanted;
   // The node's placed work (neither queued nor ended), in id order, from the state's index.
   const State& state = call.ctx.state();
+  // The run of each workload the node reports: one of an earlier run of an instance is stale.
+  std::map<std::string, int, std::less<>> reported_runs;
+  for (const WorkloadReport& report : beat.workloads)
+    reported_runs[report.instance_id] = report.run;
   static const std::set<std::string> kNothing;
   auto placed = state.placed_on.find(node.id);
   for (const std::string& id : placed == state.placed_on.end() ? kNothing : placed->second) {
@@ -268,6 +274,17 @@ json work_for(const Call& call, const Node& node, const NodeHeartbeat& beat) {
       continue;
     }
     wanted.insert(id);
+    if (auto reported = reported_runs.find(id); reported != reported_runs.end() &&
+                                                reported->second >= 0 &&
+                                                reported->second != instance.run) {
+      // An earlier run of it is still on the node (in its grace, or ended and not yet
+      // forgotten): it is stopped, and this run is handed over only once the node has let it go.
+      stop.push_back({{"instance_id", id},
+                      {"grace_ms", call.options.preempt_grace_ms},
+                      {"reason", "preempted"},
+                      {"message", "preempted; its next run waits for this one to end"}});
+      continue;
+    }
     const std::string& image =
         instance.spec.image.empty() ? call.options.default_image : instance.spec.image;
     json item = {{"instance_id", id},
@@ -278,7 +295,8 @@ json work_for(const Call& call, const Node& node, const NodeHeartbeat& beat) {
                  {"env", instance.spec.env},
                  {"gpu_uuids", instance.gpu_uuids},
                  {"cpu_milli", instance.spec.cpu_milli},
-                 {"memory_mib", instance.spec.memory_mib}};
+                 {"memory_mib", instance.spec.memory_mib},
+                 {"run", instance.run}};
     // Peers and the registry credential go only with work that has yet to start: they are for
     // its start (the way to its peers, the pull).
     if (instance.state != InstanceState::kRunning) {

@@ -48,7 +48,8 @@ nlohmann::json to_json(const Instance& i) {
                                   "gang_rank",    "gang_port",      "billed_micros",
                                   "billed_to_ms", "postings",       "hold_id",
                                   "hold_micros",  "settled",        "billing_cap_ms",
-                                  "energy",       "idle_since_ms",  "idle_notified"});
+                                  "energy",       "idle_since_ms",  "idle_notified",
+                                  "run"});
   out["created_at"] = format_time(i.created_at_ms);
   out["started_at"] = time_or_null(i.started_at_ms);
   out["ended_at"] = time_or_null(i.ended_at_ms);

@@ -380,6 +380,36 @@ TEST_F(ClusterCoreTest, OnDemandWorkPreemptsTheSpotWorkThatLosesTheFewestGpuSeco
   EXPECT_EQ(instance(old_spot).state, InstanceState::kRunning);
 }
 
+TEST_F(ClusterCoreTest, AReportOfAnEarlierRunOfARequeuedInstanceChangesNothing) {
+  using S = WorkloadReportState;
+  const std::string steady = launch({.gpus = 8});  // The other node stays full throughout.
+  const std::string older = launch({.gpus = 6, .price_class = PriceClass::kSpot});
+  const std::string spot = launch({.gpus = 2, .price_class = PriceClass::kSpot, .requeue = true});
+  const std::string node_id = instance(spot).node_id;
+  ASSERT_EQ(instance(older).node_id, node_id);
+  ASSERT_NE(instance(steady).node_id, node_id);
+  beat(node_id, {{older, S::kRunning}}, kT0 + 1'000);
+  beat(node_id, {{older, S::kRunning}, {spot, S::kRunning}}, kT0 + 1'500);
+  EXPECT_EQ(instance(spot).run, 0);
+  // 4 GPUs: both spot instances go (the requeued one first, losing least), 4 stay free, and the
+  // next pass (a tick) places the requeued one there again while its first run is in its grace.
+  const std::string urgent = launch({.gpus = 4}, kT0 + 2'000);
+  EXPECT_EQ(instance(urgent).node_id, node_id);
+  EXPECT_EQ(instance(spot).run, 1);
+  EXPECT_EQ(instance(spot).last_node_id, node_id);
+  ok(Tick{}, kT0 + 2'100);
+  ASSERT_EQ(instance(spot).node_id, node_id) << instance(spot).reason;
+  ASSERT_EQ(instance(spot).state, InstanceState::kScheduled);
+  // Its first run says it runs, then that it was killed: neither is the new run's.
+  beat(node_id, {{spot, S::kRunning, -1, 0, "", 0}}, kT0 + 2'200);
+  beat(node_id, {{spot, S::kExited, -1, 9, "", 0}}, kT0 + 2'300);
+  EXPECT_EQ(instance(spot).state, InstanceState::kStarting);  // Handed over, not yet running.
+  EXPECT_EQ(instance(spot).started_at_ms, 0);
+  beat(node_id, {{spot, S::kRunning, -1, 0, "", 1}}, kT0 + 2'500);
+  EXPECT_EQ(instance(spot).state, InstanceState::kRunning);
+  EXPECT_EQ(instance(spot).started_at_ms, kT0 + 2'500);
+}
+
 TEST_F(ClusterCoreTest, UsageRunsFromRunningToTheEndInWholeSecondsAtThePricesInForce) {
   // $2 per GPU-hour from the start, $4 from half an hour in.
   const meter::PriceKey key{.model = "H100-80GB", .region = "eu"};

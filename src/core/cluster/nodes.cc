@@ -96,6 +96,8 @@ void set_gpu_problem(Draft& draft, const std::string& node_id, const std::string
 void apply_report(Draft& draft, const Node& node, const WorkloadReport& report, TimeMs now_ms) {
   const Instance* instance = draft.instance(report.instance_id);
   if (instance == nullptr || instance->node_id != node.id || is_final(instance->state)) return;
+  // An earlier run, ending in its grace: not this one.
+  if (report.run >= 0 && report.run != instance->run) return;
   switch (report.state) {
     case WorkloadReportState::kRunning:
       if (instance->state != InstanceState::kRunning) {

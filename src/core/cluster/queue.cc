@@ -124,6 +124,7 @@ void preempt(Draft& draft, const Victims& victims, const std::string& for_id, Ti
     if (!victim.spec.requeue) continue;
     keep_run(draft, victim);
     victim.last_node_id = victim.node_id;
+    ++victim.run;
     victim.node_id.clear();
     victim.gpu_indices.clear();
     victim.gpu_uuids.clear();

@@ -195,6 +195,10 @@ struct Instance {
   // The node of its last run, kept when preemption sends it back to the queue (and clears
   // node_id), so that what that run still writes reaches its log.
   std::string last_node_id;
+  // Its runs so far less one: 0 for the first, one more each time preemption requeues it. The
+  // agent is told it with the work and reports it back, so that a run in its grace on a node is
+  // never taken for the next run of the same instance there.
+  int run = 0;
   std::vector<int> gpu_indices;
   std::vector<std::string> gpu_uuids;
   bool stop_requested = false;

@@ -67,6 +67,9 @@ struct WorkloadReport {
   int exit_code = -1;
   int signal = 0;
   std::string message;
+  // Which run of the instance it is (Instance::run): another run's report is stale. -1: not said
+  // (an agent from before runs), taken as the instance's current run.
+  int run = -1;
 };
 
 struct GpuHeartbeat {
