@@ -91,6 +91,14 @@ class StopNoticeTest : public ClusterTest {
     extra_daemon_args_ = {"--preempt-grace-ms", "2000"};  // Other stops keep the tests' 500 ms.
   }
 
+  // Spot work that goes back to the queue when preempted, running `script` in a shell.
+  std::string launch_requeued(int gpus, const std::string& script) {
+    return launch({{"gpus", gpus},
+                   {"price_class", "spot"},
+                   {"requeue", true},
+                   {"command", {"/bin/sh", "-c", script}}});
+  }
+
   // The stop notices a workload printed, one JSON object a line, from its log.
   std::vector<json> notices(const std::string& id) {
     std::vector<json> found;
@@ -106,10 +114,7 @@ TEST_F(StopNoticeTest, PreemptedSpotWorkIsToldWhyAndByWhenBeforeItsSigtermAndCom
   // The checkpointing a training job would do on SIGTERM: read the notice, say so, end.
   const std::string script =
       "trap 'cat \"$ALLOT_STOP_NOTICE\"; exit 0' TERM; echo up; while :; do sleep 0.05; done";
-  const std::string spot = launch({{"gpus", 8},
-                                   {"price_class", "spot"},
-                                   {"requeue", true},
-                                   {"command", {"/bin/sh", "-c", script}}});
+  const std::string spot = launch_requeued(8, script);
   ASSERT_TRUE(eventually([&] { return logs(spot).find("up\n") != std::string::npos; }));
 
   const int64_t before_ms = now_ms();
@@ -167,10 +172,7 @@ TEST_F(RequeueGraceTest, ANewRunOnTheSameNodeWaitsForTheLastOneToEndAndGetsItsOw
   const std::string script =
       "trap 'cat \"$ALLOT_STOP_NOTICE\"' TERM; echo \"up $CUDA_VISIBLE_DEVICES\"; "
       "while :; do sleep 0.05; done";
-  const std::string spot = launch({{"gpus", 2},
-                                   {"price_class", "spot"},
-                                   {"requeue", true},
-                                   {"command", {"/bin/sh", "-c", script}}});
+  const std::string spot = launch_requeued(2, script);
   ASSERT_TRUE(eventually([&] { return logs(spot).find("up ") != std::string::npos; }));
 
   // 5 GPUs: the 2 free, then the spot work of least loss first (the requeued one, then the

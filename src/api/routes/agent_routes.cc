@@ -231,28 +231,34 @@ std::vector<std::string> gang_peers(const State& state, const Instance& member) 
 // spot work evicted or priced out, whether it ended or went back to the queue; "stopped" for a
 // stop asked of the instance (by its tenant, an idle or run-time limit, a budget); "ended" for
 // anything else the controller no longer runs there (a lost instance, an unknown one).
+json preempted_item(const Call& call, const std::string& id, const std::string& message) {
+  return {{"instance_id", id},
+          {"grace_ms", call.options.preempt_grace_ms},
+          {"reason", "preempted"},
+          {"message", message}};
+}
+
 json stop_item(const Call& call, const State& state, const std::string& id) {
-  json item = {{"instance_id", id}, {"grace_ms", call.options.stop_grace_ms}};
   const Instance* instance = state.instance(id);
   if (instance != nullptr && instance->stop_requested) {
-    item["reason"] = "stopped";
-    item["message"] = instance->stop_reason;
-  } else if (instance != nullptr && instance->state == InstanceState::kPreempted) {
-    item["reason"] = "preempted";
-    item["message"] = instance->reason;
-    item["grace_ms"] = call.options.preempt_grace_ms;
-  } else if (instance != nullptr && instance->state == InstanceState::kQueued &&
-             instance->spec.requeue) {
-    // Only preemption sends placed work back to the queue.
-    item["reason"] = "preempted";
-    item["message"] = "preempted; it has gone back to the queue and starts afresh when placed";
-    item["grace_ms"] = call.options.preempt_grace_ms;
-  } else {
-    item["reason"] = "ended";
-    item["message"] = instance == nullptr ? "the controller does not know it"
-                                          : "the controller no longer runs it on this node";
+    return {{"instance_id", id},
+            {"grace_ms", call.options.stop_grace_ms},
+            {"reason", "stopped"},
+            {"message", instance->stop_reason}};
   }
-  return item;
+  if (instance != nullptr && instance->state == InstanceState::kPreempted) {
+    return preempted_item(call, id, instance->reason);
+  }
+  if (instance != nullptr && instance->state == InstanceState::kQueued && instance->spec.requeue) {
+    // Only preemption sends placed work back to the queue.
+    return preempted_item(call, id,
+                          "preempted; it has gone back to the queue and starts afresh when placed");
+  }
+  return {{"instance_id", id},
+          {"grace_ms", call.options.stop_grace_ms},
+          {"reason", "ended"},
+          {"message", instance == nullptr ? "the controller does not know it"
+                                          : "the controller no longer runs it on this node"}};
 }
 
 json work_for(const Call& call, const Node& node, const NodeHeartbeat& beat) {
@@ -279,10 +285,7 @@ json work_for(const Call& call, const Node& node, const NodeHeartbeat& beat) {
                                                 reported->second != instance.run) {
       // An earlier run of it is still on the node (in its grace, or ended and not yet
       // forgotten): it is stopped, and this run is handed over only once the node has let it go.
-      stop.push_back({{"instance_id", id},
-                      {"grace_ms", call.options.preempt_grace_ms},
-                      {"reason", "preempted"},
-                      {"message", "preempted; its next run waits for this one to end"}});
+      stop.push_back(preempted_item(call, id, "preempted; its next run waits for this one to end"));
       continue;
     }
     const std::string& image =
