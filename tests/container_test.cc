@@ -369,6 +369,27 @@ TEST_F(ContainerTest, AStoppedContainerReadsItsStopNoticeAndCannotWriteIt) {
   EXPECT_EQ(notice["grace_ms"], 500);
 }
 
+TEST_F(ContainerTest, AVolumeIsMountedAtItsPathAndAReaderCannotWriteIt) {
+  call("POST", "/v1/volumes", {{"name", "data"}, {"size_gb", 1}}, 201);
+  const std::string writer = launch(
+      {{"gpus", 1},
+       {"image", kImage},
+       {"volumes", {{{"volume", "data"}, {"path", "/data"}}}},
+       {"command", {"/bin/sh", "-c", "echo kept > /data/f && echo var=$ALLOT_VOLUME_DATA"}}});
+  ASSERT_TRUE(instance_reaches(writer, "succeeded")) << logs(writer) << instance(writer).dump();
+  EXPECT_EQ(logs(writer), "var=/data\n");
+  const std::string reader =
+      launch({{"gpus", 1},
+              {"image", kImage},
+              {"volumes", {{{"volume", "data"}, {"path", "/in"}, {"read_only", true}}}},
+              {"command",
+               {"/bin/sh", "-c",
+                "cat /in/f; touch /in/g 2>/dev/null && echo write=yes || echo write=no"}}});
+  ASSERT_TRUE(instance_reaches(reader, "succeeded")) << logs(reader) << instance(reader).dump();
+  EXPECT_EQ(instance(reader)["node_id"], instance(writer)["node_id"]);
+  EXPECT_EQ(logs(reader), "kept\nwrite=no\n");
+}
+
 TEST_F(ContainerTest, BadImagesAndCommandsFailTheInstanceWithTheReasonAndLeaveNothing) {
   const ClientResponse malformed = daemon_.request("POST", "/v1/instances",
                                                    json{{"project_id", project_id_},
@@ -380,7 +401,7 @@ TEST_F(ContainerTest, BadImagesAndCommandsFailTheInstanceWithTheReasonAndLeaveNo
   EXPECT_EQ(malformed.status, 400);
   EXPECT_NE(malformed.body.find("invalid_argument"), std::string::npos) << malformed.body;
   // Nothing in a launch can ask for more of the node: no capability, privilege or host path.
-  for (const char* field : {"privileged", "cap_add", "volumes", "devices", "network"}) {
+  for (const char* field : {"privileged", "cap_add", "devices", "network"}) {
     const ClientResponse refused = daemon_.request(
         "POST", "/v1/instances",
         json{{"project_id", project_id_},
@@ -392,6 +413,20 @@ TEST_F(ContainerTest, BadImagesAndCommandsFailTheInstanceWithTheReasonAndLeaveNo
         member_key_);
     EXPECT_EQ(refused.status, 400) << field;
     EXPECT_NE(refused.body.find("unknown_field"), std::string::npos) << refused.body;
+  }
+  // Volumes are the tenant's own, by name: a host path is none of them.
+  for (const json& volumes :
+       {json::array({"/:/host"}), json::array({{{"volume", "/"}, {"path", "/host"}}}),
+        json::array({{{"volume", "../../etc"}, {"path", "/host"}}})}) {
+    const ClientResponse refused = daemon_.request("POST", "/v1/instances",
+                                                   json{{"project_id", project_id_},
+                                                        {"gpus", 1},
+                                                        {"image", kImage},
+                                                        {"command", {"true"}},
+                                                        {"volumes", volumes}}
+                                                       .dump(),
+                                                   member_key_);
+    EXPECT_TRUE(refused.status == 400 || refused.status == 404) << refused.body;
   }
 
   const std::string missing_image =

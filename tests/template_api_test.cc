@@ -114,12 +114,7 @@ TEST_F(TemplateApiTest, ALaunchTakesTheTemplatesFieldsWithItsOwnOnTop) {
 
 TEST_F(TemplateApiTest, AMissingOrMalformedTemplateIsRefusedAndNothingIsCreated) {
   const std::string before = snapshot();
-  struct Case {
-    json body;
-    int status;
-    const char* code;
-  };
-  const Case cases[] = {
+  const Refusal cases[] = {
       {{{"template", "nope"}, {"project_id", a_.project_id}, {"command", {"x"}}}, 404, "not_found"},
       {{{"template", 5}, {"project_id", a_.project_id}, {"command", {"x"}}}, 400, "invalid_type"},
       {{{"template", "pytorch"}, {"project_id", a_.project_id}}, 400, "missing_field"},
@@ -132,7 +127,7 @@ TEST_F(TemplateApiTest, AMissingOrMalformedTemplateIsRefusedAndNothingIsCreated)
       // Another tenant's project is not found, template or not.
       {{{"template", "jupyter"}, {"project_id", b_.project_id}}, 404, "not_found"},
   };
-  for (const Case& c : cases) {
+  for (const Refusal& c : cases) {
     const json answer = call("POST", "/v1/instances", c.body, a_.member_key, c.status);
     EXPECT_EQ(answer["error"]["code"], c.code) << c.body;
   }

@@ -191,7 +191,14 @@ void Agent::apply_work(const json& work) {
                       .gang_port = item.value("gang_port", 0),
                       .gang_peers = item.value("gang_peers", std::vector<std::string>{}),
                       .run = item.value("run", 0)};
-    auto status = runtime_->start(spec);
+    // Its volumes' directories are made here; one that cannot be fails the start.
+    const auto status = [&]() -> Result<WorkloadStatus> {
+      auto binds = volume_binds(item.value("volumes", json::array()), config_.volumes,
+                                config_.runtime == "container", spec.env);
+      if (!binds) return std::unexpected(binds.error());
+      spec.volumes = *std::move(binds);
+      return runtime_->start(spec);
+    }();
     if (!status) {
       spdlog::error("msg=\"cannot start\" instance={} error=\"{}\"", id, status.error().message);
       refused_[id] = WorkloadStatus{.instance_id = id,

@@ -15,6 +15,7 @@
 #include "agent/gpu/gpu.h"
 #include "agent/images.h"
 #include "agent/runtime/runtime.h"
+#include "agent/runtime/volumes.h"
 #include "client/http_client.h"
 
 namespace allot::agent {
@@ -33,6 +34,7 @@ struct AgentConfig {
   // Why this node's GPUs cannot be given to isolated work (no NVIDIA CDI spec), told in every
   // report: the controller keeps them out of service while it is said.
   std::string gpu_problem;
+  VolumeDirs volumes;  // Where the volumes its work mounts are kept.
 };
 
 class Agent {

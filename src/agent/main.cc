@@ -93,6 +93,10 @@ int main(int argc, char** argv) {
                  "address other nodes reach this one at, for gangs (default: the address allotd "
                  "sees it join from)");
   app.add_option("--region", config.region, "region (default: default)");
+  app.add_option("--volume-dir", config.volumes.local,
+                 "where local volumes are kept (default: STATE_DIR/volumes)");
+  app.add_option("--nfs-dir", config.volumes.nfs,
+                 "where the region's NFS export is mounted, for nfs volumes (default: none)");
   app.add_option("--label", labels, "KEY=VALUE, repeatable");
   app.add_option("--cpus", config.cpu_milli, "CPUs to offer (default: all)");
   app.add_option("--memory-mib", config.memory_mib, "memory to offer (default: all)");
@@ -135,6 +139,7 @@ int main(int argc, char** argv) {
     }
     config.labels[label.substr(0, eq)] = label.substr(eq + 1);
   }
+  if (config.volumes.local.empty()) config.volumes.local = config.state_dir + "/volumes";
   config.cpu_milli =
       config.cpu_milli > 0 ? config.cpu_milli * 1000 : std::thread::hardware_concurrency() * 1000LL;
   if (config.memory_mib == 0) {

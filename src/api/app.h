@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <set>
 #include <span>
 #include <string>
 #include <string_view>
@@ -34,6 +35,8 @@ struct ApiOptions {
   int64_t heartbeat_interval_ms = 2'000;  // What agents are told to use.
   std::string web_dir;                    // The dashboard's built files; empty: none.
   AddressAllowList webhook_allow;         // Internal addresses webhooks may reach nonetheless.
+  int64_t max_volume_gb = 10'000;         // The largest volume a tenant may create.
+  std::set<std::string> nfs_regions;      // Regions whose nodes mount an NFS export for volumes.
   billing::Issuer issuer;                 // Who issues invoices, in what currency, on what terms.
   int read_threads = 0;                   // Threads answering reads; 0: default_read_threads().
 };

@@ -8,6 +8,7 @@
 #include "api/placement_fields.h"
 #include "api/routes_util.h"
 #include "common/image_ref.h"
+#include "common/limits.h"
 #include "core/cluster/cluster.h"
 
 namespace allot {
@@ -15,6 +16,37 @@ namespace allot {
 using nlohmann::json;
 
 constexpr size_t kMaxTemplateName = 63;
+
+namespace {
+
+// "volumes": [{"volume": NAME or id, "path": "/data", "read_only": false}, ...]. The core checks
+// the paths; create_instance finds the volumes.
+Result<std::vector<VolumeMount>> read_volume_mounts(const json& value) {
+  std::vector<VolumeMount> out;
+  if (value.is_null()) return out;
+  if (!value.is_array()) return fail(ErrorCode::kInvalidType, "'volumes' must be an array");
+  if (value.size() > limits::kMaxVolumeMounts) {
+    return fail(ErrorCode::kInvalidArgument,
+                fmt::format("an instance mounts at most {} volumes", limits::kMaxVolumeMounts));
+  }
+  for (const json& item : value) {
+    if (!item.is_object()) {
+      return fail(ErrorCode::kInvalidType,
+                  "each of 'volumes' must be an object: {\"volume\", \"path\", \"read_only\"}");
+    }
+    JsonBody fields = JsonBody::from_document(item);
+    auto [volume, path] = fields.required_string_fields({"volume", "path"});
+    auto read_only = fields.optional_bool("read_only");
+    if (auto ok = fields.finish(); !ok) {
+      return fail(ok.error().code, "volumes: " + ok.error().message);
+    }
+    out.push_back(
+        VolumeMount{.name = volume, .path = path, .read_only = read_only.value_or(false)});
+  }
+  return out;
+}
+
+}  // namespace
 
 Result<Launch> read_launch(JsonBody& body) {
   auto project_id = body.optional_string("project_id");
@@ -30,6 +62,7 @@ Result<Launch> read_launch(JsonBody& body) {
   auto requeue = body.optional_bool("requeue");
   auto nodes = body.optional_int("nodes", INT32_MIN, INT32_MAX);
   const json idle = body.optional_json("idle");
+  const json volumes = body.optional_json("volumes");
   ALLOT_TRY(body.finish());
   if (!command) return fail(ErrorCode::kMissingField, "'command' is required");
   if (image) {
@@ -51,6 +84,7 @@ Result<Launch> read_launch(JsonBody& body) {
   if (!idle.is_null()) {
     ALLOT_TRY_ASSIGN(launch.spec.idle, read_idle_policy(idle));
   }
+  ALLOT_TRY_ASSIGN(launch.spec.volumes, read_volume_mounts(volumes));
   return launch;
 }
 
@@ -99,7 +133,8 @@ Status check_template(const LaunchTemplate& launch_template) {
         "digit");
   }
   if (!launch_template.fields.is_object()) return wrong("its fields must be a table");
-  for (const char* field : {"project_id", "template"}) {
+  // Volumes are the tenant's, not the operator's: a template cannot name them.
+  for (const char* field : {"project_id", "template", "volumes"}) {
     if (launch_template.fields.contains(field)) {
       return wrong(fmt::format("'{}' cannot be set in a template", field));
     }

@@ -22,6 +22,12 @@ namespace allot {
 // An optional ?tenant_id= filter on a listing, checked like tenant_for. Operator admins see every
 // tenant without it; others see their own.
 [[nodiscard]] Result<std::optional<std::string>> tenant_filter(const Call& call);
+// The project a new instance or volume goes in: the one named (kNotFound unless the caller may
+// see it), else the caller's tenant's only live project (kMissingField when it has several).
+[[nodiscard]] Result<const Project*> project_for(const Call& call,
+                                                 const std::optional<std::string>& id);
+// kForbidden for viewers, who may look but not launch, stop or make volumes.
+[[nodiscard]] Status require_launcher(const Caller& caller);
 
 // An idle-stop policy from its JSON object (threshold_pct, window_s, action: stop or notify);
 // kInvalidType, kMissingField, kUnknownField or kInvalidArgument when it is not one. The core

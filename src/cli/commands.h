@@ -56,6 +56,8 @@ void add_pool_commands(CLI::App& app, Action& action);
 
 // registries: credentials for private image registries.
 void add_registry_commands(CLI::App& app, Action& action);
+// volumes: storage that outlives instances.
+void add_volume_commands(CLI::App& app, Action& action);
 
 // images: container nodes' images and pre-pulls.
 void add_image_commands(CLI::App& app, Action& action);

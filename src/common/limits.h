@@ -132,6 +132,13 @@ inline constexpr int64_t kMaxPoolMemoryMib = 16'777'216;
 // under 400 ms); 10,000 entries covers a hundred client locations times a hundred regions.
 inline constexpr int64_t kMaxLatencyMs = 60'000;
 inline constexpr size_t kMaxLatencyEntries = 10'000;
+// Volumes: live ones per tenant, mounts per instance, a name's and a mount path's length, and the
+// largest size the core takes (allotd's max_volume_gb may set a lower one).
+inline constexpr size_t kMaxVolumesPerTenant = 256;
+inline constexpr size_t kMaxVolumeMounts = 8;
+inline constexpr size_t kMaxVolumeName = 63;
+inline constexpr size_t kMaxVolumePath = 1'024;
+inline constexpr int64_t kMaxVolumeGb = 1'000'000;
 // Registry credentials one tenant may hold.
 inline constexpr size_t kMaxRegistryCredentials = 64;
 // The ports a gang member's container publishes on its node, for its peers on other nodes: each

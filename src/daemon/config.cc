@@ -37,6 +37,15 @@ Status set_listen(DaemonConfig& config, std::string_view text, std::string_view 
 }
 
 Status check(const DaemonConfig& config) {
+  for (const std::string& region : nfs_region_set(config)) {
+    const bool plain = std::ranges::all_of(region, [](char c) {
+      return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '-' || c == '_' || c == '.';
+    });
+    if (!plain || region.size() > limits::kMaxVolumeName) {
+      return fail(ErrorCode::kInvalidArgument,
+                  fmt::format("nfs_regions: '{}' is not a region's name", region));
+    }
+  }
   if (config.store != "sqlite" && config.store != "postgres") {
     return fail(ErrorCode::kInvalidArgument,
                 fmt::format("store must be sqlite or postgres, not '{}'", config.store));
@@ -119,7 +128,7 @@ struct WholeSetting {
   int64_t DaemonConfig::* field;
   int64_t least = 1;
 };
-constexpr std::array<WholeSetting, 22> kWholeSettings = {{
+constexpr std::array<WholeSetting, 23> kWholeSettings = {{
     {"heartbeat_interval_ms", &DaemonConfig::heartbeat_interval_ms},
     {"heartbeat_timeout_ms", &DaemonConfig::heartbeat_timeout_ms},
     {"stop_grace_ms", &DaemonConfig::stop_grace_ms},
@@ -142,6 +151,7 @@ constexpr std::array<WholeSetting, 22> kWholeSettings = {{
     {"http_max_connections", &DaemonConfig::http_max_connections},
     {"http_max_connections_per_address", &DaemonConfig::http_max_connections_per_address},
     {"payment_terms_days", &DaemonConfig::payment_terms_days, 0},  // 0: due on issue.
+    {"max_volume_gb", &DaemonConfig::max_volume_gb},
 }};
 
 const WholeSetting* whole_setting(std::string_view name) {
@@ -159,7 +169,7 @@ struct TextSetting {
   const char* name;
   std::string DaemonConfig::* field;
 };
-constexpr std::array<TextSetting, 15> kTextSettings = {{
+constexpr std::array<TextSetting, 16> kTextSettings = {{
     {"data_dir", &DaemonConfig::data_dir},
     {"store", &DaemonConfig::store},
     {"postgres_url", &DaemonConfig::postgres_url},
@@ -175,6 +185,7 @@ constexpr std::array<TextSetting, 15> kTextSettings = {{
     {"spot_fallback", &DaemonConfig::spot_fallback},
     {"default_image", &DaemonConfig::default_image},
     {"process_runtime_tenants", &DaemonConfig::process_runtime_tenants},
+    {"nfs_regions", &DaemonConfig::nfs_regions},
 }};
 
 // ALLOT_ and a setting's name in capitals.
@@ -338,6 +349,10 @@ Result<DaemonConfig> load_daemon_config(const std::vector<std::string>& args, co
             "spot work where no spot price is set: none (not placed) or on-demand");
   text_flag("--default-image", &DaemonConfig::default_image,
             "the image of launches that name none");
+  whole_flag("--max-volume-gb", &DaemonConfig::max_volume_gb,
+             "the largest volume a tenant may create, in GB (default 10000)");
+  text_flag("--nfs-regions", &DaemonConfig::nfs_regions,
+            "regions whose nodes mount an NFS export for nfs volumes, e.g. eu,us");
   text_flag("--process-runtime-tenants", &DaemonConfig::process_runtime_tenants,
             "who may run on process-runtime nodes: operator (default) or all");
   std::optional<bool> forecast;
@@ -381,6 +396,20 @@ Result<DaemonConfig> load_daemon_config(const std::vector<std::string>& args, co
   if (forecast) config.forecast = *forecast;
   if (auto ok = check(config); !ok) return std::unexpected(ok.error());
   return config;
+}
+
+std::set<std::string> nfs_region_set(const DaemonConfig& config) {
+  std::set<std::string> out;
+  std::string region;
+  for (const char c : config.nfs_regions + ",") {
+    if (c == ',' || c == ' ') {
+      if (!region.empty()) out.insert(region);
+      region.clear();
+    } else {
+      region += c;
+    }
+  }
+  return out;
 }
 
 }  // namespace allot

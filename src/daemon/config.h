@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -56,6 +57,10 @@ struct DaemonConfig {
   bool forecast = true;
   int64_t forecast_lead_h = 2;
   int64_t forecast_history_h = 336;
+  // Volumes: the largest a tenant may create, in GB, and the regions whose nodes all mount an NFS
+  // export for nfs volumes, separated by commas (empty: none; every volume is local).
+  int64_t max_volume_gb = 10'000;
+  std::string nfs_regions;
   // The built dashboard (web/dist) that is served at `/`; empty: no dashboard.
   std::string web_dir;
   // HTTP: the time a client has to send a request's header and its body, how long an idle
@@ -92,5 +97,8 @@ using GetEnv = std::function<const char*(const char*)>;
 // variable or flag at fault. `help` is set when --help was asked for (the text is in the error).
 [[nodiscard]] Result<DaemonConfig> load_daemon_config(const std::vector<std::string>& args,
                                                       const GetEnv& getenv, bool& help);
+
+// The regions of `nfs_regions`, which are separated by commas or spaces.
+std::set<std::string> nfs_region_set(const DaemonConfig& config);
 
 }  // namespace allot

@@ -195,6 +195,8 @@ int run(const DaemonConfig& config, const sigset_t& stop_signals) {
                      .heartbeat_interval_ms = config.heartbeat_interval_ms,
                      .web_dir = config.web_dir,
                      .webhook_allow = webhook_allow,
+                     .max_volume_gb = config.max_volume_gb,
+                     .nfs_regions = nfs_region_set(config),
                      .issuer = billing::Issuer{.legal_name = config.invoice_legal_name,
                                                .address = config.invoice_address,
                                                .tax_id = config.invoice_tax_id,

@@ -239,7 +239,13 @@ constexpr std::array<std::string_view, 1> kImagePulls = {
     "doc TEXT NOT NULL)",
 };
 
-constexpr std::array<Migration, 16> kMigrations = {
+// Tenants' volumes, deleted ones too (their storage is billed up to their deletion).
+constexpr std::array<std::string_view, 1> kVolumes = {
+    "CREATE TABLE volumes (id TEXT PRIMARY KEY, tenant_id TEXT NOT NULL, "
+    "created_at_ms BIGINT NOT NULL, doc TEXT NOT NULL)",
+};
+
+constexpr std::array<Migration, 17> kMigrations = {
     Migration{1, "identity: tenants, projects, users, API keys, audit log", kIdentity},
     Migration{2, "cluster: join tokens, nodes, instances", kCluster},
     Migration{3, "rules: quotas, reservations, tenant weights", kRules},
@@ -256,6 +262,7 @@ constexpr std::array<Migration, 16> kMigrations = {
     Migration{14, "billing details: what invoices say about each tenant", kBillingDetails},
     Migration{15, "registries: tenants' credentials for private image registries", kRegistries},
     Migration{16, "image pulls: the operator's pre-pulls of images onto nodes", kImagePulls},
+    Migration{17, "volumes: tenants' storage that outlives their instances", kVolumes},
 };
 
 }  // namespace

@@ -84,12 +84,12 @@ AuditEntry audit(int64_t seq, std::string tenant) {
 }
 
 TEST_P(StoreTest, MigrationsRunOnceAndReachTheLatestVersion) {
-  EXPECT_EQ(store_->schema_version(), 16);
+  EXPECT_EQ(store_->schema_version(), 17);
   EXPECT_EQ(store_->backend(), GetParam());
   store_.reset();
   auto again = open();
   ASSERT_NE(again, nullptr);
-  EXPECT_EQ(again->schema_version(), 16);
+  EXPECT_EQ(again->schema_version(), 17);
 }
 
 TEST_P(StoreTest, WhatIsCommittedLoadsBackAfterReopening) {
@@ -284,6 +284,37 @@ TEST_P(StoreTest, RegistryCredentialsLoadBackSealedAndADeletedOneStaysDeleted) {
   for (const Row& row : *rows) state.put(row);
   ASSERT_NE(state.registry_credential(kTenant.id, "registry.example:5000"), nullptr);
   EXPECT_EQ(state.registry_credential(kTenant.id, "ghcr.io"), nullptr);
+}
+
+TEST_P(StoreTest, VolumesLoadBackWithTheirNodeAndADeletedOneStaysForItsBilling) {
+  Volume local{.id = "vol_0000000000000001",
+               .tenant_id = kTenant.id,
+               .project_id = "prj_0000000000000001",
+               .name = "ckpt",
+               .region = "eu",
+               .backend = "local",
+               .size_gb = 100,
+               .created_at_ms = 5};
+  Volume shared = local;
+  shared.id = "vol_0000000000000002";
+  shared.name = "datasets";
+  shared.backend = "nfs";
+  shared.created_at_ms = 6;
+  ASSERT_TRUE(store_->commit(Batch{.rows = {local, shared}}));
+  local.node_id = "nod_0000000000000001";  // Its first instance was placed.
+  shared.deleted_at_ms = 9;
+  ASSERT_TRUE(store_->commit(Batch{.rows = {local, shared}}));
+  auto rows = reopen_and_load();
+  ASSERT_TRUE(rows) << rows.error().message;
+  const std::vector<Row> expected = {local, shared};  // Oldest first.
+  EXPECT_EQ(*rows, expected);
+  State state;
+  for (const Row& row : *rows) state.put(row);
+  ASSERT_NE(state.volume_named(kTenant.id, "ckpt"), nullptr);
+  EXPECT_EQ(state.volume_named(kTenant.id, "ckpt")->node_id, "nod_0000000000000001");
+  EXPECT_EQ(state.volume_named(kTenant.id, "datasets"), nullptr);
+  ASSERT_NE(state.volume(shared.id), nullptr);
+  EXPECT_EQ(state.volume(shared.id)->deleted_at_ms, 9);
 }
 
 TEST_P(StoreTest, APullAndANodesImagesLoadBackAsTheyWere) {

@@ -48,7 +48,8 @@ std::string ApiTest::snapshot() {
   for (const char* path :
        {"/v1/tenants?limit=1000", "/v1/projects?include_deleted&limit=1000", "/v1/users?limit=1000",
         "/v1/keys?limit=1000", "/v1/quotas?include_ended=true&limit=1000",
-        "/v1/reservations?include_ended=true&limit=1000", "/v1/instances?limit=1000"}) {
+        "/v1/reservations?include_ended=true&limit=1000", "/v1/instances?limit=1000",
+        "/v1/volumes?limit=1000"}) {
     out += daemon_.request("GET", path, "", op_key_).body;
   }
   return out;

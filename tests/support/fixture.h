@@ -18,6 +18,13 @@ struct TenantKit {
   std::string project_id;
 };
 
+// A request that must be refused with `status` and the error `code`.
+struct Refusal {
+  nlohmann::json body;
+  int status;
+  const char* code;
+};
+
 class ApiTest : public ::testing::Test {
  protected:
   void SetUp() override;

@@ -178,6 +178,12 @@ class ContainerRuntime final : public Runtime {
       return fail(ErrorCode::kInvalidArgument,
                   "the agent's state directory must not hold ',': podman cannot mount it");
     }
+    for (const VolumeBind& volume : spec.volumes) {
+      if ((volume.source + volume.path).find(',') != std::string::npos) {
+        return fail(ErrorCode::kInvalidArgument,
+                    "volume " + volume.name + ": a path with ',' cannot be mounted");
+      }
+    }
     std::error_code ec;
     std::filesystem::create_directories(paths.dir, ec);
     if (ec)
@@ -412,6 +418,11 @@ std::vector<std::string> container_run_args(const WorkloadSpec& spec,
         fmt::format("{}-{}", spec.gang_port, spec.gang_port + limits::kGangPortsPerMember - 1);
     args.emplace_back("--publish");
     args.push_back(range + ":" + range);
+  }
+  for (const VolumeBind& volume : spec.volumes) {
+    args.emplace_back("--mount");
+    args.push_back(fmt::format("type=bind,source={},destination={}{}", volume.source, volume.path,
+                               volume.read_only ? ",ro=true" : ""));
   }
   for (const std::string& uuid : spec.gpu_uuids) {
     args.emplace_back("--device");

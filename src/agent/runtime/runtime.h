@@ -16,6 +16,18 @@
 
 namespace allot::agent {
 
+// A volume the workload mounts: a directory of the node, which the agent made, that a container
+// sees at `path`. The process runtime mounts nothing: its workloads find `source` in the variable
+// ALLOT_VOLUME_<NAME>, which containers have too, naming `path`.
+struct VolumeBind {
+  std::string name;
+  std::string source;
+  std::string path;
+  bool read_only = false;
+
+  bool operator==(const VolumeBind&) const = default;
+};
+
 struct WorkloadSpec {
   std::string instance_id;
   std::vector<std::string> argv;           // argv[0] is looked up in PATH.
@@ -38,6 +50,7 @@ struct WorkloadSpec {
   // again under the same id, and the agent reports each workload's run so that the controller
   // tells a run still in its grace from the next one.
   int run = 0;
+  std::vector<VolumeBind> volumes;
 };
 
 // Why a workload is asked to stop. The runtime writes it, with the deadline of its SIGKILL, to the

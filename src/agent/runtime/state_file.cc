@@ -79,6 +79,7 @@ static void from_json(const json& doc, WorkloadState& s) { read_name(doc, s, par
 
 // What a restarted agent needs to find its workload again. The image and its registry password
 // are not kept: a workload that is found again is never started anew.
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(VolumeBind, name, source, path, read_only)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(WorkloadSpec, instance_id, argv, env, working_dir, gpu_uuids,
                                    cpu_milli, memory_mib)
 // The instance is its spec's.
@@ -136,7 +137,9 @@ Status write_file_atomically(const std::string& path, const std::string& tmp_pat
 Status save_record(const WorkloadPaths& paths, const WorkloadRecord& record) {
   json j = record;
   j["version"] = kRecordVersion;
-  j["run"] = record.spec.run;  // Beside the spec: records written before runs have none (0).
+  // Beside the spec: records written before runs and volumes have neither.
+  j["run"] = record.spec.run;
+  j["volumes"] = record.spec.volumes;
   return write_file_atomically(paths.record, paths.record_tmp, j.dump(2) + "\n", 0644);
 }
 
@@ -149,6 +152,7 @@ std::optional<WorkloadRecord> load_record(const std::string& path) {
     auto record = j.get<WorkloadRecord>();
     record.status.instance_id = record.spec.instance_id;
     record.spec.run = j.value("run", 0);
+    record.spec.volumes = j.value("volumes", std::vector<VolumeBind>{});
     return record;
   } catch (const std::exception&) {
     return std::nullopt;

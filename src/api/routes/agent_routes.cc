@@ -261,6 +261,21 @@ json stop_item(const Call& call, const State& state, const std::string& id) {
                                           : "the controller no longer runs it on this node"}};
 }
 
+// What the node needs to mount the instance's volumes: where each is kept follows from its id
+// and backend (agent/volumes.h).
+json volume_items(const State& state, const Instance& instance) {
+  json out = json::array();
+  for (const VolumeMount& mount : instance.spec.volumes) {
+    const Volume* volume = state.volume(mount.volume_id);
+    out.push_back({{"volume_id", mount.volume_id},
+                   {"name", mount.name},
+                   {"backend", volume == nullptr ? "" : volume->backend},
+                   {"path", mount.path},
+                   {"read_only", mount.read_only}});
+  }
+  return out;
+}
+
 json work_for(const Call& call, const Node& node, const NodeHeartbeat& beat) {
   json run = json::array();
   json stop = json::array();
@@ -300,6 +315,7 @@ json work_for(const Call& call, const Node& node, const NodeHeartbeat& beat) {
                  {"cpu_milli", instance.spec.cpu_milli},
                  {"memory_mib", instance.spec.memory_mib},
                  {"run", instance.run}};
+    if (!instance.spec.volumes.empty()) item["volumes"] = volume_items(state, instance);
     // Peers and the registry credential go only with work that has yet to start: they are for
     // its start (the way to its peers, the pull).
     if (instance.state != InstanceState::kRunning) {

@@ -1,6 +1,6 @@
 // The cluster domain's routes: join tokens and nodes, the agents' calls, instances, idle-stop
-// policies, registry credentials, images. Each resource's file holds its routes; the domain's list,
-// in the order they are matched, is cluster_domain_routes() (api/routes/cluster.cc).
+// policies, registry credentials, images, volumes. Each resource's file holds its routes; the
+// domain's list, in the order they are matched, is cluster_domain_routes() (api/routes/cluster.cc).
 #pragma once
 
 #include <span>
@@ -16,6 +16,13 @@ std::span<const Route> agent_routes();
 std::span<const Route> instance_routes();
 // Tenants' credentials for private image registries.
 std::span<const Route> registry_routes();
+// Tenants' volumes.
+std::span<const Route> volume_routes();
+// A launch's mounts with their volumes found by name (or id) among the tenant's live volumes:
+// volume_id set, name the volume's. kNotFound for one the tenant does not have.
+[[nodiscard]] Result<std::vector<VolumeMount>> resolve_volumes(const Call& call,
+                                                               const std::string& tenant_id,
+                                                               std::vector<VolumeMount> mounts);
 std::span<const Route> image_routes();
 // A project's idle-stop policy.
 std::span<const Route> idle_routes();

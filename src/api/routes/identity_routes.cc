@@ -36,6 +36,38 @@ Result<std::optional<std::string>> tenant_filter(const Call& call) {
   return std::optional<std::string>{std::move(tenant)};
 }
 
+// The project a new object goes in: the one named, or the caller's tenant's only live project.
+Result<const Project*> project_for(const Call& call, const std::optional<std::string>& id) {
+  const State& state = call.ctx.state();
+  if (id) {
+    ALLOT_TRY(check_id("project_id", *id, "prj"));
+    const Project* project = state.project(*id);
+    if (project == nullptr || project->deleted_at_ms != 0 ||
+        !may_see_tenant(call.caller, project->tenant_id)) {
+      return fail(ErrorCode::kNotFound, "no project " + *id);
+    }
+    return project;
+  }
+  const Project* only = nullptr;
+  for (const auto& [pid, project] : state.projects) {
+    if (project.tenant_id != call.caller.tenant_id || project.deleted_at_ms != 0) continue;
+    if (only != nullptr) {
+      return fail(ErrorCode::kMissingField, "'project_id' is required: the tenant has several");
+    }
+    only = &project;
+  }
+  if (only == nullptr) return fail(ErrorCode::kMissingField, "'project_id' is required");
+  return only;
+}
+
+Status require_launcher(const Caller& caller) {
+  if (caller.role == Role::kViewer) {
+    return fail(ErrorCode::kForbidden,
+                "viewers cannot launch or stop instances, or make or delete volumes");
+  }
+  return {};
+}
+
 namespace {
 
 using nlohmann::json;

@@ -20,37 +20,6 @@ namespace {
 
 using nlohmann::json;
 
-// The project an instance goes in: the one named, or the tenant's only live project.
-Result<const Project*> project_for(const Call& call, const std::optional<std::string>& id) {
-  const State& state = call.ctx.state();
-  if (id) {
-    ALLOT_TRY(check_id("project_id", *id, "prj"));
-    const Project* project = state.project(*id);
-    if (project == nullptr || project->deleted_at_ms != 0 ||
-        !may_see_tenant(call.caller, project->tenant_id)) {
-      return fail(ErrorCode::kNotFound, "no project " + *id);
-    }
-    return project;
-  }
-  const Project* only = nullptr;
-  for (const auto& [pid, project] : state.projects) {
-    if (project.tenant_id != call.caller.tenant_id || project.deleted_at_ms != 0) continue;
-    if (only != nullptr) {
-      return fail(ErrorCode::kMissingField, "'project_id' is required: the tenant has several");
-    }
-    only = &project;
-  }
-  if (only == nullptr) return fail(ErrorCode::kMissingField, "'project_id' is required");
-  return only;
-}
-
-Status require_launcher(const Caller& caller) {
-  if (caller.role == Role::kViewer) {
-    return fail(ErrorCode::kForbidden, "viewers cannot launch or stop instances");
-  }
-  return {};
-}
-
 // A launch's body, with its template's fields under it when it names one.
 Result<Launch> read_launch_of(const Call& call) {
   JsonBody body(call.request.body);
@@ -76,6 +45,13 @@ Result<HttpResponse> create_instance(Call& call) {
   ALLOT_TRY_LET(Launch launch, read_launch_of(call));
   ALLOT_TRY(require_launcher(call.caller));
   ALLOT_TRY_LET(const Project* project, project_for(call, launch.project_id));
+  ALLOT_TRY_ASSIGN(launch.spec.volumes,
+                   resolve_volumes(call, project->tenant_id, std::move(launch.spec.volumes)));
+  // Work that mounts volumes runs where they are, unless the launch limits its regions itself
+  // (the core refuses a limit that leaves their region out).
+  if (!launch.spec.volumes.empty() && launch.spec.regions.empty() && launch.spec.region.empty()) {
+    launch.spec.regions = {call.ctx.state().volume(launch.spec.volumes.front().volume_id)->region};
+  }
   const InstanceSpec& spec = launch.spec;
   const std::string id = call.ctx.ids().new_id("ins");
   std::vector<std::string> member_ids;

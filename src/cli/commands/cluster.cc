@@ -6,6 +6,7 @@ namespace allot::cli {
 void add_cluster_domain_commands(CLI::App& app, Action& action) {
   add_cluster_commands(app, action);
   add_registry_commands(app, action);
+  add_volume_commands(app, action);
   add_image_commands(app, action);
 }
 

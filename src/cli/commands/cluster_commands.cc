@@ -81,7 +81,7 @@ Action list_of(std::string target, const int& limit, const std::vector<Column>& 
 
 struct RunOptions {
   PlacementOptions placement;
-  std::vector<std::string> env, labels, command;
+  std::vector<std::string> env, labels, command, volumes;
   std::string project, region, image, idle_stop, template_name;
   int64_t cpu_milli = 0, memory_mib = 0, max_run_s = 0;
   bool interactive = false;
@@ -99,6 +99,29 @@ bool pairs(const std::vector<std::string>& items, const char* flag, json& out) {
       return false;
     }
     out[item.substr(0, eq)] = item.substr(eq + 1);
+  }
+  return true;
+}
+
+// NAME:/PATH[:ro|:rw] flags into the API's mounts; false (with a message) on a malformed one.
+bool volume_mounts(const std::vector<std::string>& items, json& out) {
+  out = json::array();
+  for (const std::string& item : items) {
+    const size_t colon = item.find(':');
+    std::string path = colon == std::string::npos ? "" : item.substr(colon + 1);
+    bool read_only = false;
+    for (const auto& [suffix, ro] : {std::pair{":ro", true}, std::pair{":rw", false}}) {
+      if (path.ends_with(suffix)) {
+        path.resize(path.size() - 3);
+        read_only = ro;
+        break;
+      }
+    }
+    if (colon == std::string::npos || colon == 0 || path.empty()) {
+      std::cerr << "error: --volume takes NAME:/PATH[:ro], not '" << item << "'\n";
+      return false;
+    }
+    out.push_back({{"volume", item.substr(0, colon)}, {"path", path}, {"read_only", read_only}});
   }
   return true;
 }
@@ -146,6 +169,9 @@ int run_instance(Session& session, const RunOptions& o) {
   if (!pairs(o.env, "--env", env) || !pairs(o.labels, "--label", labels)) return kUsage;
   if (!env.empty()) body["env"] = env;
   if (!labels.empty()) body["labels"] = labels;
+  json mounts;
+  if (!volume_mounts(o.volumes, mounts)) return kUsage;
+  if (!mounts.empty()) body["volumes"] = mounts;
   json answer;
   const int code = session.try_call("POST", "/v1/instances", body, answer);
   if (code == kOk) {
@@ -245,6 +271,10 @@ void add_cluster_commands(CLI::App& app, Action& action) {
   run_cmd->add_option("--env", run.env, "KEY=VALUE, repeatable")->allow_extra_args(false);
   run_cmd->add_option("--label", run.labels, "KEY=VALUE, repeatable")->allow_extra_args(false);
   run_cmd->add_option("--max-run", run.max_run_s, "stop after this many seconds");
+  run_cmd
+      ->add_option("--volume", run.volumes,
+                   "NAME:/PATH[:ro]: mount a volume (allot volumes), repeatable")
+      ->allow_extra_args(false);
   run_cmd->add_flag("--interactive", run.interactive, "runs until stopped");
   run_cmd->add_flag("--requeue", run.requeue, "spot: go back to the queue when preempted");
   run_cmd->add_option("--nodes", run.nodes,

@@ -12,6 +12,7 @@
 #include "core/admission/quote.h"
 #include "core/cluster/cluster.h"
 #include "core/cluster/idle.h"
+#include "core/cluster/volumes.h"
 #include "core/kernel/gpu_models.h"
 #include "core/kernel/lookups.h"
 #include "core/kernel/validate.h"
@@ -102,6 +103,9 @@ Result<Rows> apply(const State& state, const CreateInstance& c, TimeMs now_ms,
     return std::unexpected(not_found("project", c.project_id));
   }
   if (auto ok = check_instance_spec(c.spec); !ok) return std::unexpected(ok.error());
+  if (auto ok = check_volume_mounts(state, c.tenant_id, c.spec); !ok) {
+    return std::unexpected(ok.error());
+  }
   if (c.spec.idle) {
     if (auto ok = check_idle_policy(*c.spec.idle, placing.options); !ok) {
       return std::unexpected(ok.error());
@@ -207,6 +211,22 @@ void keep_placed_on(State& state, bool was_placed, const std::string& before_nod
   if (is_placed) state.placed_on[now.node_id].insert(now.id);
 }
 
+// Moves an instance in the index of volumes' users: in while it has not ended.
+void keep_mounts(State& state, const Instance* active_before, const Instance& now) {
+  if (active_before != nullptr) {
+    for (const VolumeMount& mount : active_before->spec.volumes) {
+      auto it = state.mounts_by_volume.find(mount.volume_id);
+      if (it == state.mounts_by_volume.end()) continue;
+      it->second.erase(now.id);
+      if (it->second.empty()) state.mounts_by_volume.erase(it);
+    }
+  }
+  if (is_final(now.state)) return;
+  for (const VolumeMount& mount : now.spec.volumes) {
+    state.mounts_by_volume[mount.volume_id].insert(now.id);
+  }
+}
+
 }  // namespace
 
 void put(State& state, const Instance& instance) {
@@ -226,6 +246,7 @@ void put(State& state, const Instance& instance) {
   }
   if (!is_final(instance.state))
     state.active_by_shape[work_shape(instance.spec)].insert(instance.id);
+  keep_mounts(state, was_active ? &old->second : nullptr, instance);
   if (was_active != !is_final(instance.state)) {
     size_t& active = state.active_by_tenant[instance.tenant_id];
     assert(!was_active || active > 0);

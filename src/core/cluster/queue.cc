@@ -11,6 +11,7 @@
 #include "common/random.h"
 #include "core/admission/admission.h"
 #include "core/cluster/cluster.h"
+#include "core/cluster/volumes.h"
 #include "core/money/money.h"
 #include "core/money/money_internal.h"
 #include "core/regions/regions.h"
@@ -210,14 +211,23 @@ Outcome try_place(Draft& draft, const std::string& id, TimeMs now_ms, const Plac
   if (!admission.models.empty()) probe.spec.gpu_models = admission.models;
   const FailedShapes::Key key =
       FailedShapes::key_of(probe.spec, may_use_process_nodes(draft.base(), probe));
-  if (failed != nullptr) {
+  // Work that mounts volumes may be held to one node or region: its shape alone does not say
+  // where it fits, so what other work found does not speak for it.
+  const bool by_shape = probe.spec.volumes.empty();
+  if (failed != nullptr && by_shape) {
     if (auto seen = failed->why.find(key); seen != failed->why.end()) {
       set_reason(draft, id, seen->second);  // The same request found no room moments ago.
       return Outcome::kNoRoom;
     }
   }
   std::string why;
-  const NodeFilter priced = hard_limits_filter(draft.base(), probe, now_ms);
+  NodeFilter priced = hard_limits_filter(draft.base(), probe, now_ms);
+  if (auto pinned = volume_node(draft, probe)) {
+    // Its local volumes are on that node: it runs there or waits.
+    priced = [limits = std::move(priced), node = *pinned](const Node& candidate) {
+      return candidate.id == node && limits(candidate);
+    };
+  }
   auto placement = placing.scheduler.place(draft, probe, priced, why);
   if (!placement && probe.spec.price_class != PriceClass::kSpot) {
     if (auto victims = cheapest_victims(draft, probe.spec, now_ms)) {
@@ -232,6 +242,7 @@ Outcome try_place(Draft& draft, const std::string& id, TimeMs now_ms, const Plac
   if (placement) {
     Instance& placed = draft.edit_instance(id);
     bind(draft, placed, *placement, now_ms);
+    bind_volumes(draft, placed);
     hold_runway(draft, placed, *draft.node(placement->node_id), now_ms, placing.options);
     return Outcome::kPlaced;
   }
@@ -239,7 +250,10 @@ Outcome try_place(Draft& draft, const std::string& id, TimeMs now_ms, const Plac
   if (const std::string limited = hard_limits_reason(draft, probe, now_ms); !limited.empty()) {
     why = fmt::format("waits within its limits: {}; {}", limited, why);
   }
-  if (failed != nullptr) failed->why.emplace(key, why);
+  if (auto pinned = volume_node(draft, probe)) {
+    why = fmt::format("its local volumes are on node {}: {}", *pinned, why);
+  }
+  if (failed != nullptr && by_shape) failed->why.emplace(key, why);
   set_reason(draft, id, why);
   return Outcome::kNoRoom;
 }

@@ -29,6 +29,18 @@ Instance& Draft::edit_instance(const std::string& id) {
   return instances_.emplace(id, *original).first->second;
 }
 
+const Volume* Draft::volume(const std::string& id) const {
+  if (auto it = volumes_.find(id); it != volumes_.end()) return &it->second;
+  return base_->volume(id);
+}
+
+Volume& Draft::edit_volume(const std::string& id) {
+  if (auto it = volumes_.find(id); it != volumes_.end()) return it->second;
+  const Volume* original = base_->volume(id);
+  assert(original != nullptr);
+  return volumes_.emplace(id, *original).first->second;
+}
+
 Node& Draft::add_node(Node node) {
   assert(!node.id.empty());
   const std::string id = node.id;
@@ -69,10 +81,11 @@ std::vector<std::string> Draft::instances_on(const std::string& node_id) const {
 
 std::vector<Row> Draft::rows() const {
   std::vector<Row> out;
-  out.reserve(nodes_.size() + instances_.size() + accounts_.size() + transfers_.size() +
-              others_.size());
+  out.reserve(nodes_.size() + instances_.size() + volumes_.size() + accounts_.size() +
+              transfers_.size() + others_.size());
   for (const auto& [id, node] : nodes_) out.emplace_back(node);
   for (const auto& [id, instance] : instances_) out.emplace_back(instance);
+  for (const auto& [id, volume] : volumes_) out.emplace_back(volume);
   for (const ledger::Account& account : accounts_) out.emplace_back(account);
   for (const ledger::Transfer& transfer : transfers_) out.emplace_back(LedgerEntry{0, transfer});
   out.insert(out.end(), others_.begin(), others_.end());

@@ -26,6 +26,9 @@ class Draft {
   // Adds a new object.
   Node& add_node(Node node);
   Instance& add_instance(Instance instance);
+  // Volumes: what placement changes of them (a local volume's node).
+  const Volume* volume(const std::string& id) const;
+  Volume& edit_volume(const std::string& id);
 
   // Every node as the draft sees it, in id order, calling fn(const Node&).
   template <typename Fn>
@@ -75,7 +78,8 @@ class Draft {
   // Any other changed object (the books' rows), written after the rest.
   void add_row(Row row) { others_.push_back(std::move(row)); }
 
-  // The changed objects, nodes first, then the ledger's new accounts and transfers, then others.
+  // The changed objects, nodes first, then instances and volumes, then the ledger's new accounts
+  // and transfers, then others.
   std::vector<Row> rows() const;
 
   // Why a budget blocks new work per (tenant, project), as admission found it in this command.
@@ -88,6 +92,7 @@ class Draft {
   const State* base_;  // A pointer, so that a trial copy of a draft can replace it.
   std::map<std::string, Node> nodes_;
   std::map<std::string, Instance> instances_;
+  std::map<std::string, Volume> volumes_;
   std::vector<ledger::Account> accounts_;
   std::vector<ledger::Transfer> transfers_;
   std::vector<Row> others_;

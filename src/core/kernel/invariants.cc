@@ -199,6 +199,14 @@ class Checker {
         fail("tenant_index", "tenant {}'s {} active instances are not counted", tenant, count);
       }
     }
+    std::map<std::string, std::set<std::string>> mounts;
+    for (const auto& [id, i] : state_.instances) {
+      if (is_final(i.state)) continue;
+      for (const VolumeMount& mount : i.spec.volumes) mounts[mount.volume_id].insert(id);
+    }
+    if (mounts != state_.mounts_by_volume) {
+      fail("tenant_index", "the index of volumes' users is not the instances' mounts");
+    }
     std::map<WorkShape, std::set<std::string>> shapes;
     for (const auto& [id, i] : state_.instances) {
       if (!is_final(i.state)) shapes[work_shape(i.spec)].insert(id);

@@ -139,6 +139,16 @@ enum class Prefer { kNone, kPrice, kCarbon, kLatency };
 std::string_view prefer_name(Prefer prefer);
 std::optional<Prefer> parse_prefer(std::string_view name);
 
+// A volume an instance mounts (core/model/volume.h).
+struct VolumeMount {
+  std::string volume_id;
+  std::string name;  // The volume's name when the launch named it.
+  std::string path;  // Where it appears inside the instance: absolute, normalised.
+  bool read_only = false;
+
+  bool operator==(const VolumeMount&) const = default;
+};
+
 struct InstanceSpec {
   int gpus = 0;                         // Whole GPUs, 1..8; 0 when gpu_milli is set.
   int gpu_milli = 0;                    // A fraction of one GPU, 1..999; 0 when gpus is set.
@@ -171,6 +181,8 @@ struct InstanceSpec {
   // The operator's launch template it was made from (api/launch.h); empty: none. Set by allotd
   // from the request's `template`, never read from a request.
   std::string from_template;
+  // Volumes it mounts; they go with it when preemption requeues it.
+  std::vector<VolumeMount> volumes;
 
   bool operator==(const InstanceSpec&) const = default;
 };

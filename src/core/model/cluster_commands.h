@@ -14,6 +14,7 @@
 #include "core/model/idle_policy.h"
 #include "core/model/image.h"
 #include "core/model/registry.h"
+#include "core/model/volume.h"
 
 namespace allot {
 
@@ -134,7 +135,8 @@ struct SetProjectIdle {
 using ClusterCommands =
     TypeList<CreateJoinToken, RevokeJoinToken, JoinNode, NodeHeartbeat, SetNodeAdmin,
              RevokeNodeCredential, DeleteNode, CreateInstance, StopInstance, SetProjectIdle,
-             SetRegistryCredential, DeleteRegistryCredential, RequestImagePull>;
-using ClusterRows = TypeList<JoinToken, Node, RegistryCredential, ImagePull, Instance>;
+             SetRegistryCredential, DeleteRegistryCredential, RequestImagePull, CreateVolume,
+             DeleteVolume>;
+using ClusterRows = TypeList<JoinToken, Node, RegistryCredential, ImagePull, Instance, Volume>;
 
 }  // namespace allot

@@ -3,6 +3,7 @@
 #include "store/cluster_json.h"
 #include "store/image_json.h"
 #include "store/registry_json.h"
+#include "store/volume_json.h"
 
 namespace allot {
 namespace {
@@ -25,6 +26,11 @@ constexpr DocumentCodec<ImagePull> kImagePulls{.table = "image_pulls",
                                                .encode = image_pull_document,
                                                .decode = image_pull_from_document,
                                                .order = "created_at_ms, id"};
+constexpr DocumentCodec<Volume> kVolumes{.table = "volumes",
+                                         .keys = "id, tenant_id, created_at_ms",
+                                         .encode = volume_document,
+                                         .decode = volume_from_document,
+                                         .order = "created_at_ms, id"};
 // Oldest first, so that the queue is rebuilt in arrival order.
 constexpr DocumentCodec<Instance> kInstances{
     .table = "instances",
@@ -43,5 +49,6 @@ const DocumentCodec<RegistryCredential>& codec_of(Tag<RegistryCredential> /*tag*
 }
 const DocumentCodec<ImagePull>& codec_of(Tag<ImagePull> /*tag*/) { return kImagePulls; }
 const DocumentCodec<Instance>& codec_of(Tag<Instance> /*tag*/) { return kInstances; }
+const DocumentCodec<Volume>& codec_of(Tag<Volume> /*tag*/) { return kVolumes; }
 
 }  // namespace allot

@@ -1,5 +1,5 @@
 // The cluster domain's rows in the store: join tokens, nodes, registry credentials, image
-// pulls, instances.
+// pulls, instances, volumes.
 #pragma once
 
 #include "store/codecs/columns.h"
@@ -11,5 +11,6 @@ const DocumentCodec<Node>& codec_of(Tag<Node> tag);
 const DocumentCodec<RegistryCredential>& codec_of(Tag<RegistryCredential> tag);
 const DocumentCodec<ImagePull>& codec_of(Tag<ImagePull> tag);
 const DocumentCodec<Instance>& codec_of(Tag<Instance> tag);
+const DocumentCodec<Volume>& codec_of(Tag<Volume> tag);
 
 }  // namespace allot

@@ -106,6 +106,18 @@ const ImagePull* ClusterSlice::image_pull(const std::string& id) const {
   return find_by_id(image_pulls, id);
 }
 
+const Volume* ClusterSlice::volume(const std::string& id) const { return find_by_id(volumes, id); }
+
+const Volume* ClusterSlice::volume_named(const std::string& tenant_id,
+                                         const std::string& name) const {
+  for (const auto& [id, volume] : volumes) {
+    if (volume.tenant_id == tenant_id && volume.name == name && volume.deleted_at_ms == 0) {
+      return &volume;
+    }
+  }
+  return nullptr;
+}
+
 const JoinToken* ClusterSlice::join_token_for_hash(const std::string& token_hash) const {
   for (const auto& [id, token] : join_tokens) {
     if (token.token_hash == token_hash) return &token;

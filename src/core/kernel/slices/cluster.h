@@ -13,6 +13,7 @@
 #include "core/model/cluster.h"
 #include "core/model/image.h"
 #include "core/model/registry.h"
+#include "core/model/volume.h"
 
 namespace allot {
 
@@ -88,6 +89,8 @@ struct ClusterSlice {
   // Live registry credentials by RegistryCredential::key(): tenant, then host.
   std::map<std::string, RegistryCredential> registry_credentials;
   std::map<std::string, ImagePull> image_pulls;
+  // Every volume by id, deleted ones too (their storage is billed up to their deletion).
+  std::map<std::string, Volume> volumes;
 
   // Derived indexes, kept true by put().
   std::unordered_map<std::string, std::string> node_by_credential;  // credential hash -> node id
@@ -121,6 +124,8 @@ struct ClusterSlice {
   std::map<WorkShape, std::set<std::string>> active_by_shape;
   // Pulls some node has yet to finish: what heartbeats look through.
   std::set<std::string> open_image_pulls;
+  // Instances not yet ended (queued ones too) that mount each volume, by volume id; no empty sets.
+  std::map<std::string, std::set<std::string>> mounts_by_volume;
   // Instances not yet in a final state, per tenant (for the tenant's limit).
   std::unordered_map<std::string, size_t> active_by_tenant;
   // When the controller last took up its state from the store (Core::resume): no node's silence
@@ -139,6 +144,9 @@ struct ClusterSlice {
   const RegistryCredential* registry_credential(const std::string& tenant_id,
                                                 const std::string& host) const;
   const ImagePull* image_pull(const std::string& id) const;
+  const Volume* volume(const std::string& id) const;
+  // The tenant's live volume of that name.
+  const Volume* volume_named(const std::string& tenant_id, const std::string& name) const;
 };
 
 }  // namespace allot
