@@ -239,7 +239,7 @@ constexpr std::array<std::string_view, 1> kImagePulls = {
     "doc TEXT NOT NULL)",
 };
 
-// Tenants' volumes, deleted ones too (their storage is billed up to their deletion).
+// Tenants' volumes, deleted ones too (kept so that storage can be billed to their deletion).
 constexpr std::array<std::string_view, 1> kVolumes = {
     "CREATE TABLE volumes (id TEXT PRIMARY KEY, tenant_id TEXT NOT NULL, "
     "created_at_ms BIGINT NOT NULL, doc TEXT NOT NULL)",

@@ -23,7 +23,7 @@ struct Options {
   std::string name, size, region, backend, project, tenant;
 };
 
-// "100G", "100GB", "2T", "2TB" or a bare number of GB, in decimal units: what is billed.
+// "100G", "100GB", "2T", "2TB" or a bare number of GB, in decimal units.
 std::optional<int64_t> parse_size_gb(const std::string& text) {
   int64_t number = 0;
   const char* end = text.data() + text.size();
@@ -44,8 +44,7 @@ void add_volume_commands(CLI::App& app, Action& action) {
       add_group(app, "volumes", "storage that outlives instances: create, list, get, delete");
   CLI::App* create = volumes->add_subcommand("create", "make a volume");
   create->add_option("name", o.name, "its name, for allot run --volume NAME:/PATH")->required();
-  create->add_option("--size", o.size, "its size: 100G, 2T (decimal units; billed by it)")
-      ->required();
+  create->add_option("--size", o.size, "its size: 100G, 2T (decimal units)")->required();
   create->add_option("--region", o.region, "its region (default: the only one)");
   create->add_option("--backend", o.backend,
                      "local (one node's disk) or nfs (any node of the region; default where the "

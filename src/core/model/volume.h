@@ -22,12 +22,12 @@ struct Volume {
   std::string name;  // Unique among the tenant's live volumes.
   std::string region;
   std::string backend;  // kVolumeLocal or kVolumeNfs.
-  int64_t size_gb = 0;  // Provisioned, in decimal gigabytes: what is billed.
+  int64_t size_gb = 0;  // Provisioned, in decimal gigabytes: what storage is to be billed by.
   // A local volume's node, from the first placement of an instance that mounts it; empty before
   // that and for nfs volumes.
   std::string node_id;
   TimeMs created_at_ms = 0;
-  TimeMs deleted_at_ms = 0;  // 0: live. A deleted volume stays in the state for its billing.
+  TimeMs deleted_at_ms = 0;  // 0: live. A deleted volume stays in the state, for billing.
 
   bool operator==(const Volume&) const = default;
   // Whether more than one instance may mount it to write at once.

@@ -89,7 +89,7 @@ struct ClusterSlice {
   // Live registry credentials by RegistryCredential::key(): tenant, then host.
   std::map<std::string, RegistryCredential> registry_credentials;
   std::map<std::string, ImagePull> image_pulls;
-  // Every volume by id, deleted ones too (their storage is billed up to their deletion).
+  // Every volume by id, deleted ones too (kept so that storage can be billed to their deletion).
   std::map<std::string, Volume> volumes;
 
   // Derived indexes, kept true by put().
