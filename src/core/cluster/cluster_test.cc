@@ -380,6 +380,39 @@ TEST_F(ClusterCoreTest, OnDemandWorkPreemptsTheSpotWorkThatLosesTheFewestGpuSeco
   EXPECT_EQ(instance(old_spot).state, InstanceState::kRunning);
 }
 
+TEST_F(ClusterCoreTest, WorkHeldToItsLocalVolumesNodePreemptsNothingElsewhere) {
+  join("nod_0000000000000003", "c", "eu");
+  ok(CreateVolume{Volume{.id = "vol_0000000000000001",
+                         .tenant_id = "ten_0000000000000001",
+                         .project_id = "prj_0000000000000001",
+                         .name = "data",
+                         .region = "eu",
+                         .backend = std::string(kVolumeLocal),
+                         .size_gb = 1}});
+  const VolumeMount mount{.volume_id = "vol_0000000000000001", .name = "data", .path = "/data"};
+  const std::string writer = launch({.gpus = 8, .regions = {"eu"}, .volumes = {mount}});
+  const std::string held = instance(writer).node_id;
+  EXPECT_EQ(core.state().volume("vol_0000000000000001")->node_id, held);
+  const std::string spot = launch({.gpus = 8, .price_class = PriceClass::kSpot, .regions = {"eu"}});
+  ASSERT_NE(instance(spot).node_id, held);
+  ASSERT_EQ(node(instance(spot).node_id).region, "eu");
+
+  // On-demand work that must run on the writer's full node waits; the spot work on the other
+  // node of the region, which it could have displaced, is left alone.
+  VolumeMount reading = mount;
+  reading.path = "/in";
+  reading.read_only = true;
+  const std::string reader = launch({.gpus = 8, .regions = {"eu"}, .volumes = {reading}});
+  EXPECT_EQ(instance(reader).state, InstanceState::kQueued);
+  EXPECT_NE(instance(reader).reason.find("local volumes are on node " + held), std::string::npos)
+      << instance(reader).reason;
+  EXPECT_EQ(instance(spot).state, InstanceState::kScheduled);
+  ok(StopInstance{writer}, kT0 + 1'000);
+  ok(Tick{}, kT0 + 1'100);
+  EXPECT_EQ(instance(reader).node_id, held);
+  EXPECT_EQ(instance(reader).state, InstanceState::kScheduled);
+}
+
 TEST_F(ClusterCoreTest, AReportOfAnEarlierRunOfARequeuedInstanceChangesNothing) {
   using S = WorkloadReportState;
   const std::string steady = launch({.gpus = 8});  // The other node stays full throughout.

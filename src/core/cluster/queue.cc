@@ -33,11 +33,11 @@ struct Victims {
   int64_t loss = 0;
 };
 
-// The cheapest set of spot instances on one node whose removal lets `spec` fit there: the node's
-// spot work taken in order of least loss until it fits. Over all nodes, the set losing the fewest
-// GPU-seconds wins (then fewer victims, then the node's id).
+// The cheapest set of spot instances on one node that `only` admits whose removal lets `spec` fit
+// there: the node's spot work taken in order of least loss until it fits. Over those nodes, the set
+// losing the fewest GPU-seconds wins (then fewer victims, then the node's id).
 std::optional<Victims> cheapest_victims(const Draft& draft, const InstanceSpec& spec,
-                                        TimeMs now_ms) {
+                                        const NodeFilter& only, TimeMs now_ms) {
   std::optional<Victims> best;
   const size_t wanted = spec.gpus > 0 ? static_cast<size_t>(spec.gpus) : 1;
   // Only nodes with spot work on them can give victims: those the state's index names and those
@@ -53,7 +53,9 @@ std::optional<Victims> cheapest_victims(const Draft& draft, const InstanceSpec& 
   });
   for (const std::string& node_id : with_spot) {
     const Node* found = draft.node(node_id);
-    if (found == nullptr || !node_takes_work(*found)) continue;
+    // A node the request may not run on (its limits, its volumes' node) gives no victims: they
+    // would be stopped for nothing.
+    if (found == nullptr || !node_takes_work(*found) || !only(*found)) continue;
     const Node& node = *found;
     std::vector<const Instance*> spot;
     for (const std::string& id : draft.instances_on(node.id)) {
@@ -230,7 +232,7 @@ Outcome try_place(Draft& draft, const std::string& id, TimeMs now_ms, const Plac
   }
   auto placement = placing.scheduler.place(draft, probe, priced, why);
   if (!placement && probe.spec.price_class != PriceClass::kSpot) {
-    if (auto victims = cheapest_victims(draft, probe.spec, now_ms)) {
+    if (auto victims = cheapest_victims(draft, probe.spec, priced, now_ms)) {
       preempt(draft, *victims, id, now_ms);
       if (failed != nullptr) {
         failed->why.clear();  // Room was freed: what failed may fit now.
