@@ -326,7 +326,14 @@ TEST_F(ClusterTest, TheCliLaunchesFollowsAndStopsWork) {
   EXPECT_EQ(allot({"node", "uncordon", node_id}, daemon_.admin_key()).exit_code, 0);
 }
 
-TEST_F(ClusterTest, ARestartedAgentReadoptsItsRunningWork) {
+// An agent restart on a loaded machine (the CI's two cores running two suites) can take longer
+// than the fixture's 2 s deadline; the restart this checks is one within the deadline.
+class AgentRestartTest : public ClusterTest {
+ protected:
+  AgentRestartTest() { heartbeat_timeout_ms_ = 8'000; }
+};
+
+TEST_F(AgentRestartTest, ARestartedAgentReadoptsItsRunningWork) {
   const std::string id =
       launch({{"gpus", 1}, {"interactive", true}, {"command", {"sleep", "600"}}});
   ASSERT_TRUE(instance_reaches(id, "running"));
@@ -334,11 +341,13 @@ TEST_F(ClusterTest, ARestartedAgentReadoptsItsRunningWork) {
   size_t index = 0;
   while (agents_[index].name != node_name) ++index;
   ::kill(agents_[index].pid, SIGTERM);
-  EXPECT_EQ(wait_for_exit(agents_[index].pid, std::chrono::seconds(30)), 0);
+  const int code = wait_for_exit(agents_[index].pid, std::chrono::seconds(30));
+  EXPECT_EQ(code, 0);
+  if (code == -1) ::kill(agents_[index].pid, SIGKILL);  // No agent outlives the test.
   agents_[index].pid = -1;
   start_agent(index);  // Back within the heartbeat deadline.
   // The workload was never stopped: the new agent reports it running, and it stays so.
-  std::this_thread::sleep_for(std::chrono::milliseconds(kHeartbeatTimeoutMs + 500));
+  std::this_thread::sleep_for(std::chrono::milliseconds(heartbeat_timeout_ms_ + 500));
   EXPECT_EQ(instance(id)["state"], "running") << instance(id).dump();
   call("POST", "/v1/instances/" + id + "/stop", nullptr, 200);
   ASSERT_TRUE(instance_reaches(id, "stopped"));

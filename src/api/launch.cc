@@ -10,6 +10,7 @@
 #include "common/image_ref.h"
 #include "common/limits.h"
 #include "core/cluster/cluster.h"
+#include "core/kernel/validate.h"
 
 namespace allot {
 
@@ -122,12 +123,8 @@ Status check_template(const LaunchTemplate& launch_template) {
   auto wrong = [&name](const std::string& why) {
     return fail(ErrorCode::kInvalidArgument, fmt::format("template '{}': {}", name, why));
   };
-  // Names go in paths and on command lines: lowercase letters, digits, '-', '_' and '.'.
-  const bool plain = std::ranges::all_of(name, [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.';
-  });
-  if (name.empty() || name.size() > kMaxTemplateName || !plain ||
-      !std::isalnum(static_cast<unsigned char>(name.front()))) {
+  // Names go in paths and on command lines.
+  if (!is_plain_name(name, kMaxTemplateName)) {
     return wrong(
         "a name is 1 to 63 lowercase letters, digits, '-', '_' or '.', starting with a letter or "
         "digit");

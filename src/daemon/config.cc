@@ -15,6 +15,7 @@
 #include "common/address_policy.h"
 #include "common/image_ref.h"
 #include "common/limits.h"
+#include "core/kernel/validate.h"
 #include "daemon/templates_config.h"
 #include "reports/currency.h"
 
@@ -38,10 +39,7 @@ Status set_listen(DaemonConfig& config, std::string_view text, std::string_view 
 
 Status check(const DaemonConfig& config) {
   for (const std::string& region : nfs_region_set(config)) {
-    const bool plain = std::ranges::all_of(region, [](char c) {
-      return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '-' || c == '_' || c == '.';
-    });
-    if (!plain || region.size() > limits::kMaxVolumeName) {
+    if (!is_plain_name(region, limits::kMaxVolumeName)) {
       return fail(ErrorCode::kInvalidArgument,
                   fmt::format("nfs_regions: '{}' is not a region's name", region));
     }

@@ -31,18 +31,32 @@ Result<int64_t> stretch_charge(int64_t rate_micros_per_gpu_hour, int64_t milli, 
   return scaled(rate_micros_per_gpu_hour, milli, seconds, kMilliSecondsPerHour);
 }
 
+PriceKey storage_key(const std::string& region) {
+  return PriceKey{.model = std::string(kStorageModel), .region = region};
+}
+
 Status PriceCatalog::add(const Price& price, TimeMs now_ms) {
   if (price.key.model.empty() || price.key.region.empty()) {
     return fail(ErrorCode::kInvalidArgument, "a price needs a GPU model and a region");
   }
-  if (price.gpu_hour_micros < 0 || price.cpu_hour_micros < 0 || price.memory_gib_hour_micros < 0) {
+  if (price.gpu_hour_micros < 0 || price.cpu_hour_micros < 0 || price.memory_gib_hour_micros < 0 ||
+      price.storage_gb_month_micros < 0) {
     return fail(ErrorCode::kInvalidArgument, "a rate cannot be negative");
+  }
+  const bool gpu_rates =
+      price.gpu_hour_micros != 0 || price.cpu_hour_micros != 0 || price.memory_gib_hour_micros != 0;
+  if (price.key.storage() && (gpu_rates || price.key.price_class != PriceClass::kOnDemand)) {
+    return fail(ErrorCode::kInvalidArgument,
+                "a storage price has only a rate per GB-month, in no price class");
+  }
+  if (!price.key.storage() && price.storage_gb_month_micros != 0) {
+    return fail(ErrorCode::kInvalidArgument, "only a storage price has a rate per GB-month");
   }
   if (price.effective_ms < now_ms) {
     return fail(ErrorCode::kInvalidArgument,
                 "a price change applies from now or later, never backwards");
   }
-  auto& by_time = prices_[price.key];
+  auto& by_time = table(price.key)[price.key];
   if (by_time.contains(price.effective_ms)) {
     return fail(ErrorCode::kAlreadyExists, "a price for that key takes effect at that time");
   }
@@ -51,8 +65,9 @@ Status PriceCatalog::add(const Price& price, TimeMs now_ms) {
 }
 
 const Price* PriceCatalog::at(const PriceKey& key, TimeMs at_ms) const {
-  auto by_time = prices_.find(key);
-  if (by_time == prices_.end()) return nullptr;
+  const Table& prices = table(key);
+  auto by_time = prices.find(key);
+  if (by_time == prices.end()) return nullptr;
   auto it = by_time->second.upper_bound(at_ms);
   if (it == by_time->second.begin()) return nullptr;
   return &std::prev(it)->second;
@@ -61,8 +76,9 @@ const Price* PriceCatalog::at(const PriceKey& key, TimeMs at_ms) const {
 std::vector<Stretch> PriceCatalog::stretches(const PriceKey& key, int64_t start_s,
                                              int64_t end_s) const {
   std::vector<Stretch> out;
-  auto by_time = prices_.find(key);
-  if (by_time == prices_.end() || end_s <= start_s) return out;
+  const Table& prices = table(key);
+  auto by_time = prices.find(key);
+  if (by_time == prices.end() || end_s <= start_s) return out;
   const auto& changes = by_time->second;
   // `next` is always the first change after second `at` began; a change inside a second applies
   // from the next whole second.
@@ -112,6 +128,19 @@ Result<int64_t> usage_charge(const PriceCatalog& catalog, const PriceKey& key, i
                              int64_t end_s) {
   return stretches_charge(catalog.charged_stretches(key, start_s, end_s), milli, cpu_milli,
                           memory_mib);
+}
+
+Result<int64_t> storage_charge(const std::vector<Stretch>& stretches, int64_t gb) {
+  int64_t total = 0;
+  for (const Stretch& s : stretches) {
+    auto part =
+        scaled(s.price->storage_gb_month_micros, gb, s.end_s - s.start_s, kSecondsPerStorageMonth);
+    if (!part) return part;
+    if (__builtin_add_overflow(total, *part, &total)) {
+      return fail(ErrorCode::kOverflow, "the charge leaves the int64 range");
+    }
+  }
+  return total;
 }
 
 Result<int64_t> stretches_charge(const std::vector<Stretch>& stretches, int64_t milli,

@@ -5,12 +5,17 @@
 // computed cumulatively from the start of a stretch of constant rate, so rating a stretch every
 // minute (charging the difference each time) or once gives the same total. A new stretch starts at
 // each price change.
+//
+// Storage is priced per GB-month of a volume's provisioned size, a month being 730 hours: a volume
+// of `gb` GB owes floor(rate * gb * seconds / 2,628,000), from each stretch's start in the same
+// way.
 #pragma once
 
 #include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <vector>
 
@@ -26,20 +31,29 @@ namespace allot::meter {
 [[nodiscard]] Result<int64_t> stretch_charge(int64_t rate_micros_per_gpu_hour, int64_t milli,
                                              int64_t seconds);
 
+// The model of a storage price's key: a region's price per GB-month of volumes.
+inline constexpr std::string_view kStorageModel = "storage";
+inline constexpr int64_t kSecondsPerStorageMonth = int64_t{730} * 3600;
+
 struct PriceKey {
-  std::string model;   // A catalog GPU model, e.g. "H100-80GB".
+  std::string model;   // A catalog GPU model, e.g. "H100-80GB", or kStorageModel.
   std::string region;  // A region name.
   PriceClass price_class = PriceClass::kOnDemand;
 
   auto operator<=>(const PriceKey&) const = default;
+  bool storage() const { return model == kStorageModel; }
 };
+
+// The key of a region's storage price.
+PriceKey storage_key(const std::string& region);
 
 struct Price {
   PriceKey key;
   TimeMs effective_ms = 0;  // From this moment on.
   int64_t gpu_hour_micros = 0;
-  int64_t cpu_hour_micros = 0;         // Per CPU (1000 milli) hour; 0: CPU is not charged.
-  int64_t memory_gib_hour_micros = 0;  // Per GiB hour; 0: memory is not charged.
+  int64_t cpu_hour_micros = 0;          // Per CPU (1000 milli) hour; 0: CPU is not charged.
+  int64_t memory_gib_hour_micros = 0;   // Per GiB hour; 0: memory is not charged.
+  int64_t storage_gb_month_micros = 0;  // Storage keys only: per GB-month of volumes.
 
   bool operator==(const Price&) const = default;
 };
@@ -54,12 +68,13 @@ struct Stretch {
 // Effective-dated prices: a change applies from its effective time on, never backwards.
 class PriceCatalog {
  public:
-  // Adds a price. Refused: no model or region, a negative rate, an effective time before `now_ms`
-  // (a change never applies backwards), or a second price for the same key and time.
+  // Adds a price. Refused: no model or region, a negative rate, a GPU rate on a storage key or a
+  // storage rate on a GPU key, an effective time before `now_ms` (a change never applies
+  // backwards), or a second price for the same key and time.
   [[nodiscard]] Status add(const Price& price, TimeMs now_ms);
 
   // Puts back a price loaded from the store, without the checks of add().
-  void restore(const Price& price) { prices_[price.key][price.effective_ms] = price; }
+  void restore(const Price& price) { table(price.key)[price.key][price.effective_ms] = price; }
 
   // The price in force for `key` at `at_ms`, or null.
   const Price* at(const PriceKey& key, TimeMs at_ms) const;
@@ -68,7 +83,10 @@ class PriceCatalog {
   // left out (they are not charged; the caller decides whether that is an error).
   std::vector<Stretch> stretches(const PriceKey& key, int64_t start_s, int64_t end_s) const;
 
+  // The GPU prices, by key then time. Storage prices are kept apart, so that what walks the GPU
+  // prices never meets one.
   const std::map<PriceKey, std::map<TimeMs, Price>>& prices() const { return prices_; }
+  const std::map<PriceKey, std::map<TimeMs, Price>>& storage_prices() const { return storage_; }
 
   // The operator's choice (allotd's `spot_fallback = "on-demand"`): spot work where no spot price
   // is in force is charged the on-demand price of its model and region. Off by default: such work
@@ -85,7 +103,12 @@ class PriceCatalog {
   std::vector<Stretch> charged_stretches(const PriceKey& key, int64_t start_s, int64_t end_s) const;
 
  private:
-  std::map<PriceKey, std::map<TimeMs, Price>> prices_;
+  using Table = std::map<PriceKey, std::map<TimeMs, Price>>;
+  Table& table(const PriceKey& key) { return key.storage() ? storage_ : prices_; }
+  const Table& table(const PriceKey& key) const { return key.storage() ? storage_ : prices_; }
+
+  Table prices_;
+  Table storage_;
   bool spot_falls_back_ = false;
 };
 
@@ -93,6 +116,9 @@ class PriceCatalog {
 // rated from its own start.
 [[nodiscard]] Result<int64_t> stretches_charge(const std::vector<Stretch>& stretches, int64_t milli,
                                                int64_t cpu_milli, int64_t memory_mib);
+
+// What `gb` GB of storage owes over these stretches of storage prices: each rated from its start.
+[[nodiscard]] Result<int64_t> storage_charge(const std::vector<Stretch>& stretches, int64_t gb);
 
 // What an instance owes for running from start_s to end_s (whole seconds) with `milli` GPU milli,
 // `cpu_milli` CPU and `memory_mib` memory: each charged stretch rated from its own start.

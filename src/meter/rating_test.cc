@@ -170,5 +170,34 @@ TEST(Prices, PropertyFallbackStretchesMatchChargedPricingSecondBySecond) {
   }
 }
 
+TEST(StoragePrices, AreKeptApartFromGpuPricesAndChargedPerGbMonthOf730Hours) {
+  PriceCatalog catalog;
+  const PriceKey eu = storage_key("eu");
+  ASSERT_TRUE(
+      catalog.add(Price{.key = eu, .effective_ms = kT0, .storage_gb_month_micros = 100'000}, kT0));
+  EXPECT_TRUE(catalog.prices().empty());  // What walks the GPU prices never meets one.
+  ASSERT_EQ(catalog.storage_prices().size(), 1U);
+  const auto stretches = catalog.stretches(eu, kT0 / 1000, kT0 / 1000 + 3600);
+  ASSERT_EQ(stretches.size(), 1U);
+  // $0.10 per GB-month, 7 GB, one hour: 100,000 x 7 x 3,600 / 2,628,000 = 958.90..., floored.
+  EXPECT_EQ(storage_charge(stretches, 7), 958);
+  // A whole month of 730 hours is the rate times the size, exactly.
+  EXPECT_EQ(storage_charge(catalog.stretches(eu, kT0 / 1000, kT0 / 1000 + int64_t{730} * 3600), 7),
+            700'000);
+  // A storage price carries only its own rate; a GPU price never a storage rate.
+  EXPECT_EQ(catalog.add(Price{.key = eu, .effective_ms = kT0 + 1, .gpu_hour_micros = 1}, kT0)
+                .error()
+                .code,
+            ErrorCode::kInvalidArgument);
+  EXPECT_EQ(catalog.add(Price{.key = kH100, .effective_ms = kT0, .storage_gb_month_micros = 1}, kT0)
+                .error()
+                .code,
+            ErrorCode::kInvalidArgument);
+  PriceKey spot = eu;
+  spot.price_class = PriceClass::kSpot;
+  EXPECT_FALSE(
+      catalog.add(Price{.key = spot, .effective_ms = kT0, .storage_gb_month_micros = 1}, kT0));
+}
+
 }  // namespace
 }  // namespace allot::meter

@@ -9,6 +9,7 @@
 #include "core/money/invoices.h"
 #include "core/money/metering.h"
 #include "core/money/money.h"
+#include "core/money/storage.h"
 
 namespace allot::billing {
 namespace {
@@ -33,7 +34,7 @@ BalancePayments balance_payments(const State& state, const std::string& tenant_i
                                  const Period& period) {
   const std::string account = tenant_account(tenant_id, BillingMode::kPrepaid);
   auto usage_from_balance = [&](const ledger::Transfer& t) {
-    return t.code == "usage" && t.debit_account_id == account;
+    return (t.code == "usage" || t.code == "storage") && t.debit_account_id == account;
   };
   const auto& transfers = state.ledger.transfers();
   TimeMs closing_ms = period.end_ms;
@@ -53,6 +54,36 @@ BalancePayments balance_payments(const State& state, const std::string& tenant_i
     out.last_transfer_id = t.id;
   }
   return out;
+}
+
+using Lines = std::map<std::tuple<std::string, meter::PriceKey>, InvoiceLine>;
+
+// The tenant's volumes' storage within the period, one line per project and region, and what the
+// ledger has posted of it added to `posted`.
+Status add_storage_lines(const State& state, const std::string& tenant_id, const Period& period,
+                         Lines& lines, int64_t& posted) {
+  const int64_t from_s = period.start_ms / 1000;
+  const int64_t to_s = period.end_ms / 1000;
+  for (const auto& [id, volume] : state.volumes) {
+    if (volume.tenant_id != tenant_id) continue;
+    const StorageUse use = storage_use(volume, period.end_ms);
+    auto gb_seconds = gb_seconds_within(use, from_s, to_s);
+    if (!gb_seconds) return std::unexpected(gb_seconds.error());
+    if (*gb_seconds == 0) continue;
+    auto amount = storage_between(state, use, from_s, to_s);
+    if (!amount) return std::unexpected(amount.error());
+    InvoiceLine& line = lines[{volume.project_id, use.key}];
+    line.project_id = volume.project_id;
+    line.key = use.key;
+    if (__builtin_add_overflow(line.gb_seconds, *gb_seconds, &line.gb_seconds) ||
+        __builtin_add_overflow(line.amount_micros, *amount, &line.amount_micros)) {
+      return std::unexpected(overflow());
+    }
+    auto paid = storage_posted_within(state, volume, from_s, to_s);
+    if (!paid) return std::unexpected(paid.error());
+    posted += *paid;
+  }
+  return {};
 }
 
 }  // namespace
@@ -79,8 +110,7 @@ Result<DraftInvoice> draft_month(const State& state, const std::string& tenant_i
   // Usage is read no later than the period's end: what runs on after it belongs to later months.
   const TimeMs read_at_ms = period.end_ms;
   int64_t posted = 0;  // Of the period's charges, what the ledger has already posted.
-  using Group = std::tuple<std::string, meter::PriceKey>;
-  std::map<Group, InvoiceLine> lines;
+  Lines lines;
   for (const auto& [id, instance] : state.instances) {
     if (instance.tenant_id != tenant_id) continue;
     auto usage = usage_of(state, instance, read_at_ms);
@@ -104,6 +134,9 @@ Result<DraftInvoice> draft_month(const State& state, const std::string& tenant_i
     const EnergyUse energy = instance.energy_between(period.start_ms, period.end_ms);
     line.energy_mj += energy.energy_mj;
     line.carbon_ug += energy.carbon_ug;
+  }
+  if (auto ok = add_storage_lines(state, tenant_id, period, lines, posted); !ok) {
+    return std::unexpected(ok.error());
   }
   DraftInvoice out{.tenant_id = tenant_id,
                    .month_ms = month_ms,

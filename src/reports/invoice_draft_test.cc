@@ -79,6 +79,44 @@ TEST(DraftMonth, UseAcrossTheMonthsEndIsSplitAndTheMonthsAddUpToTheWhole) {
   EXPECT_GT(dec.lines[0].amount_micros, 0);
 }
 
+TEST(DraftMonth, AVolumesStorageIsItsOwnLineSplitExactlyAcrossTheMonthsEnd) {
+  State state = base_state();
+  // 0.123457 a GB-month: per GB-second, nowhere near whole.
+  state.put(meter::Price{
+      .key = meter::storage_key("eu"), .effective_ms = 0, .storage_gb_month_micros = 123'457});
+  state.put(Volume{.id = "vol_0000000000000001",
+                   .tenant_id = kTenant,
+                   .project_id = kSpeech,
+                   .name = "ckpt",
+                   .region = "eu",
+                   .backend = "nfs",
+                   .size_gb = 333,
+                   .created_at_ms = at("2026-11-20T10:00:00.900Z"),
+                   .deleted_at_ms = at("2026-12-03T04:05:06.700Z")});
+  const DraftInvoice nov = draft(state, kNov);
+  const DraftInvoice dec = draft(state, kDec);
+  ASSERT_EQ(nov.lines.size(), 1u);
+  ASSERT_EQ(dec.lines.size(), 1u);
+  const InvoiceLine& line = nov.lines[0];
+  EXPECT_TRUE(line.key.storage());
+  EXPECT_EQ(line.key.region, "eu");
+  EXPECT_EQ(line.project_id, kSpeech);
+  EXPECT_EQ(line.gpu_milli_seconds, 0);
+  // Whole seconds from its creation's second to its deletion's.
+  const int64_t nov_s = at("2026-12-01T00:00:00Z") / 1000 - at("2026-11-20T10:00:00Z") / 1000;
+  const int64_t dec_s = at("2026-12-03T04:05:06Z") / 1000 - at("2026-12-01T00:00:00Z") / 1000;
+  EXPECT_EQ(line.gb_seconds, 333 * nov_s);
+  EXPECT_EQ(dec.lines[0].gb_seconds, 333 * dec_s);
+  // floor(rate x GB x seconds / 2,628,000) over the whole, split without a micro-unit lost.
+  const int64_t whole = int64_t{123'457} * 333 * (nov_s + dec_s) / 2'628'000;
+  EXPECT_EQ(line.amount_micros, int64_t{123'457} * 333 * nov_s / 2'628'000);
+  EXPECT_EQ(line.amount_micros + dec.lines[0].amount_micros, whole);
+  // Another tenant's invoice has none of it.
+  auto other = draft_month(state, kOther, kNov, kLater, 0);
+  ASSERT_TRUE(other);
+  EXPECT_TRUE(other->lines.empty());
+}
+
 TEST(DraftMonth, APriceChangeMidMonthChargesEachStretchAtItsRate) {
   State state = base_state();
   add_price(state, 3'600 * kUnit, 0);

@@ -56,6 +56,11 @@ std::string gpu_hours_text(int64_t gpu_milli_seconds) {
                      micro_hours % 1'000'000);
 }
 
+std::string gb_hours_text(int64_t gb_seconds) {
+  // A GB-second is 1,000 GB-milliseconds; the GPU's rounding does the rest.
+  return gpu_hours_text(gb_seconds * 1000);
+}
+
 namespace {
 
 // `value` / `unit` rounded half up to a whole number of millionths, written with six decimals.
@@ -116,8 +121,11 @@ json invoice_json(const Invoice& invoice) {
                      {"gpu_model", line.key.model},
                      {"region", line.key.region},
                      {"price_class", price_class_name(line.key.price_class)},
+                     {"kind", line.key.storage() ? "storage" : "gpu"},
                      {"gpu_milli_seconds", line.gpu_milli_seconds},
                      {"gpu_hours", gpu_hours_text(line.gpu_milli_seconds)},
+                     {"gb_seconds", line.gb_seconds},
+                     {"gb_hours", gb_hours_text(line.gb_seconds)},
                      {"amount", money(line.amount_micros)},
                      {"energy_kwh", energy_kwh_text(line.energy_mj)},
                      {"carbon_kg", carbon_kg_text(line.carbon_ug)}});
@@ -172,17 +180,17 @@ std::string csv_field(std::string_view text) {
 std::string invoice_csv(const State& state, const Invoice& invoice) {
   std::string out =
       "project_id,project,gpu_model,region,price_class,gpu_milli_seconds,gpu_hours,amount,"
-      "energy_kwh,carbon_kg\r\n";
+      "energy_kwh,carbon_kg,gb_hours\r\n";
   for (const InvoiceLine& line : invoice.lines) {
-    out += fmt::format("{},{},{},{},{},{},{},{},{},{}\r\n", csv_field(line.project_id),
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{}\r\n", csv_field(line.project_id),
                        csv_field(project_name(state, line.project_id)), csv_field(line.key.model),
                        csv_field(line.key.region), price_class_name(line.key.price_class),
                        line.gpu_milli_seconds, gpu_hours_text(line.gpu_milli_seconds),
                        money(line.amount_micros), energy_kwh_text(line.energy_mj),
-                       carbon_kg_text(line.carbon_ug));
+                       carbon_kg_text(line.carbon_ug), gb_hours_text(line.gb_seconds));
   }
   for (const auto& [name, micros] : totals(invoice)) {
-    out += fmt::format("{},,,,,,,{},,\r\n", name, money(micros));
+    out += fmt::format("{},,,,,,,{},,,\r\n", name, money(micros));
   }
   return out;
 }
@@ -301,9 +309,12 @@ std::string invoice_html(const State& state, const Invoice& invoice, const Issue
         "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"n\">{}</td>"
         "<td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td></tr>\n",
         html_escape(project_name(state, line.project_id)), html_escape(line.key.model),
-        html_escape(line.key.region), price_class_name(line.key.price_class),
-        gpu_hours_text(line.gpu_milli_seconds), energy_kwh_text(line.energy_mj),
-        carbon_kg_text(line.carbon_ug), minor_units_text(shown.lines[i], currency));
+        html_escape(line.key.region),
+        line.key.storage() ? "" : price_class_name(line.key.price_class),
+        line.key.storage() ? gb_hours_text(line.gb_seconds) + " GB-h"
+                           : gpu_hours_text(line.gpu_milli_seconds),
+        energy_kwh_text(line.energy_mj), carbon_kg_text(line.carbon_ug),
+        minor_units_text(shown.lines[i], currency));
   }
   out += "</tbody><tfoot>\n";
   std::vector<std::pair<std::string_view, int64_t>> rows = {{"Subtotal", shown.subtotal},

@@ -29,6 +29,8 @@ TimeMs due_at_ms(const Invoice& invoice, const Issuer& issuer);
 
 // GPU milli-seconds as GPU-hours with six decimals, rounded half up: 45,000,000 -> "12.500000".
 std::string gpu_hours_text(int64_t gpu_milli_seconds);
+// GB x seconds as GB-hours, with six decimals.
+std::string gb_hours_text(int64_t gb_seconds);
 // Energy as kWh with six decimals (whole mWh, rounded half up): 3,600,000,000 mJ -> "1.000000".
 std::string energy_kwh_text(int64_t energy_mj);
 // Carbon as kg CO2e with six decimals (whole mg, rounded half up): 1,500 µg -> "0.000002".

@@ -11,6 +11,7 @@
 
 #include "common/int128.h"
 #include "core/money/metering.h"
+#include "core/money/storage.h"
 #include "finance/schedule.h"
 #include "reports/invoice_draft.h"
 
@@ -161,6 +162,17 @@ std::array<std::pair<std::string_view, int64_t>, 10> NodeMonth::lines() const {
            {"margin", margin_micros()}}};
 }
 
+Result<int64_t> MonthPnl::revenue_micros() const {
+  int64_t sum = 0;
+  for (const NodeMonth& node : nodes) {
+    if (!add(sum, node.revenue_micros)) return std::unexpected(overflow());
+  }
+  for (const auto& [region, amount] : storage_by_region) {
+    if (!add(sum, amount)) return std::unexpected(overflow());
+  }
+  return sum;
+}
+
 Result<MonthPnl> month_pnl(const State& state, TimeMs month_ms, TimeMs now_ms) {
   if (month_start(month_ms) != month_ms) {
     return fail(ErrorCode::kInvalidArgument, "a P&L's month starts at its first moment");
@@ -200,9 +212,18 @@ Result<MonthPnl> month_pnl(const State& state, TimeMs month_ms, TimeMs now_ms) {
       return std::unexpected(overflow());
     }
   }
+  MonthPnl out{.month_ms = month_ms};
+  for (const auto& [id, volume] : state.volumes) {
+    auto amount = storage_between(state, storage_use(volume, read_at_ms), from_s, to_s);
+    if (!amount) return std::unexpected(amount.error());
+    if (*amount == 0) continue;
+    if (!add(out.storage_by_region[volume.region], *amount) ||
+        !add(revenue_by_tenant[volume.tenant_id], *amount)) {
+      return std::unexpected(overflow());
+    }
+  }
   for (const auto& [id, asset] : state.books.assets) charge_asset(state, asset, month_ms, nodes);
   charge_fixed_costs(state, month_ms, nodes);
-  MonthPnl out{.month_ms = month_ms};
   for (auto& [id, row] : nodes) out.nodes.push_back(std::move(row));
   for (const auto& [tenant_id, revenue] : revenue_by_tenant) {
     const int64_t credits = billing::credits_applied(state, tenant_id, month_ms, now_ms);

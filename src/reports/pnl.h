@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -59,6 +60,11 @@ struct MonthPnl {
   // Promotional credits the month's invoices apply (a contra-revenue at the cloud's level: credits
   // are per tenant, not per node). revenue - credits = the sum of the invoices' totals.
   int64_t credits_micros = 0;
+  // The volumes' storage charged within the month, per region, as the invoices charge it. Storage
+  // is not a node's: it is revenue of the region, outside the node rows.
+  std::map<std::string, int64_t> storage_by_region;
+  // The nodes' revenue and the storage's.
+  [[nodiscard]] Result<int64_t> revenue_micros() const;
 };
 
 // The P&L of the month starting at month_ms, as the state stands at now_ms (a month not over yet

@@ -4,6 +4,7 @@
 #include <map>
 
 #include "core/money/metering.h"
+#include "core/money/storage.h"
 #include "reports/invoice_draft.h"
 
 namespace allot::billing {
@@ -78,6 +79,73 @@ Status add_days(const State& state, const Instance& instance, const Usage& usage
   return {};
 }
 
+// What one volume's storage adds to the group named `key` within [from_s, to_s).
+Status add_storage_window(const State& state, const StorageUse& use, int64_t from_s, int64_t to_s,
+                          const std::string& key, std::map<std::string, UsageGroup>& groups) {
+  auto gb_seconds = gb_seconds_within(use, from_s, to_s);
+  if (!gb_seconds) return std::unexpected(gb_seconds.error());
+  if (*gb_seconds == 0) return {};
+  auto spend = storage_between(state, use, from_s, to_s);
+  if (!spend) return std::unexpected(spend.error());
+  UsageGroup& group = groups[key];
+  group.key = key;
+  if (__builtin_add_overflow(group.gb_seconds, *gb_seconds, &group.gb_seconds) ||
+      __builtin_add_overflow(group.spend_micros, *spend, &group.spend_micros)) {
+    return std::unexpected(overflow());
+  }
+  return {};
+}
+
+Status add_storage(const State& state, const Volume& volume, const UsageQuery& query, TimeMs now_ms,
+                   std::map<std::string, UsageGroup>& groups) {
+  const StorageUse use = storage_use(volume, now_ms);
+  if (query.group_by != GroupBy::kDay) {
+    std::string key;  // A volume has no labels: it groups under "" by label.
+    if (query.group_by == GroupBy::kTenant) key = volume.tenant_id;
+    if (query.group_by == GroupBy::kProject) key = volume.project_id;
+    if (query.group_by == GroupBy::kGpuModel) key = use.key.model;
+    return add_storage_window(state, use, query.from_s, query.to_s, key, groups);
+  }
+  const int64_t first_s = std::max(use.start_s, query.from_s);
+  const int64_t last_s = std::min(use.end_s, query.to_s);
+  for (int64_t day_s = first_s - first_s % kDaySeconds; day_s < last_s; day_s += kDaySeconds) {
+    if (auto ok =
+            add_storage_window(state, use, std::max(day_s, query.from_s),
+                               std::min(day_s + kDaySeconds, query.to_s), day_name(day_s), groups);
+        !ok) {
+      return ok;
+    }
+  }
+  return {};
+}
+
+// The volumes' storage in the forecast: what it cost from the month's start to now and, for live
+// volumes at the prices now, per hour and to the month's end.
+Status add_storage_forecast(const State& state, const std::optional<std::string>& tenant_id,
+                            TimeMs now_ms, Forecast& out, int64_t& to_come) {
+  const int64_t now_s = now_ms / 1000;
+  const int64_t end_s = next_month_start(now_ms) / 1000;
+  for (const auto& [id, volume] : state.volumes) {
+    if (tenant_id && volume.tenant_id != *tenant_id) continue;
+    auto spent = storage_between(state, storage_use(volume, now_ms), out.month_ms / 1000, now_s);
+    if (!spent) return std::unexpected(spent.error());
+    if (__builtin_add_overflow(out.spent_micros, *spent, &out.spent_micros)) {
+      return std::unexpected(overflow());
+    }
+    if (volume.deleted_at_ms != 0) continue;
+    const meter::Price* price = state.prices.at(meter::storage_key(volume.region), now_ms);
+    if (price == nullptr) continue;
+    auto hour = meter::storage_charge({meter::Stretch{0, 3'600, price}}, volume.size_gb);
+    auto rest = meter::storage_charge({meter::Stretch{now_s, end_s, price}}, volume.size_gb);
+    if (!hour || !rest) return std::unexpected(hour ? rest.error() : hour.error());
+    if (__builtin_add_overflow(out.burn_micros_per_hour, *hour, &out.burn_micros_per_hour) ||
+        __builtin_add_overflow(to_come, *rest, &to_come)) {
+      return std::unexpected(overflow());
+    }
+  }
+  return {};
+}
+
 }  // namespace
 
 Result<std::vector<UsageGroup>> usage_report(const State& state, const UsageQuery& query,
@@ -99,6 +167,12 @@ Result<std::vector<UsageGroup>> usage_report(const State& state, const UsageQuer
             : add_window(state, instance, *usage, query.from_s, query.to_s,
                          group_key(instance, *usage, query), groups, query.from_s, query.to_s);
     if (!added) return std::unexpected(added.error());
+  }
+  for (const auto& [id, volume] : state.volumes) {
+    if (query.tenant_id && volume.tenant_id != *query.tenant_id) continue;
+    if (auto ok = add_storage(state, volume, query, now_ms, groups); !ok) {
+      return std::unexpected(ok.error());
+    }
   }
   std::vector<UsageGroup> out;
   out.reserve(groups.size());
@@ -135,6 +209,9 @@ Result<Forecast> month_forecast(const State& state, const std::optional<std::str
         __builtin_add_overflow(to_come, *rest, &to_come)) {
       return std::unexpected(overflow());
     }
+  }
+  if (auto ok = add_storage_forecast(state, tenant_id, now_ms, out, to_come); !ok) {
+    return std::unexpected(ok.error());
   }
   if (__builtin_add_overflow(out.spent_micros, to_come, &out.forecast_micros)) {
     return std::unexpected(overflow());

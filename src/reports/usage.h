@@ -1,6 +1,6 @@
-// Usage reports: GPU-hours and spend of instances over a window, grouped, and a forecast of the
-// current month's spend. Spend comes from charge_between, like invoices, so a report over a
-// calendar month matches that month's invoice.
+// Usage reports: GPU-hours and spend of instances, and GB-seconds and spend of volumes' storage,
+// over a window, grouped, and a forecast of the current month's spend. Spend comes from
+// charge_between, like invoices, so a report over a calendar month matches that month's invoice.
 #pragma once
 
 #include <cstdint>
@@ -29,6 +29,7 @@ struct UsageQuery {
 struct UsageGroup {
   std::string key;  // A tenant, project or label value, GPU model, or day ("2026-12-01").
   int64_t gpu_milli_seconds = 0;
+  int64_t gb_seconds = 0;  // Volumes' provisioned GB x seconds (grouped by GPU model: "storage").
   int64_t spend_micros = 0;
   // Energy and carbon of the whole UTC days that start in the window (by day: that day's).
   int64_t energy_mj = 0;
@@ -43,10 +44,12 @@ struct UsageGroup {
                                                            const UsageQuery& query, TimeMs now_ms);
 
 struct Forecast {
-  TimeMs month_ms = 0;               // The current month's first moment.
-  int64_t spent_micros = 0;          // From the month's start to now.
-  int64_t burn_micros_per_hour = 0;  // Of the instances running now, at the prices in force now.
-  int64_t forecast_micros = 0;  // Spent, plus the running instances' charge to the month's end.
+  TimeMs month_ms = 0;       // The current month's first moment.
+  int64_t spent_micros = 0;  // From the month's start to now.
+  // Of the instances running now and the live volumes, at the prices in force now.
+  int64_t burn_micros_per_hour = 0;
+  // Spent, plus the running instances' and live volumes' charge to the month's end.
+  int64_t forecast_micros = 0;
 };
 
 // The month-end forecast for one tenant (or every tenant when unset) at `now_ms`.

@@ -126,7 +126,9 @@ Result<Reservation> reservation_from_document(const json& d) {
 constexpr auto kPriceFields = join_tables(
     price_key_fields<&meter::Price::key>(),
     std::array{field<&meter::Price::effective_ms>("effective_at_ms")},
-    ALLOT_FIELDS(meter::Price, gpu_hour_micros, cpu_hour_micros, memory_gib_hour_micros));
+    ALLOT_FIELDS(meter::Price, gpu_hour_micros, cpu_hour_micros, memory_gib_hour_micros),
+    std::array{
+        field_or_default<&meter::Price::storage_gb_month_micros>("storage_gb_month_micros")});
 
 json price_document(const meter::Price& p) { return write_fields(p, kPriceFields); }
 

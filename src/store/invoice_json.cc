@@ -46,7 +46,7 @@ static void from_json(const json& doc, InvoiceStatus& s) {
 constexpr auto kLineFields =
     join_tables(price_key_fields<&InvoiceLine::key>(),
                 ALLOT_FIELDS(InvoiceLine, project_id, gpu_milli_seconds, amount_micros),
-                ALLOT_FIELDS_OR_DEFAULT(InvoiceLine, energy_mj, carbon_ug));
+                ALLOT_FIELDS_OR_DEFAULT(InvoiceLine, energy_mj, carbon_ug, gb_seconds));
 
 static void to_json(json& doc, const InvoiceLine& line) { doc = write_fields(line, kLineFields); }
 static void from_json(const json& doc, InvoiceLine& line) { read_fields(doc, kLineFields, line); }

@@ -303,13 +303,23 @@ TEST_P(StoreTest, VolumesLoadBackWithTheirNodeAndADeletedOneStaysForItsBilling) 
   ASSERT_TRUE(store_->commit(Batch{.rows = {local, shared}}));
   local.node_id = "nod_0000000000000001";  // Its first instance was placed.
   shared.deleted_at_ms = 9;
-  ASSERT_TRUE(store_->commit(Batch{.rows = {local, shared}}));
+  // Its storage posted in full: settled.
+  shared.billed_micros = 1'234;
+  shared.billed_to_ms = 9;
+  shared.postings = 3;
+  shared.settled = true;
+  const meter::Price storage{
+      .key = meter::storage_key("eu"), .effective_ms = 1, .storage_gb_month_micros = 100'000};
+  ASSERT_TRUE(store_->commit(Batch{.rows = {local, shared, storage}}));
   auto rows = reopen_and_load();
   ASSERT_TRUE(rows) << rows.error().message;
-  const std::vector<Row> expected = {local, shared};  // Oldest first.
-  EXPECT_EQ(*rows, expected);
   State state;
   for (const Row& row : *rows) state.put(row);
+  EXPECT_EQ(state.prices.at(meter::storage_key("eu"), 1)->storage_gb_month_micros, 100'000);
+  EXPECT_TRUE(state.prices.prices().empty());  // A storage price is no GPU price.
+  EXPECT_EQ(*state.volume(shared.id), shared);
+  EXPECT_EQ(*state.volume(local.id), local);
+  EXPECT_TRUE(state.unsettled_volumes.at(kTenant.id) == std::set<std::string>{local.id});
   ASSERT_NE(state.volume_named(kTenant.id, "ckpt"), nullptr);
   EXPECT_EQ(state.volume_named(kTenant.id, "ckpt")->node_id, "nod_0000000000000001");
   EXPECT_EQ(state.volume_named(kTenant.id, "datasets"), nullptr);

@@ -6,7 +6,8 @@ namespace allot {
 
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Volume, id, tenant_id, project_id, name, region,
                                                 backend, size_gb, node_id, created_at_ms,
-                                                deleted_at_ms)
+                                                deleted_at_ms, billed_micros, billed_to_ms,
+                                                postings, settled)
 
 nlohmann::json volume_document(const Volume& v) { return v; }
 

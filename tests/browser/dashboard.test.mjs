@@ -411,9 +411,12 @@ describe('dashboard', () => {
     assert.doesNotMatch(budgets, /NaN/);
     assert.equal(await page.locator('[data-testid=budgets-table] .badge', { hasText: '100 %' }).count(), 1, 'the 100 % threshold reached');
     await shot('11-usage');
+    await call('PUT', '/v1/prices', { region: 'default', storage_gb_month: '0.10' });
     await go('prices');
     await page.locator('[data-testid=prices-table]').waitFor();
     assert.match(await page.locator('[data-testid=prices-table]').textContent(), /H100-80GB.*2\.50/s);
+    // A region's storage price sits in the same table, with only its rate per GB-month.
+    assert.match(await page.locator('[data-testid=prices-table]').textContent(), /storage.*default.*0\.10/s);
     // Spot has no price here: the regions table says so, never a silent 0.
     await page.locator('[data-testid=regions] table').waitFor();
     assert.match(await page.locator('[data-testid=regions]').textContent(), /H100-80GB.*2\.50.*no price/s);

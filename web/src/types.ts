@@ -153,6 +153,7 @@ export interface UsageItem {
   name: string | null;
   gpu_milli_seconds: number;
   gpu_hours: string;
+  storage_gb_hours?: string;
   spend: string;
   energy_kwh?: string;
   carbon_kg?: string;
@@ -196,8 +197,11 @@ export interface InvoiceLine {
   gpu_model: string;
   region: string;
   price_class: string;
+  kind?: 'gpu' | 'storage';
   gpu_milli_seconds: number;
   gpu_hours: string;
+  gb_seconds?: number;
+  gb_hours?: string;
   amount: string;
 }
 
@@ -220,13 +224,15 @@ export interface Invoice {
   voided_at: string | null;
 }
 
+// A GPU price, or (gpu_model "storage") a region's storage price with only storage_gb_month.
 export interface Price {
   gpu_model: string;
   region: string;
-  price_class: string;
-  gpu_hour: string;
-  cpu_hour: string;
-  memory_gib_hour: string;
+  price_class?: string;
+  gpu_hour?: string;
+  cpu_hour?: string;
+  memory_gib_hour?: string;
+  storage_gb_month?: string;
   effective_at: string;
   in_force: boolean;
 }

@@ -94,15 +94,17 @@ std::string report_csv(const std::vector<finance::Group>& groups) {
 
 // The cloud's totals: revenue less the promotional credits is what the month's invoices total,
 // and the margin is what is left of that after the costs.
+// Storage is the region's revenue, outside the node rows: the totals count it.
 Result<json> totals_json(const finance::MonthPnl& pnl) {
-  int64_t revenue = 0;
+  ALLOT_TRY_LET(const int64_t revenue, pnl.revenue_micros());
   int64_t costs = 0;
+  int64_t storage = 0;
   for (const finance::NodeMonth& node : pnl.nodes) {
-    if (__builtin_add_overflow(revenue, node.revenue_micros, &revenue) ||
-        __builtin_add_overflow(costs, node.costs_micros(), &costs)) {
+    if (__builtin_add_overflow(costs, node.costs_micros(), &costs)) {
       return fail(ErrorCode::kOverflow, "the report's totals leave the range of amounts");
     }
   }
+  for (const auto& [region, amount] : pnl.storage_by_region) storage += amount;
   int64_t net = 0;
   int64_t margin = 0;
   if (__builtin_sub_overflow(revenue, pnl.credits_micros, &net) ||
@@ -110,6 +112,7 @@ Result<json> totals_json(const finance::MonthPnl& pnl) {
     return fail(ErrorCode::kOverflow, "the report's totals leave the range of amounts");
   }
   return json{{"revenue", money_text(revenue)},
+              {"storage_revenue", money_text(storage)},
               {"credits", money_text(pnl.credits_micros)},
               {"net_revenue", money_text(net)},
               {"costs", money_text(costs)},
@@ -154,9 +157,15 @@ Result<HttpResponse> report(Call& call) {
   json items = json::array();
   for (const finance::Group& g : groups) items.push_back(group_json(g));
   ALLOT_TRY_LET(const json totals, totals_json(pnl));
-  return json_reply(
-      200,
-      {{"month", format_month(month_ms)}, {"by", by_name}, {"groups", items}, {"totals", totals}});
+  json storage = json::array();
+  for (const auto& [region, amount] : pnl.storage_by_region) {
+    storage.push_back({{"region", region}, {"revenue", money_text(amount)}});
+  }
+  return json_reply(200, {{"month", format_month(month_ms)},
+                          {"by", by_name},
+                          {"groups", items},
+                          {"storage", storage},
+                          {"totals", totals}});
 }
 
 // GET /v1/finance/payback?month: per asset, what its cash margin has recovered of its cost.

@@ -1,4 +1,5 @@
-// The price catalog: operator admins set prices; anyone with a key reads them.
+// The price catalog: operator admins set prices (GPU prices, and each region's storage price per
+// GB-month); anyone with a key reads them. Storage prices list under gpu_model "storage".
 #include <fmt/format.h>
 
 #include "api/app.h"
@@ -19,14 +20,23 @@ Result<int64_t> read_rate(std::string_view field, const std::optional<std::strin
   return read_money(field, *text);
 }
 
-Result<HttpResponse> set_price(Call& call) {
-  JsonBody body(call.request.body);
+// A region's storage price: {"region", "storage_gb_month", "effective_at"?}, nothing else.
+Result<meter::Price> storage_price(JsonBody& body) {
+  auto [region, rate] = body.required_string_fields({"region", "storage_gb_month"});
+  auto [effective_at] = body.optional_string_fields({"effective_at"});
+  ALLOT_TRY(body.finish());
+  meter::Price price{.key = meter::storage_key(region)};
+  ALLOT_TRY_ASSIGN(price.storage_gb_month_micros, read_money("storage_gb_month", rate));
+  if (effective_at) ALLOT_TRY_ASSIGN(price.effective_ms, read_time("effective_at", *effective_at));
+  return price;
+}
+
+Result<meter::Price> gpu_price(JsonBody& body) {
   auto [model, region] = body.required_string_fields({"gpu_model", "region"});
   auto [price_class, gpu_hour, cpu_hour, memory_gib_hour, effective_at] =
       body.optional_string_fields(
           {"price_class", "gpu_hour", "cpu_hour", "memory_gib_hour", "effective_at"});
   ALLOT_TRY(body.finish());
-  ALLOT_TRY(require_operator_admin(call.caller));
   if (!gpu_hour) return fail(ErrorCode::kMissingField, "'gpu_hour' is required");
   meter::Price price{.key = {.model = model, .region = region}};
   if (price_class) {
@@ -40,6 +50,16 @@ Result<HttpResponse> set_price(Call& call) {
   ALLOT_TRY_ASSIGN(price.cpu_hour_micros, read_rate("cpu_hour", cpu_hour));
   ALLOT_TRY_ASSIGN(price.memory_gib_hour_micros, read_rate("memory_gib_hour", memory_gib_hour));
   if (effective_at) ALLOT_TRY_ASSIGN(price.effective_ms, read_time("effective_at", *effective_at));
+  return price;
+}
+
+// PUT /v1/prices: a GPU price ({"gpu_model", ...}) or, with "storage_gb_month", a region's
+// storage price.
+Result<HttpResponse> set_price(Call& call) {
+  JsonBody body(call.request.body);
+  const bool storage = body.document().is_object() && body.document().contains("storage_gb_month");
+  ALLOT_TRY_LET(meter::Price price, storage ? storage_price(body) : gpu_price(body));
+  ALLOT_TRY(require_operator_admin(call.caller));
   ALLOT_TRY(call.ctx.apply(SetPrice{.price = price}));
   if (price.effective_ms == 0) price.effective_ms = call.ctx.now_ms();
   return json_reply(200, to_json(price, call.ctx.now_ms()));
@@ -65,14 +85,17 @@ Result<HttpResponse> list_prices(Call& call) {
   };
   // Per key: the price in force at `at`, then the changes after it.
   json items = json::array();
-  for (const auto& [key, by_time] : call.ctx.state().prices.prices()) {
-    if (!matches("gpu_model", key.model) || !matches("region", key.region) ||
-        !matches("price_class", price_class_name(key.price_class))) {
-      continue;
+  const meter::PriceCatalog& catalog = call.ctx.state().prices;
+  for (const auto* table : {&catalog.prices(), &catalog.storage_prices()}) {
+    for (const auto& [key, by_time] : *table) {
+      if (!matches("gpu_model", key.model) || !matches("region", key.region) ||
+          !matches("price_class", price_class_name(key.price_class))) {
+        continue;
+      }
+      auto from = by_time.upper_bound(at);
+      if (from != by_time.begin()) from = std::prev(from);
+      for (auto it = from; it != by_time.end(); ++it) items.push_back(to_json(it->second, at));
     }
-    auto from = by_time.upper_bound(at);
-    if (from != by_time.begin()) from = std::prev(from);
-    for (auto it = from; it != by_time.end(); ++it) items.push_back(to_json(it->second, at));
   }
   return json_reply(200, {{"items", items}, {"next_after", nullptr}});
 }

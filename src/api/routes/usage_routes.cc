@@ -82,6 +82,7 @@ Result<HttpResponse> usage(Call& call) {
   ALLOT_TRY_LET(const auto forecast, billing::month_forecast(state, tenant, now_ms));
   json items = json::array();
   int64_t milli_seconds = 0;
+  int64_t gb_seconds = 0;
   int64_t spend = 0;
   int64_t energy_mj = 0;
   int64_t carbon_ug = 0;
@@ -90,10 +91,12 @@ Result<HttpResponse> usage(Call& call) {
                      {"name", group_name(state, query, g.key)},
                      {"gpu_milli_seconds", g.gpu_milli_seconds},
                      {"gpu_hours", billing::gpu_hours_text(g.gpu_milli_seconds)},
+                     {"storage_gb_hours", billing::gb_hours_text(g.gb_seconds)},
                      {"spend", money(g.spend_micros)},
                      {"energy_kwh", billing::energy_kwh_text(g.energy_mj)},
                      {"carbon_kg", billing::carbon_kg_text(g.carbon_ug)}});
     if (__builtin_add_overflow(milli_seconds, g.gpu_milli_seconds, &milli_seconds) ||
+        __builtin_add_overflow(gb_seconds, g.gb_seconds, &gb_seconds) ||
         __builtin_add_overflow(spend, g.spend_micros, &spend) ||
         __builtin_add_overflow(energy_mj, g.energy_mj, &energy_mj) ||
         __builtin_add_overflow(carbon_ug, g.carbon_ug, &carbon_ug)) {
@@ -109,6 +112,7 @@ Result<HttpResponse> usage(Call& call) {
             {"total",
              {{"gpu_milli_seconds", milli_seconds},
               {"gpu_hours", billing::gpu_hours_text(milli_seconds)},
+              {"storage_gb_hours", billing::gb_hours_text(gb_seconds)},
               {"spend", money(spend)},
               {"energy_kwh", billing::energy_kwh_text(energy_mj)},
               {"carbon_kg", billing::carbon_kg_text(carbon_ug)}}},

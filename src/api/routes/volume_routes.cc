@@ -37,10 +37,8 @@ json volume_json(const State& state, const Volume& v) {
 // The regions a volume may be made in: those the fleet, the price catalog, the sites or the
 // latency table know, and those the operator declared NFS exports for.
 std::set<std::string> volume_regions(const Call& call) {
-  std::set<std::string> out = call.options.nfs_regions;
-  for (const RegionInfo& info : region_catalog(call.ctx.state(), call.ctx.now_ms())) {
-    out.insert(info.region);
-  }
+  std::set<std::string> out = known_regions(call.ctx.state());
+  out.insert(call.options.nfs_regions.begin(), call.options.nfs_regions.end());
   return out;
 }
 

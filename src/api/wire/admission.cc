@@ -27,6 +27,13 @@ nlohmann::json to_json(const Reservation& r) {
 }
 
 nlohmann::json to_json(const meter::Price& p, TimeMs at_ms) {
+  if (p.key.storage()) {
+    return {{"gpu_model", p.key.model},
+            {"region", p.key.region},
+            {"effective_at", format_time(p.effective_ms)},
+            {"storage_gb_month", Money::from_micros(p.storage_gb_month_micros).to_string()},
+            {"in_force", p.effective_ms <= at_ms}};
+  }
   return {{"gpu_model", p.key.model},
           {"region", p.key.region},
           {"price_class", price_class_name(p.key.price_class)},

@@ -19,9 +19,11 @@ const std::vector<Column> kReservationColumns = {{"id", "id"},
                                                  {"in force", "in_force"},
                                                  {"used", "used_milli"}};
 
-const std::vector<Column> kPriceColumns = {{"model", "gpu_model"},   {"region", "region"},
-                                           {"class", "price_class"}, {"gpu-hour", "gpu_hour"},
-                                           {"from", "effective_at"}, {"in force", "in_force"}};
+const std::vector<Column> kPriceColumns = {
+    {"model", "gpu_model"},           {"region", "region"},
+    {"class", "price_class"},         {"gpu-hour", "gpu_hour"},
+    {"GB-month", "storage_gb_month"}, {"from", "effective_at"},
+    {"in force", "in_force"}};
 
 struct Options {
   std::string tenant, model, starts_at, ends_at;
@@ -52,7 +54,9 @@ void add_rules_commands(CLI::App& app, Action& action) {
               action);
 
   CLI::App* prices =
-      add_group(app, "prices", "the price catalog: per GPU-hour, per model, region and class");
+      add_group(app, "prices",
+                "the price catalog: per GPU-hour, per model, region and class; storage per "
+                "GB-month, per region");
   add_list(*prices, "list", "prices in force, and changes to come", "/v1/prices",
            {{.flag = "--at", .name = "at", .help = "in force at this time (default: now)"},
             {.flag = "--model", .name = "gpu_model", .help = "only this GPU model"},
@@ -60,16 +64,13 @@ void add_rules_commands(CLI::App& app, Action& action) {
            kPriceColumns, action, Limit::kNone);
   add_body_call(
       *prices, "set", "set a price (operator admins)", "PUT", "/v1/prices",
-      {{.flag = "--model",
-        .name = "gpu_model",
-        .help = "GPU model, e.g. H100-80GB",
-        .required = true},
+      {{.flag = "--model", .name = "gpu_model", .help = "GPU model, e.g. H100-80GB"},
        {.flag = "--region", .name = "region", .help = "region", .required = true},
        {.flag = "--class", .name = "price_class", .help = "on-demand (default), spot or reserved"},
-       {.flag = "--gpu-hour",
-        .name = "gpu_hour",
-        .help = "per GPU-hour, e.g. 2.50",
-        .required = true},
+       {.flag = "--gpu-hour", .name = "gpu_hour", .help = "per GPU-hour, e.g. 2.50"},
+       {.flag = "--storage-gb-month",
+        .name = "storage_gb_month",
+        .help = "instead of a GPU price: the region's storage price per GB-month, e.g. 0.10"},
        {.flag = "--from",
         .name = "effective_at",
         .help = "effective from (default: now; never earlier)"}},

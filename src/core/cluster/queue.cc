@@ -224,7 +224,8 @@ Outcome try_place(Draft& draft, const std::string& id, TimeMs now_ms, const Plac
   }
   std::string why;
   NodeFilter priced = hard_limits_filter(draft.base(), probe, now_ms);
-  if (auto pinned = volume_node(draft, probe)) {
+  const std::optional<std::string> pinned = volume_node(draft, probe);
+  if (pinned) {
     // Its local volumes are on that node: it runs there or waits.
     priced = [limits = std::move(priced), node = *pinned](const Node& candidate) {
       return candidate.id == node && limits(candidate);
@@ -252,9 +253,7 @@ Outcome try_place(Draft& draft, const std::string& id, TimeMs now_ms, const Plac
   if (const std::string limited = hard_limits_reason(draft, probe, now_ms); !limited.empty()) {
     why = fmt::format("waits within its limits: {}; {}", limited, why);
   }
-  if (auto pinned = volume_node(draft, probe)) {
-    why = fmt::format("its local volumes are on node {}: {}", *pinned, why);
-  }
+  if (pinned) why = fmt::format("its local volumes are on node {}: {}", *pinned, why);
   if (failed != nullptr && by_shape) failed->why.emplace(key, why);
   set_reason(draft, id, why);
   return Outcome::kNoRoom;

@@ -8,18 +8,13 @@
 #include "common/limits.h"
 #include "core/kernel/lookups.h"
 #include "core/kernel/validate.h"
+#include "core/money/money.h"
 
 namespace allot {
 namespace {
 
 // Names go on command lines (`--volume NAME:/data`) and in directory names on nodes.
-bool plain_name(const std::string& name) {
-  const bool plain = std::ranges::all_of(name, [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.';
-  });
-  return plain && !name.empty() && name.size() <= limits::kMaxVolumeName &&
-         std::isalnum(static_cast<unsigned char>(name.front())) != 0;
-}
+bool plain_name(const std::string& name) { return is_plain_name(name, limits::kMaxVolumeName); }
 
 // Where a volume may not appear inside an instance: the directories its system and Allot's
 // notice live in, where a mount would hide or replace them.
@@ -95,10 +90,16 @@ Result<Rows> apply(const State& state, const CreateVolume& command, TimeMs now_m
   if (state.volume_named(v.tenant_id, v.name) != nullptr) {
     return fail(ErrorCode::kAlreadyExists, fmt::format("a volume named '{}' exists", v.name));
   }
-  const auto live = std::ranges::count_if(state.volumes, [&](const auto& entry) {
-    return entry.second.tenant_id == v.tenant_id && entry.second.deleted_at_ms == 0;
-  });
-  if (static_cast<size_t>(live) >= limits::kMaxVolumesPerTenant) {
+  size_t live = 0;
+  for (auto it = state.volume_by_name.lower_bound({v.tenant_id, ""});
+       it != state.volume_by_name.end() && it->first.first == v.tenant_id; ++it) {
+    ++live;
+  }
+  // Storage is charged from the start: a tenant whose money is used up makes no more of it.
+  if (auto why = funds_block(Draft(state), v.tenant_id, now_ms)) {
+    return fail(ErrorCode::kInsufficientFunds, *why);
+  }
+  if (live >= limits::kMaxVolumesPerTenant) {
     return fail(ErrorCode::kLimitExceeded,
                 fmt::format("a tenant holds at most {} volumes", limits::kMaxVolumesPerTenant));
   }
@@ -106,6 +107,10 @@ Result<Rows> apply(const State& state, const CreateVolume& command, TimeMs now_m
   row.node_id.clear();
   row.created_at_ms = now_ms;
   row.deleted_at_ms = 0;
+  row.billed_micros = 0;
+  row.billed_to_ms = now_ms;
+  row.postings = 0;
+  row.settled = false;
   return Rows{std::move(row)};
 }
 
@@ -121,7 +126,22 @@ Result<Rows> apply(const State& state, const DeleteVolume& c, TimeMs now_ms,
   return Rows{std::move(*gone)};
 }
 
-void put(State& state, const Volume& volume) { state.volumes[volume.id] = volume; }
+void put(State& state, const Volume& volume) {
+  // A deleted volume's name may be a live one's since: only its own entry is taken out.
+  if (auto named = state.volume_by_name.find({volume.tenant_id, volume.name});
+      named != state.volume_by_name.end() && named->second == volume.id) {
+    state.volume_by_name.erase(named);
+  }
+  if (volume.deleted_at_ms == 0) state.volume_by_name[{volume.tenant_id, volume.name}] = volume.id;
+  auto& unsettled = state.unsettled_volumes[volume.tenant_id];
+  if (volume.settled) {
+    unsettled.erase(volume.id);
+  } else {
+    unsettled.insert(volume.id);
+  }
+  if (unsettled.empty()) state.unsettled_volumes.erase(volume.tenant_id);
+  state.volumes[volume.id] = volume;
+}
 
 std::vector<const Instance*> instances_mounting(const State& state, const std::string& volume_id) {
   std::vector<const Instance*> out;

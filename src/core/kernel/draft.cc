@@ -5,40 +5,49 @@
 
 namespace allot {
 
+namespace {
+
+// The draft's copy of an object, or the base's (looked up only when the draft has none).
+template <typename T, typename Original>
+const T* find_in(const std::map<std::string, T>& changed, const std::string& id,
+                 Original original) {
+  if (auto it = changed.find(id); it != changed.end()) return &it->second;
+  return original(id);
+}
+
+// The draft's copy of an object that exists, made from the base's on first use.
+template <typename T, typename Original>
+T& copy_in(std::map<std::string, T>& changed, const std::string& id, Original original) {
+  if (auto it = changed.find(id); it != changed.end()) return it->second;
+  const T* base = original(id);
+  assert(base != nullptr);
+  return changed.emplace(id, *base).first->second;
+}
+
+}  // namespace
+
 const Node* Draft::node(const std::string& id) const {
-  if (auto it = nodes_.find(id); it != nodes_.end()) return &it->second;
-  return base_->node(id);
+  return find_in(nodes_, id, [this](const std::string& key) { return base_->node(key); });
 }
 
 const Instance* Draft::instance(const std::string& id) const {
-  if (auto it = instances_.find(id); it != instances_.end()) return &it->second;
-  return base_->instance(id);
-}
-
-Node& Draft::edit_node(const std::string& id) {
-  if (auto it = nodes_.find(id); it != nodes_.end()) return it->second;
-  const Node* original = base_->node(id);
-  assert(original != nullptr);
-  return nodes_.emplace(id, *original).first->second;
-}
-
-Instance& Draft::edit_instance(const std::string& id) {
-  if (auto it = instances_.find(id); it != instances_.end()) return it->second;
-  const Instance* original = base_->instance(id);
-  assert(original != nullptr);
-  return instances_.emplace(id, *original).first->second;
+  return find_in(instances_, id, [this](const std::string& key) { return base_->instance(key); });
 }
 
 const Volume* Draft::volume(const std::string& id) const {
-  if (auto it = volumes_.find(id); it != volumes_.end()) return &it->second;
-  return base_->volume(id);
+  return find_in(volumes_, id, [this](const std::string& key) { return base_->volume(key); });
+}
+
+Node& Draft::edit_node(const std::string& id) {
+  return copy_in(nodes_, id, [this](const std::string& key) { return base_->node(key); });
+}
+
+Instance& Draft::edit_instance(const std::string& id) {
+  return copy_in(instances_, id, [this](const std::string& key) { return base_->instance(key); });
 }
 
 Volume& Draft::edit_volume(const std::string& id) {
-  if (auto it = volumes_.find(id); it != volumes_.end()) return it->second;
-  const Volume* original = base_->volume(id);
-  assert(original != nullptr);
-  return volumes_.emplace(id, *original).first->second;
+  return copy_in(volumes_, id, [this](const std::string& key) { return base_->volume(key); });
 }
 
 Node& Draft::add_node(Node node) {

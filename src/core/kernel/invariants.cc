@@ -207,6 +207,15 @@ class Checker {
     if (mounts != state_.mounts_by_volume) {
       fail("tenant_index", "the index of volumes' users is not the instances' mounts");
     }
+    std::map<std::string, std::set<std::string>> unsettled_volumes;
+    std::map<std::pair<std::string, std::string>, std::string> named;
+    for (const auto& [id, v] : state_.volumes) {
+      if (!v.settled) unsettled_volumes[v.tenant_id].insert(id);
+      if (v.deleted_at_ms == 0) named[{v.tenant_id, v.name}] = id;
+    }
+    if (unsettled_volumes != state_.unsettled_volumes || named != state_.volume_by_name) {
+      fail("tenant_index", "the indexes of volumes are not the volumes");
+    }
     std::map<WorkShape, std::set<std::string>> shapes;
     for (const auto& [id, i] : state_.instances) {
       if (!is_final(i.state)) shapes[work_shape(i.spec)].insert(id);

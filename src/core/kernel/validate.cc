@@ -1,5 +1,7 @@
 #include "core/kernel/validate.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "common/limits.h"
@@ -23,6 +25,16 @@ Status check_name(std::string_view field, std::string_view name) {
     }
   }
   return {};
+}
+
+bool is_plain_name(std::string_view name, size_t most) {
+  if (name.empty() || name.size() > most) return false;
+  const auto plain = [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.';
+  };
+  const bool leads =
+      (name.front() >= 'a' && name.front() <= 'z') || (name.front() >= '0' && name.front() <= '9');
+  return leads && std::ranges::all_of(name, plain);
 }
 
 Status check_email(std::string_view email) {

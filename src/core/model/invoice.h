@@ -26,11 +26,13 @@ enum class InvoiceStatus { kDraft, kFinal, kPaid, kVoid };
 std::string_view invoice_status_name(InvoiceStatus status);
 std::optional<InvoiceStatus> parse_invoice_status(std::string_view name);
 
-// One line: the tenant's use of one project on one GPU model x region x price class.
+// One line: the tenant's use of one project on one GPU model x region x price class, or its
+// volumes' storage in one region (key.storage()).
 struct InvoiceLine {
   std::string project_id;
   meter::PriceKey key;
   int64_t gpu_milli_seconds = 0;  // GPU milli x seconds within the month.
+  int64_t gb_seconds = 0;         // Storage lines: provisioned GB x seconds within the month.
   int64_t amount_micros = 0;
   // What the line's work used and emitted in the month (shown, not charged).
   int64_t energy_mj = 0;

@@ -28,6 +28,13 @@ struct Volume {
   std::string node_id;
   TimeMs created_at_ms = 0;
   TimeMs deleted_at_ms = 0;  // 0: live. A deleted volume stays in the state, for billing.
+  // Storage billing, as an instance's usage is billed: the part of its charge (from creation to
+  // deletion, at its region's storage price) that the ledger has posted, the last posting, how
+  // many postings there were, and whether it is deleted and posted in full.
+  int64_t billed_micros = 0;
+  TimeMs billed_to_ms = 0;
+  int64_t postings = 0;
+  bool settled = false;
 
   bool operator==(const Volume&) const = default;
   // Whether more than one instance may mount it to write at once.

@@ -24,7 +24,7 @@ Error frozen(const Invoice& invoice, std::string_view what) {
 Result<int64_t> subtotal_of(const std::vector<InvoiceLine>& lines) {
   int64_t sum = 0;
   for (const InvoiceLine& line : lines) {
-    if (line.amount_micros < 0 || line.gpu_milli_seconds < 0) {
+    if (line.amount_micros < 0 || line.gpu_milli_seconds < 0 || line.gb_seconds < 0) {
       return fail(ErrorCode::kInvalidArgument, "an invoice line cannot be negative");
     }
     if (__builtin_add_overflow(sum, line.amount_micros, &sum)) {

@@ -12,6 +12,7 @@
 #include "core/kernel/lookups.h"
 #include "core/money/metering.h"
 #include "core/money/money_internal.h"
+#include "core/money/storage.h"
 
 namespace allot {
 
@@ -145,7 +146,7 @@ int64_t committed(const Draft& draft, const std::vector<std::string>& ids, TimeM
 int64_t available(const Draft& draft, const Tenant& tenant, TimeMs now_ms) {
   const auto ids = money_instances(draft, tenant.id);
   return funds(draft.base(), tenant, now_ms) + draft_flow(draft, tenant.id) -
-         committed(draft, ids, now_ms);
+         committed(draft, ids, now_ms) - storage_owed(draft, tenant.id, now_ms);
 }
 
 }  // namespace money
@@ -157,7 +158,8 @@ Result<Balance> balance_of(const State& state, const std::string& tenant_id, Tim
   const auto ids = money::money_instances(draft, tenant_id);
   Balance b{.cash_micros = money::posted(state.ledger, tenant_account(tenant_id, tenant->billing)),
             .held_micros = money::held(draft, ids),
-            .unposted_micros = money::unposted(draft, ids, now_ms)};
+            .unposted_micros = money::unposted(draft, ids, now_ms) +
+                               money::storage_owed(draft, tenant_id, now_ms)};
   for (const ledger::Account* credit : money::live_credits(state.ledger, tenant_id, now_ms)) {
     b.credits_micros += credit->credit_balance();
   }
@@ -170,8 +172,8 @@ int64_t credits_spent(const State& state, const std::string& tenant_id, TimeMs f
   const std::string prefix = credit_account(tenant_id, "");
   int64_t total = 0;
   for (const ledger::Transfer& t : state.ledger.transfers()) {
-    if (t.code == "usage" && t.debit_account_id.starts_with(prefix) && t.created_at_ms >= from_ms &&
-        t.created_at_ms < to_ms) {
+    if ((t.code == "usage" || t.code == "storage") && t.debit_account_id.starts_with(prefix) &&
+        t.created_at_ms >= from_ms && t.created_at_ms < to_ms) {
       total += t.amount;
     }
   }

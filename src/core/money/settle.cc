@@ -9,6 +9,7 @@
 #include "core/money/metering.h"
 #include "core/money/money.h"
 #include "core/money/money_internal.h"
+#include "core/money/storage.h"
 
 namespace allot {
 namespace {
@@ -66,8 +67,10 @@ void preempt_over_max_price(Draft& draft, const std::vector<std::string>& ids, T
 std::optional<int64_t> last_covered_second(const Draft& draft, const Tenant& tenant,
                                            const std::vector<std::string>& ids, TimeMs now_ms,
                                            TimeMs until_ms) {
-  const int64_t budget =
-      money::funds(draft.base(), tenant, now_ms) + money::draft_flow(draft, tenant.id);
+  // Storage owed comes first: volumes are not stopped when the money runs out, their work is.
+  const int64_t budget = money::funds(draft.base(), tenant, now_ms) +
+                         money::draft_flow(draft, tenant.id) -
+                         money::storage_owed(draft, tenant.id, now_ms);
   auto accrued = [&](int64_t at_s) { return money::unposted(draft, ids, at_s * 1000); };
   int64_t hi = until_ms / 1000;
   if (accrued(hi) <= budget) return std::nullopt;
@@ -219,6 +222,7 @@ void settle_money(Draft& draft, TimeMs now_ms, const CoreOptions& options, bool 
   const State& state = draft.base();
   std::set<std::string> tenants;
   for (const auto& [tenant_id, ids] : state.unsettled_by_tenant) tenants.insert(tenant_id);
+  for (const auto& [tenant_id, ids] : state.unsettled_volumes) tenants.insert(tenant_id);
   draft.for_each_changed_instance([&](const Instance& i) {
     if ((i.started_at_ms != 0 || !i.hold_id.empty()) && !i.settled) tenants.insert(i.tenant_id);
   });
@@ -238,8 +242,10 @@ void settle_money(Draft& draft, TimeMs now_ms, const CoreOptions& options, bool 
             (since != 0 &&
              (now_ms - since >= options.rating_interval_ms || since < month_start(now_ms)));
     }
+    if (due) post_usage(draft, *tenant, ids, now_ms);
+    // Storage before the runways' holds: what volumes owe is paid before work is given more.
+    post_storage(draft, *tenant, now_ms, options.rating_interval_ms, post_all);
     if (!due) continue;
-    post_usage(draft, *tenant, ids, now_ms);
     for (const std::string& id : ids) {
       Instance& i = draft.edit_instance(id);
       const Node* node = draft.node(i.node_id);

@@ -3,6 +3,7 @@
 #include <limits>
 
 #include "core/money/metering.h"
+#include "core/money/storage.h"
 
 namespace allot {
 namespace {
@@ -11,6 +12,13 @@ int64_t saturating_add(int64_t a, int64_t b) {
   int64_t sum = 0;
   if (__builtin_add_overflow(a, b, &sum)) return std::numeric_limits<int64_t>::max();
   return sum;
+}
+
+void add_spend(TenantSpend& spend, const std::string& project_id, int64_t micros) {
+  if (micros == 0) return;
+  spend.total_micros = saturating_add(spend.total_micros, micros);
+  int64_t& project = spend.by_project_micros[project_id];
+  project = saturating_add(project, micros);
 }
 
 }  // namespace
@@ -30,11 +38,16 @@ std::map<std::string, TenantSpend> month_spends(const State& state,
     auto charge = charge_between(state, *usage, from_ms / 1000, now_ms / 1000);
     // A charge that does not fit in int64 is past any budget.
     const int64_t micros = charge ? *charge : std::numeric_limits<int64_t>::max();
-    if (micros == 0) continue;
-    TenantSpend& spend = spends[instance.tenant_id];
-    spend.total_micros = saturating_add(spend.total_micros, micros);
-    int64_t& project = spend.by_project_micros[instance.project_id];
-    project = saturating_add(project, micros);
+    add_spend(spends[instance.tenant_id], instance.project_id, micros);
+  }
+  // Storage, as invoices charge it.
+  for (const auto& [id, volume] : state.volumes) {
+    if (!tenant_ids.contains(volume.tenant_id)) continue;
+    if (volume.deleted_at_ms != 0 && volume.deleted_at_ms < from_ms) continue;
+    auto charge =
+        storage_between(state, storage_use(volume, now_ms), from_ms / 1000, now_ms / 1000);
+    const int64_t micros = charge ? *charge : std::numeric_limits<int64_t>::max();
+    add_spend(spends[volume.tenant_id], volume.project_id, micros);
   }
   return spends;
 }

@@ -1,5 +1,5 @@
-// Month-to-date spend: what a tenant's (or project's) instances cost from the start of the
-// calendar month up to now, at the prices in force. A pure function of the state and the time.
+// Month-to-date spend: what a tenant's (or project's) instances and volumes cost from the start of
+// the calendar month up to now, at the prices in force. A pure function of the state and the time.
 #pragma once
 
 #include <cstdint>
@@ -22,8 +22,8 @@ struct TenantSpend {
   }
 };
 
-// One pass over the state's instances. Sums saturate at INT64_MAX instead of failing: a spend
-// that large is past every budget, which is all that callers ask of it.
+// One pass over the state's instances and one over its volumes. Sums saturate at INT64_MAX instead
+// of failing: a spend that large is past every budget, which is all that callers ask of it.
 TenantSpend month_spend(const State& state, const std::string& tenant_id, TimeMs now_ms);
 
 // The same for several tenants in one pass (the Tick's, over every tenant with a budget).

@@ -28,17 +28,6 @@ int64_t per_milli(int64_t rate, int64_t milli) {
   return rate / 1000 * milli + rate % 1000 * milli / 1000;
 }
 
-std::set<std::string> known_regions(const State& state) {
-  std::set<std::string> regions;
-  for (const auto& [id, node] : state.nodes) {
-    if (!node.lost) regions.insert(node.region);
-  }
-  for (const auto& [key, by_time] : state.prices.prices()) regions.insert(key.region);
-  for (const auto& [region, site] : state.books.sites) regions.insert(region);
-  for (const auto& [key, latency] : state.latencies) regions.insert(latency.region);
-  return regions;
-}
-
 // The price work of `price_class` on `model` in `region` is charged now (spot may fall back to
 // on-demand: meter::PriceCatalog::charged), or none.
 std::optional<int64_t> price_now(const State& state, const std::string& model,
@@ -137,6 +126,17 @@ Limit failed_limit(const InstanceSpec& spec, const Node& node, PriceMemo& prices
 }
 
 }  // namespace
+
+std::set<std::string> known_regions(const State& state) {
+  std::set<std::string> regions;
+  for (const auto& [id, node] : state.nodes) {
+    if (!node.lost) regions.insert(node.region);
+  }
+  for (const auto& [key, by_time] : state.prices.prices()) regions.insert(key.region);
+  for (const auto& [region, site] : state.books.sites) regions.insert(region);
+  for (const auto& [key, latency] : state.latencies) regions.insert(latency.region);
+  return regions;
+}
 
 bool may_use_process_nodes(const State& state, const Instance& instance) {
   return state.process_nodes_for_all || instance.tenant_id == state.operator_tenant_id();

@@ -5,6 +5,7 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,9 @@ struct RegionInfo {
   std::optional<int64_t> pue_milli;           // Unset: no site for the region.
   std::map<std::string, int64_t> latency_ms;  // From each client location.
 };
+
+// The names of the regions that have nodes (not lost), GPU prices, a site or latencies.
+std::set<std::string> known_regions(const State& state);
 
 // Every region that has nodes, prices, a site or latencies, by name, as it stands at `now_ms`.
 std::vector<RegionInfo> region_catalog(const State& state, TimeMs now_ms);

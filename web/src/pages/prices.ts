@@ -13,6 +13,11 @@ function offered(m: RegionModel | null | undefined, price: string | null | undef
   return fromOnDemand ? h('span', { title: 'No spot price: spot work is charged the on-demand price' }, `${rate(price)} (on-demand)`) : rate(price);
 }
 
+// A storage price has no GPU rates and a GPU price no storage rate.
+function optionalRate(value: string | undefined): Child {
+  return value === undefined ? '–' : rate(value);
+}
+
 export function pricesPage(ctx: Ctx): PageView {
   const prices = h('div', { 'data-testid': 'prices' });
   const regions = h('div', { 'data-testid': 'regions' });
@@ -39,23 +44,24 @@ export function pricesPage(ctx: Ctx): PageView {
   const el = page(
     'Prices',
     null,
-    card('Price catalog', h('p', { class: 'muted' }, 'Per GPU-hour, per model, region and class; the price in force now and changes already scheduled.'), form, prices),
+    card('Price catalog', h('p', { class: 'muted' }, 'Per GPU-hour, per model, region and class, and storage per GB-month per region (allot prices set --storage-gb-month); the price in force now and changes already scheduled.'), form, prices),
     card('Regions', regions),
   );
 
   async function refresh(): Promise<void> {
     const [p, r] = await Promise.all([api<{ items: Price[] }>('/v1/prices?limit=1000'), api<{ items: Region[] }>('/v1/regions')]);
-    const rows = [...p.items].sort((a, b) => a.gpu_model.localeCompare(b.gpu_model) || a.region.localeCompare(b.region) || a.price_class.localeCompare(b.price_class) || a.effective_at.localeCompare(b.effective_at));
+    const rows = [...p.items].sort((a, b) => a.gpu_model.localeCompare(b.gpu_model) || a.region.localeCompare(b.region) || (a.price_class ?? '').localeCompare(b.price_class ?? '') || a.effective_at.localeCompare(b.effective_at));
     renderTable(
       prices,
       rows,
       [
         { title: 'GPU model', cell: (x) => h('strong', null, x.gpu_model) },
         { title: 'Region', cell: (x) => x.region },
-        { title: 'Class', cell: (x) => x.price_class },
-        { title: 'GPU-hour', cell: (x) => rate(x.gpu_hour), class: 'num' },
-        { title: 'CPU-hour', cell: (x) => rate(x.cpu_hour), class: 'num' },
-        { title: 'GiB-hour', cell: (x) => rate(x.memory_gib_hour), class: 'num' },
+        { title: 'Class', cell: (x) => x.price_class ?? '–' },
+        { title: 'GPU-hour', cell: (x) => optionalRate(x.gpu_hour), class: 'num' },
+        { title: 'CPU-hour', cell: (x) => optionalRate(x.cpu_hour), class: 'num' },
+        { title: 'GiB-hour', cell: (x) => optionalRate(x.memory_gib_hour), class: 'num' },
+        { title: 'Storage GB-month', cell: (x) => optionalRate(x.storage_gb_month), class: 'num' },
         { title: 'From', cell: (x) => time(x.effective_at) },
         { title: '', cell: (x) => (x.in_force ? badge('in force', 'running') : badge('scheduled', 'queued')) },
       ],

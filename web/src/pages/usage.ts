@@ -140,6 +140,7 @@ export function usagePage(ctx: Ctx): PageView {
           { title: 'Project', cell: (i) => i.name ?? i.key },
           { title: 'Tenant', cell: (i) => ctx.tenantName(ctx.projects.get(i.key)?.tenant_id ?? '') },
           { title: 'GPU-hours', cell: (i) => num(i.gpu_hours, 3), class: 'num' },
+          { title: 'Storage GB-hours', cell: (i) => num(i.storage_gb_hours ?? '0', 1), class: 'num' },
           { title: 'Spend', cell: (i) => money(i.spend, 4), class: 'num' },
         ],
         { empty: 'No usage this month yet.', testid: 'usage-table' },

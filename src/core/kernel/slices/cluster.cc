@@ -110,12 +110,8 @@ const Volume* ClusterSlice::volume(const std::string& id) const { return find_by
 
 const Volume* ClusterSlice::volume_named(const std::string& tenant_id,
                                          const std::string& name) const {
-  for (const auto& [id, volume] : volumes) {
-    if (volume.tenant_id == tenant_id && volume.name == name && volume.deleted_at_ms == 0) {
-      return &volume;
-    }
-  }
-  return nullptr;
+  auto it = volume_by_name.find({tenant_id, name});
+  return it == volume_by_name.end() ? nullptr : volume(it->second);
 }
 
 const JoinToken* ClusterSlice::join_token_for_hash(const std::string& token_hash) const {

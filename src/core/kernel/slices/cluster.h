@@ -126,6 +126,11 @@ struct ClusterSlice {
   std::set<std::string> open_image_pulls;
   // Instances not yet ended (queued ones too) that mount each volume, by volume id; no empty sets.
   std::map<std::string, std::set<std::string>> mounts_by_volume;
+  // Volumes whose storage is not yet all posted (live ones, and deleted ones until it is), by
+  // tenant; no empty sets. What the timer's storage billing looks through.
+  std::map<std::string, std::set<std::string>> unsettled_volumes;
+  // Live volumes' ids by tenant, then name.
+  std::map<std::pair<std::string, std::string>, std::string> volume_by_name;
   // Instances not yet in a final state, per tenant (for the tenant's limit).
   std::unordered_map<std::string, size_t> active_by_tenant;
   // When the controller last took up its state from the store (Core::resume): no node's silence
