@@ -264,6 +264,27 @@ describe('dashboard', () => {
     await shot('05-instance-stopped');
   });
 
+  it('makes a volume, refuses a bad one with its code, and deletes it', async () => {
+    await go('volumes');
+    await page.locator('[data-testid=volumes]').waitFor();
+    await page.fill('[data-testid=volume-name]', 'Not A Name');
+    await page.fill('[data-testid=volume-size]', '100');
+    await page.click('[data-testid=volume-create]');
+    await page.locator('[data-testid=toast].toast-error', { hasText: 'invalid_argument' }).waitFor();
+    await page.fill('[data-testid=volume-name]', 'ckpt');
+    await page.fill('[data-testid=volume-size]', '100');
+    await page.click('[data-testid=volume-create]');
+    const row = page.locator('[data-testid=volumes-table] tr[data-volume=ckpt]');
+    await row.waitFor();
+    assert.match(await row.textContent(), /vision.*100 GB.*default.*local/s);
+    // Another tenant's key does not see it.
+    assert.equal((await call('GET', '/v1/volumes', undefined, s.bobKey)).items.length, 0);
+    await shot('05b-volumes');
+    await row.locator('[data-testid=volume-delete]').click();
+    await row.waitFor({ state: 'detached' });
+    assert.equal((await call('GET', '/v1/volumes', undefined, s.annKey)).items.length, 0);
+  });
+
   it('launches from an operator template, which fills the form', async () => {
     await go('instances');
     await page.selectOption('[data-testid=launch-template]', 'greeter');

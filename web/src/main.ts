@@ -13,6 +13,7 @@ import { tenantsPage } from './pages/tenants';
 import { usagePage } from './pages/usage';
 import { invoicesPage, invoicePage } from './pages/invoices';
 import { pricesPage } from './pages/prices';
+import { volumesPage } from './pages/volumes';
 import { financePage } from './pages/finance';
 
 const POLL_MS = 2000;
@@ -32,6 +33,7 @@ const routes: Route[] = [
   { pattern: /^\/usage$/, page: usagePage, nav: 'usage' },
   { pattern: /^\/invoices$/, page: invoicesPage, nav: 'invoices' },
   { pattern: /^\/invoices\/([\w-]+)$/, page: invoicePage, nav: 'invoices' },
+  { pattern: /^\/volumes$/, page: volumesPage, nav: 'volumes' },
   { pattern: /^\/prices$/, page: pricesPage, nav: 'prices' },
   { pattern: /^\/finance$/, page: financePage, nav: 'finance' },
 ];
@@ -41,6 +43,7 @@ const navItems: { id: string; label: string; icon: string; operator?: boolean }[
   { id: 'fleet', label: 'Fleet', icon: '▦' },
   { id: 'instances', label: 'Instances', icon: '▶' },
   { id: 'tenants', label: 'Tenants', icon: '◫' },
+  { id: 'volumes', label: 'Volumes', icon: '▣' },
   { id: 'usage', label: 'Usage & budgets', icon: '▤' },
   { id: 'invoices', label: 'Invoices', icon: '▧' },
   { id: 'prices', label: 'Prices', icon: '¤' },

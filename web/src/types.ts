@@ -306,3 +306,17 @@ export interface BuyOrRentItem {
   owned_per_used_gpu_hour: string;
   quotes: { provider: string; price_per_gpu_hour: string; used: string; capacity: string }[];
 }
+
+export interface Volume {
+  id: string;
+  tenant_id: string;
+  project_id: string;
+  name: string;
+  region: string;
+  backend: 'local' | 'nfs';
+  size_gb: number;
+  node_id: string | null;
+  mounted_by: string[];
+  created_at: string;
+  deleted_at: string | null;
+}
