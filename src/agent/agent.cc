@@ -159,10 +159,8 @@ json Agent::log_chunks(const std::vector<WorkloadStatus>& statuses) {
     const auto limit = static_cast<int64_t>(limits::kMaxLogChunkBytes);
     std::string data = read_range(s.log_path, offset, limit);
     if (data.empty()) continue;
-    out.push_back({{"instance_id", s.instance_id},
-                   {"run", s.run},
-                   {"offset", offset},
-                   {"data", base64_encode(data)}});
+    out.push_back(
+        {{"instance_id", s.instance_id}, {"offset", offset}, {"data", base64_encode(data)}});
   }
   return out;
 }

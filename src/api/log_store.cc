@@ -1,7 +1,6 @@
 #include "api/log_store.h"
 
 #include <fstream>
-#include <limits>
 
 #include <fmt/format.h>
 
@@ -32,48 +31,6 @@ Status LogStore::append(const std::string& instance_id, int64_t offset, std::str
   out.flush();
   if (!out) return fail(ErrorCode::kUnavailable, "cannot write the log file");
   return {};
-}
-
-LogStore::RunStart LogStore::run_start(const std::string& instance_id) const {
-  RunStart start;
-  std::ifstream in(dir_ / (instance_id + ".run"));
-  if (!(in >> start.run >> start.base)) return RunStart{};
-  return start;
-}
-
-Status LogStore::save_run_start(const std::string& instance_id, RunStart start) {
-  std::error_code ec;
-  std::filesystem::create_directories(dir_, ec);
-  const auto final_path = dir_ / (instance_id + ".run");
-  const auto temporary = dir_ / (instance_id + ".run.tmp");
-  {
-    std::ofstream out(temporary, std::ios::trunc);
-    out << start.run << ' ' << start.base << '\n';
-    out.flush();
-    if (!out) return fail(ErrorCode::kUnavailable, "cannot write the log's run file");
-  }
-  std::filesystem::rename(temporary, final_path, ec);
-  if (ec) return fail(ErrorCode::kUnavailable, "cannot write the log's run file: " + ec.message());
-  return {};
-}
-
-Status LogStore::append_run(const std::string& instance_id, int run, int64_t offset,
-                            std::string_view data) {
-  std::lock_guard lock(runs_);
-  RunStart start = run_start(instance_id);
-  if (run >= 0 && run < start.run) return {};
-  if (run > start.run) {
-    start = RunStart{.run = run, .base = size(instance_id)};
-    if (auto saved = save_run_start(instance_id, start); !saved) return saved;
-  }
-  return append(instance_id, start.base + offset, data);
-}
-
-int64_t LogStore::run_size(const std::string& instance_id, int run) const {
-  const RunStart start = run_start(instance_id);
-  if (run < 0 || run == start.run) return size(instance_id) - start.base;
-  if (run > start.run) return 0;
-  return std::numeric_limits<int64_t>::max();
 }
 
 Result<LogChunk> LogStore::read(const std::string& instance_id, int64_t offset,

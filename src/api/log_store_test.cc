@@ -30,28 +30,5 @@ TEST(LogStore, TailsTheLastLines) {
   EXPECT_EQ(logs.tail("ins_1", 10, 1000)->data, "one\ntwo\nthree\nfour");
 }
 
-TEST(LogStore, ARequeuedRunsOutputFollowsTheLastRunsAndCountsFromItsOwnStart) {
-  testing::TempDir dir;
-  {
-    LogStore logs(dir.path());
-    ASSERT_TRUE(logs.append_run("ins_1", 0, 0, "epoch 1\nepoch 2\n"));
-    EXPECT_EQ(logs.run_size("ins_1", 0), 16);
-    EXPECT_EQ(logs.run_size("ins_1", 1), 0);  // Not begun: its agent sends from 0.
-    // The next run, on another node, starts its output at 0.
-    ASSERT_TRUE(logs.append_run("ins_1", 1, 0, "resumed at 2\n"));
-    ASSERT_TRUE(logs.append_run("ins_1", 1, 0, "resumed at 2\n"));  // Again: once.
-    EXPECT_EQ(logs.run_size("ins_1", 1), 13);
-    EXPECT_EQ(logs.run_size("ins_1", -1), 13);  // An agent that names no run: the current one.
-    // The first run's late words are dropped, and its agent is told it has nothing more to send.
-    ASSERT_TRUE(logs.append_run("ins_1", 0, 16, "late\n"));
-    EXPECT_EQ(logs.run_size("ins_1", 0), INT64_MAX);
-  }
-  // Reopened (allotd restarted): the runs are where they were.
-  LogStore logs(dir.path());
-  ASSERT_TRUE(logs.append_run("ins_1", 1, 13, "epoch 3\n"));
-  EXPECT_EQ(logs.read("ins_1", 0, 1000)->data, "epoch 1\nepoch 2\nresumed at 2\nepoch 3\n");
-  EXPECT_EQ(logs.run_size("ins_1", 1), 21);
-}
-
 }  // namespace
 }  // namespace allot

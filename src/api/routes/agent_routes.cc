@@ -189,10 +189,7 @@ Status store_logs(Call& call, const json& chunks) {
       return fail(ErrorCode::kLimitExceeded, "a log chunk is over 64 KiB");
     }
     // A gap (a lost earlier chunk) is not fatal: the answer's log_offsets make the agent resend.
-    // A chunk names its run: a requeued instance's next run starts its output at 0 again.
-    const json run = chunk.value("run", json(-1));
-    (void)call.logs.append_run(id, run.is_number_integer() ? run.get<int>() : -1,
-                               chunk["offset"].get<int64_t>(), data);
+    (void)call.logs.append(id, chunk["offset"].get<int64_t>(), data);
   }
   return {};
 }
@@ -336,7 +333,7 @@ json work_for(const Call& call, const Node& node, const NodeHeartbeat& beat) {
   json forget = json::array();
   json offsets = json::object();
   for (const WorkloadReport& report : beat.workloads) {
-    offsets[report.instance_id] = call.logs.run_size(report.instance_id, report.run);
+    offsets[report.instance_id] = call.logs.size(report.instance_id);
     const bool active = report.state == WorkloadReportState::kRunning ||
                         report.state == WorkloadReportState::kStarting;
     if (!active) {
