@@ -390,6 +390,51 @@ TEST_F(ContainerTest, AVolumeIsMountedAtItsPathAndAReaderCannotWriteIt) {
   EXPECT_EQ(logs(reader), "kept\nwrite=no\n");
 }
 
+TEST_F(ContainerTest, APublishedPortAnExecAndAPortForwardReachIntoTheContainerAlone) {
+  // A web server on the container's network, and a second one on its loopback only (reached by
+  // port-forward, which the node reaches from inside the container's network namespace).
+  const std::string id =
+      launch({{"gpus", 1},
+              {"image", kImage},
+              {"interactive", true},
+              {"ports", {8080}},
+              {"command",
+               {"/bin/sh", "-c",
+                "mkdir -p /tmp/www && echo hello-from-container > /tmp/www/index.html && "
+                "httpd -p 127.0.0.1:9090 -h /tmp/www && exec httpd -f -p 8080 -h /tmp/www"}}});
+  ASSERT_TRUE(instance_reaches(id, "running")) << logs(id) << instance(id).dump();
+  const std::string page = fmt::format("/i/{}/8080/index.html", id);
+  ClientResponse got;
+  ASSERT_TRUE(eventually([&] {
+    got = daemon_.request("GET", page, "", member_key_);
+    return got.status == 200;
+  })) << got.status
+      << got.body << logs(id);
+  EXPECT_EQ(got.body, "hello-from-container\n");
+  EXPECT_EQ(daemon_.request("GET", page, "", make_tenant("rival").key).status, 404);
+  EXPECT_EQ(daemon_.request("GET", page, "", "").status, 401);
+
+  // exec runs inside the container: its hostname, its user, its files, and the exit code back.
+  const RunResult inside =
+      cli({"exec", id, "--", "sh", "-c", "hostname; cat /tmp/www/index.html; exit 4"}, member_key_);
+  EXPECT_EQ(inside.exit_code, 4) << inside.err;
+  EXPECT_EQ(inside.out, id.substr(0, 63) + "\nhello-from-container\n") << inside.out;
+
+  // The loopback-only server, through a TCP stream to port 9090.
+  const RunResult forwarded = run_program(
+      "/bin/sh",
+      {"-c",
+       fmt::format("{0}/src/cli/allot port-forward {1} 0:9090 > {2}/fw.out & pid=$!; "
+                   "for i in $(seq 50); do grep -q forwarding {2}/fw.out 2>/dev/null && break; "
+                   "sleep 0.1; done; port=$(sed -n 's/.*:\\([0-9]*\\) to.*/\\1/p' {2}/fw.out); "
+                   "printf 'GET /index.html HTTP/1.0\\r\\n\\r\\n' | busybox nc 127.0.0.1 $port; "
+                   "kill $pid",
+                   bin_dir(), id, dir_.path().string())},
+      {"ALLOT_SERVER=" + daemon_.url(), "ALLOT_KEY=" + member_key_, "HOME=/nonexistent"});
+  EXPECT_NE(forwarded.out.find("hello-from-container"), std::string::npos)
+      << forwarded.out << forwarded.err;
+}
+
 TEST_F(ContainerTest, BadImagesAndCommandsFailTheInstanceWithTheReasonAndLeaveNothing) {
   const ClientResponse malformed = daemon_.request("POST", "/v1/instances",
                                                    json{{"project_id", project_id_},

@@ -255,11 +255,14 @@ Result<bool> Agent::heartbeat() {
   // Every report carries the GPUs' readings, so that a workload's start and end fall on an energy
   // reading and its energy is exactly the counters' deltas while it ran.
   std::set<std::string> held;
+  std::set<std::string> running;
   for (const WorkloadStatus& s : statuses) {
     if (s.state == WorkloadState::kRunning || s.state == WorkloadState::kStarting) {
       held.insert(s.gpu_uuids.begin(), s.gpu_uuids.end());
     }
+    if (s.state == WorkloadState::kRunning) running.insert(s.instance_id);
   }
+  if (tunnel_) tunnel_->set_running(std::move(running));
   gpus_->set_held(held);
   body["gpus"] = telemetry(*gpus_, clock_.now_ms());
   if (!config_.gpu_problem.empty()) body["gpu_problem"] = config_.gpu_problem;
@@ -328,6 +331,14 @@ int Agent::run() {
     spdlog::error("msg=\"cannot join\" error=\"{}\"", ok.error().message);
     if (ok.error().code != ErrorCode::kUnavailable) return 1;
     std::this_thread::sleep_for(std::chrono::seconds(1));
+  }
+  if (auto server = net::parse_base_url(config_.server); server) {
+    tunnel_ = std::make_unique<Tunnel>(
+        *server, runtime_->dialer(),
+        [runtime = runtime_.get()](const std::string& instance,
+                                   const std::vector<std::string>& argv,
+                                   bool tty) { return runtime->exec_argv(instance, argv, tty); });
+    tunnel_->start(credential_);
   }
   std::thread waiter([this] { wait_loop(); });
   waiter.detach();  // It may sit in a long poll; the process ends without it.

@@ -16,6 +16,7 @@
 #include "agent/images.h"
 #include "agent/runtime/runtime.h"
 #include "agent/runtime/volumes.h"
+#include "agent/tunnel.h"
 #include "client/http_client.h"
 
 namespace allot::agent {
@@ -66,6 +67,7 @@ class Agent {
   std::optional<nlohmann::json> unsent_listing_;  // An image listing no report has carried yet.
   const Clock& clock_;
   std::unique_ptr<HttpClient> client_;
+  std::unique_ptr<Tunnel> tunnel_;  // Open once the node has its credential.
   std::string node_id_;
   std::string credential_;
   int64_t interval_ms_ = 2'000;

@@ -7,6 +7,8 @@
 #include <memory>
 
 #include "api/openapi.h"
+#include "api/port_access.h"
+#include "api/port_proxy.h"
 #include "api/reply.h"
 #include "api/routes/admission.h"
 #include "api/routes/books.h"
@@ -16,6 +18,8 @@
 #include "api/routes/operations.h"
 #include "api/routes/pools.h"
 #include "api/routes/regions.h"
+#include "api/routes_util.h"
+#include "api/tunnel_hub.h"
 #include "api/web_files.h"
 
 namespace allot {
@@ -57,12 +61,13 @@ Result<Caller> authenticate_for(const Route& route, const State& state,
 
 HttpResponse run_route(const Route& route, const HttpRequest& request, const Target& target,
                        std::vector<std::string> params, Context& ctx, LogStore& logs,
-                       const ApiOptions& options, const Metrics& metrics) {
+                       const ApiOptions& options, const Metrics& metrics, TunnelHub& tunnels,
+                       std::function<void(AuditEntry)> audit_later) {
   // Agents' heartbeats and waits are not people's calls: they stay out of the audit log.
   const bool mutating = request.method != "GET" && route.auth != RouteAuth::kNode;
   auto caller = authenticate_for(route, ctx.state(), request.authorization);
-  Call call{request, target,  ctx,    caller.value_or(Caller{}), std::move(params), {},
-            logs,    options, metrics};
+  Call call{request, target,  ctx,     caller.value_or(Caller{}), std::move(params), {}, logs,
+            options, metrics, tunnels, std::move(audit_later)};
   Result<HttpResponse> result =
       caller ? route.handler(call) : Result<HttpResponse>(std::unexpected(caller.error()));
   HttpResponse response = result ? std::move(*result) : error_reply(result.error());
@@ -84,10 +89,11 @@ HttpResponse run_route(const Route& route, const HttpRequest& request, const Tar
 }
 
 HttpResponse run_view_route(const Route& route, const HttpRequest& request, const Target& target,
-                            std::vector<std::string> params, const ReadView& view) {
+                            std::vector<std::string> params, const ReadView& view,
+                            TunnelHub& tunnels) {
   auto caller = view.authenticate(request.authorization);
   if (!caller) return error_reply(caller.error());
-  ViewCall call{target, view, std::move(*caller), std::move(params)};
+  ViewCall call{target, view, std::move(*caller), std::move(params), tunnels};
   Result<HttpResponse> result = route.view(call);
   HttpResponse response = result ? std::move(*result) : error_reply(result.error());
   response.authenticated = true;
@@ -142,7 +148,10 @@ App::App(Service& service, std::string version, LogStore& logs, Metrics& metrics
       metrics_(metrics),
       options_(std::move(options)),
       routes_(all_routes()),
+      tunnels_(std::make_unique<TunnelHub>()),
       reads_(options_.read_threads > 0 ? options_.read_threads : default_read_threads()) {}
+
+App::~App() = default;
 
 void App::handle(HttpRequest request, Responder respond) {
   // Every answer is timed, labelled by the route's pattern (not the path, whose ids would make a
@@ -158,6 +167,10 @@ void App::handle(HttpRequest request, Responder respond) {
 }
 
 void App::route_and_answer(HttpRequest request, std::string& route, Responder respond) {
+  if (request.target.starts_with(kPortPathPrefix)) {
+    route = "/i/{instance}/{port}";
+    return answer_port(std::move(request), std::move(respond));
+  }
   auto target = parse_target(request.target);
   if (!target) return respond(error_reply(target.error()));
   const std::string& path = target->path;
@@ -194,13 +207,107 @@ void App::route_and_answer(HttpRequest request, std::string& route, Responder re
     service_.submit(
         [this, r, request = std::move(request), target = std::move(*target),
          params = std::move(params)](Context& ctx) mutable {
-          return run_route(r, request, target, std::move(params), ctx, logs_, options_, metrics_);
+          return run_route(r, request, target, std::move(params), ctx, logs_, options_, metrics_,
+                           *tunnels_, [this](AuditEntry entry) { audit_later(std::move(entry)); });
         },
         std::move(respond));
     return;
   }
   if (path_known) return respond(method_not_allowed(request.method));
   respond(error_reply(Error{ErrorCode::kNotFound, fmt::format("no endpoint {}", path)}));
+}
+
+void App::audit_later(AuditEntry entry) {
+  service_.submit(
+      [entry = std::move(entry)](Context& ctx) mutable {
+        ctx.audit(std::move(entry));
+        return HttpResponse{.status = 204};
+      },
+      [](const HttpResponse&) {});
+}
+
+void App::answer_port(HttpRequest request, Responder respond) {
+  reads_.submit([this, request = std::move(request), respond = std::move(respond)](bool refused) {
+    if (refused) {
+      return respond(error_reply(Error{ErrorCode::kUnavailable, "the controller is busy"}));
+    }
+    respond(port_answer(request));
+  });
+}
+
+HttpResponse App::port_answer(const HttpRequest& request) {
+  auto path = parse_port_path(request.target);
+  if (!path) return error_reply(path.error());
+  const ShownInstance shown = service_.view().instance(path->instance_id);
+  const Instance* instance = shown ? &shown->object() : nullptr;
+  const PublishedPort* published = nullptr;
+  if (instance != nullptr) {
+    const auto& ports = instance->spec.ports;
+    const auto found = std::ranges::find(ports, path->port, &PublishedPort::port);
+    if (found != ports.end()) published = &*found;
+  }
+  const Error unknown{ErrorCode::kNotFound, fmt::format("instance {} publishes no port {}",
+                                                        path->instance_id, path->port)};
+  const std::string prefix = port_prefix(path->instance_id, path->port);
+  std::string set_cookie;
+  const std::string token = path->link.empty() ? link_cookie(request.cookie) : path->link;
+  if (!request.authorization.empty()) {
+    auto caller = service_.view().authenticate(request.authorization);
+    if (!caller) return error_reply(caller.error());
+    if (instance == nullptr || !may_see_tenant(*caller, instance->tenant_id)) {
+      return error_reply(unknown);
+    }
+    if (auto ok = require_launcher(*caller); !ok) return error_reply(ok.error());
+  } else if (!token.empty()) {
+    if (!options_.sealer) {
+      return error_reply(Error{ErrorCode::kUnauthenticated, "this deployment signs no links"});
+    }
+    auto expires = check_port_link(*options_.sealer, token, path->instance_id, path->port,
+                                   SystemClock().now_ms());
+    if (!expires) return error_reply(expires.error());
+    if (!path->link.empty()) {
+      set_cookie = fmt::format("{}={}; Path={}/; Max-Age={}; HttpOnly; SameSite=Lax", kLinkCookie,
+                               token, prefix, (*expires - SystemClock().now_ms()) / 1000);
+    }
+  } else if (published == nullptr || !published->is_public) {
+    return error_reply(Error{ErrorCode::kUnauthenticated,
+                             "a published port needs the tenant's key (Authorization: Bearer) or "
+                             "a signed link (allot ports INSTANCE)"});
+  }
+  if (published == nullptr) return error_reply(unknown);
+  if (instance->state != InstanceState::kRunning || instance->node_id.empty()) {
+    return error_reply(Error{ErrorCode::kConflict,
+                             fmt::format("instance {} is {}: its ports answer while it runs",
+                                         instance->id, instance_state_name(instance->state))});
+  }
+  if (published->protocol == "https") {
+    return error_reply(Error{ErrorCode::kBadGateway,
+                             fmt::format("port {} speaks https, which allotd does not proxy yet: "
+                                         "reach it with allot port-forward",
+                                         path->port)});
+  }
+  if (path->bare) {
+    const size_t query = request.target.find('?');
+    return HttpResponse{
+        .status = 308,
+        .body = "",
+        .location =
+            prefix + "/" + (query == std::string::npos ? "" : request.target.substr(query))};
+  }
+  ProxiedRequest proxied{.node_id = instance->node_id,
+                         .instance_id = instance->id,
+                         .port = path->port,
+                         .target = path->target,
+                         .body = request.body,
+                         .prefix = prefix,
+                         .set_cookie = std::move(set_cookie),
+                         .remote = request.remote};
+  HttpResponse response;
+  response.authenticated = true;
+  response.relay = [this, proxied = std::move(proxied)](Exchange& exchange) mutable {
+    return proxy_http(*tunnels_, std::move(proxied), exchange);
+  };
+  return response;
 }
 
 void App::read(const Route& route, HttpRequest request, Target target,
@@ -210,7 +317,7 @@ void App::read(const Route& route, HttpRequest request, Target target,
     if (refused) {
       return respond(error_reply(Error{ErrorCode::kUnavailable, "the controller is busy"}));
     }
-    respond(run_view_route(route, request, target, std::move(params), service_.view()));
+    respond(run_view_route(route, request, target, std::move(params), service_.view(), *tunnels_));
   });
 }
 

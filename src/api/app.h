@@ -24,6 +24,8 @@
 
 namespace allot {
 
+class TunnelHub;  // api/tunnel_hub.h: it pulls in Beast, which only the network's files need.
+
 // Settings of the API that come from the daemon's config.
 struct ApiOptions {
   int64_t stop_grace_ms = 10'000;         // SIGTERM to SIGKILL for stopped instances.
@@ -37,6 +39,7 @@ struct ApiOptions {
   AddressAllowList webhook_allow;         // Internal addresses webhooks may reach nonetheless.
   int64_t max_volume_gb = 10'000;         // The largest volume a tenant may create.
   std::set<std::string> nfs_regions;      // Regions whose nodes mount an NFS export for volumes.
+  bool public_ports = true;               // Ports may be published without a key.
   billing::Issuer issuer;                 // Who issues invoices, in what currency, on what terms.
   int read_threads = 0;                   // Threads answering reads; 0: default_read_threads().
 };
@@ -52,6 +55,12 @@ struct Call {
   LogStore& logs;
   const ApiOptions& options;
   const Metrics& metrics;
+  // The nodes' tunnels, for the answers that relay through them; touched by relays only, on the
+  // network thread.
+  TunnelHub& tunnels;
+  // Writes an audit entry in a later batch, from any thread: for what a relay learns after the
+  // answer (how an exec session ended).
+  std::function<void(AuditEntry)> audit_later;
 };
 
 using RouteHandler = Result<HttpResponse> (*)(Call&);
@@ -62,12 +71,13 @@ struct ViewCall {
   const ReadView& view;
   Caller caller;
   std::vector<std::string> params;  // As in Call.
+  TunnelHub& tunnels;               // As in Call.
 };
 
 using ViewHandler = Result<HttpResponse> (*)(ViewCall&);
 
-// Who may call a route: people with API keys, node agents with their credential, or agents about
-// to join (the handler checks their join token itself).
+// Who may call a route: people with API keys, node agents with their credential, or callers whose
+// credential the handler checks itself (an agent's join token, a browser shell's ticket).
 enum class RouteAuth { kUser, kNode, kJoin };
 
 // A route has a handler, run on the core thread, or, for a GET by a user, a view handler, run on
@@ -169,6 +179,9 @@ class App {
  public:
   App(Service& service, std::string version, LogStore& logs, Metrics& metrics,
       ApiOptions options = {});
+  ~App();
+  App(const App&) = delete;
+  App& operator=(const App&) = delete;
 
   // The HttpHandler: answers health checks at once, everything else through the service.
   void handle(HttpRequest request, Responder respond);
@@ -176,6 +189,13 @@ class App {
  private:
   // Answers the request; sets `route` to the pattern (or name) it was routed by.
   void route_and_answer(HttpRequest request, std::string& route, Responder respond);
+
+  // Records an audit entry in the next batch.
+  void audit_later(AuditEntry entry);
+
+  // Answers a request for a published port (/i/INSTANCE/PORT/...) on a read thread.
+  void answer_port(HttpRequest request, Responder respond);
+  HttpResponse port_answer(const HttpRequest& request);
 
   // Answers a route's view handler on a read thread.
   void read(const Route& route, HttpRequest request, Target target, std::vector<std::string> params,
@@ -187,6 +207,7 @@ class App {
   Metrics& metrics_;
   ApiOptions options_;
   std::vector<Route> routes_;
+  std::unique_ptr<TunnelHub> tunnels_;
   // Last: its threads are joined, answering what is queued, before the rest goes.
   ReadPool reads_;
 };

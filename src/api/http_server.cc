@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "api/exchange.h"
 #include "common/asio.h"
 #include "common/limits.h"
 
@@ -131,10 +132,12 @@ class ReadDeadline {
 struct Connection {
   beast::tcp_stream* stream;
   std::string address;
-  bool reading = true;   // Waiting for a request: safe to close on stop.
-  bool trusted = false;  // Has been answered as an authenticated caller: never closed for room.
-  bool open = true;      // Counted in the server's totals.
-  bool waiting = false;  // In the server's queue of connections waiting for a request.
+  bool reading = true;    // Waiting for a request: safe to close on stop.
+  bool trusted = false;   // Has been answered as an authenticated caller: never closed for room.
+  bool open = true;       // Counted in the server's totals.
+  bool waiting = false;   // In the server's queue of connections waiting for a request.
+  bool relaying = false;  // Handed to a relay (HttpResponse::relay): closed on stop.
+  std::function<void()> on_stop;  // What the relay asked to be told of a stop.
   std::list<Connection*>::iterator place;
 };
 
@@ -174,7 +177,8 @@ class BeastServer final : public HttpServer {
       boost::system::error_code ec;
       acceptor_.close(ec);
       for (Connection* c : connections_) {
-        if (c->reading) c->stream->socket().close(ec);
+        if (c->reading || c->relaying) c->stream->socket().close(ec);
+        if (c->relaying && c->on_stop) c->on_stop();
       }
     });
   }
@@ -265,6 +269,7 @@ class BeastServer final : public HttpServer {
     if (!response.cache_control.empty()) {
       out.set(http::field::cache_control, response.cache_control);
     }
+    if (!response.location.empty()) out.set(http::field::location, response.location);
     out.keep_alive(keep_alive);
     out.body() = std::move(response.body);
     out.prepare_payload();
@@ -331,6 +336,31 @@ class BeastServer final : public HttpServer {
     co_return std::nullopt;
   }
 
+  // Lets a relay answer the request and use the connection; true when it may go on to another.
+  awaitable<bool> hand_over(Connection& self, beast::flat_buffer& buffer,
+                            const http::request<http::string_body>& message,
+                            std::function<awaitable<bool>(Exchange&)> relay) {
+    if (stopping_) co_return false;
+    beast::tcp_stream& stream = *self.stream;
+    const unsigned version = message.version();
+    const bool keep_alive = message.keep_alive();
+    Exchange exchange{
+        .stream = stream,
+        .buffer = buffer,
+        .request = message,
+        .keep_alive = keep_alive,
+        .answer = [this, &stream, version, keep_alive](HttpResponse response) -> awaitable<void> {
+          boost::system::error_code ignored;
+          co_await write(stream, version, std::move(response), keep_alive && !stopping_, ignored);
+        },
+        .on_stop = self.on_stop};
+    self.relaying = true;
+    const bool go_on = co_await relay(exchange);
+    self.relaying = false;
+    self.on_stop = nullptr;
+    co_return go_on&& keep_alive && !stopping_;
+  }
+
   awaitable<void> serve(tcp::socket socket, std::string address) {
     beast::tcp_stream stream(std::move(socket));
     Connection self{.stream = &stream, .address = std::move(address)};
@@ -358,12 +388,17 @@ class BeastServer final : public HttpServer {
       HttpRequest request{.method = std::string(message.method_string()),
                           .target = std::string(message.target()),
                           .authorization = std::string(message[http::field::authorization]),
+                          .cookie = std::string(message[http::field::cookie]),
                           .body = std::move(message.body()),
                           .remote = self.address};
       const unsigned version = message.version();
       const bool keep_alive = message.keep_alive();
       HttpResponse response = co_await call_handler(std::move(request));
       if (response.authenticated) self.trusted = true;
+      if (response.relay) {
+        if (!co_await hand_over(self, buffer, message, std::move(response.relay))) break;
+        continue;
+      }
       co_await write(stream, version, std::move(response), keep_alive && !stopping_, ec);
       if (ec || !keep_alive) break;
     }

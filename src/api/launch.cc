@@ -47,6 +47,52 @@ Result<std::vector<VolumeMount>> read_volume_mounts(const json& value) {
   return out;
 }
 
+// "ports": [8888, {"port": 8000, "protocol": "https", "public": true}, ...]: each 1..65535, once.
+Result<std::vector<PublishedPort>> read_ports(const json& value) {
+  std::vector<PublishedPort> out;
+  if (value.is_null()) return out;
+  if (!value.is_array()) return fail(ErrorCode::kInvalidType, "'ports' must be an array");
+  if (value.size() > limits::kMaxPublishedPorts) {
+    return fail(ErrorCode::kInvalidArgument,
+                fmt::format("an instance publishes at most {} ports", limits::kMaxPublishedPorts));
+  }
+  for (const json& item : value) {
+    PublishedPort port;
+    std::optional<int64_t> number;
+    if (item.is_number_integer()) {
+      number = item.get<int64_t>();
+    } else if (item.is_object()) {
+      JsonBody fields = JsonBody::from_document(item);
+      number = fields.optional_int("port", INT64_MIN, INT64_MAX);
+      auto protocol = fields.optional_string("protocol");
+      auto is_public = fields.optional_bool("public");
+      if (auto ok = fields.finish(); !ok)
+        return fail(ok.error().code, "ports: " + ok.error().message);
+      if (!number) return fail(ErrorCode::kMissingField, "ports: 'port' is required");
+      port.protocol = protocol.value_or("http");
+      port.is_public = is_public.value_or(false);
+    } else {
+      return fail(ErrorCode::kInvalidType,
+                  "each of 'ports' must be a number or an object: {\"port\", \"protocol\", "
+                  "\"public\"}");
+    }
+    if (*number < 1 || *number > 65535) {
+      return fail(ErrorCode::kInvalidArgument,
+                  fmt::format("ports: {} is not a port (1 to 65535)", *number));
+    }
+    if (port.protocol != "http" && port.protocol != "https") {
+      return fail(ErrorCode::kInvalidArgument, "ports: 'protocol' must be http or https");
+    }
+    port.port = static_cast<int>(*number);
+    if (std::ranges::any_of(out, [&](const PublishedPort& p) { return p.port == port.port; })) {
+      return fail(ErrorCode::kInvalidArgument,
+                  fmt::format("ports: {} is published twice", port.port));
+    }
+    out.push_back(std::move(port));
+  }
+  return out;
+}
+
 }  // namespace
 
 Result<Launch> read_launch(JsonBody& body) {
@@ -64,6 +110,7 @@ Result<Launch> read_launch(JsonBody& body) {
   auto nodes = body.optional_int("nodes", INT32_MIN, INT32_MAX);
   const json idle = body.optional_json("idle");
   const json volumes = body.optional_json("volumes");
+  const json ports = body.optional_json("ports");
   ALLOT_TRY(body.finish());
   if (!command) return fail(ErrorCode::kMissingField, "'command' is required");
   if (image) {
@@ -86,6 +133,7 @@ Result<Launch> read_launch(JsonBody& body) {
     ALLOT_TRY_ASSIGN(launch.spec.idle, read_idle_policy(idle));
   }
   ALLOT_TRY_ASSIGN(launch.spec.volumes, read_volume_mounts(volumes));
+  ALLOT_TRY_ASSIGN(launch.spec.ports, read_ports(ports));
   return launch;
 }
 

@@ -35,6 +35,8 @@ int http_status(ErrorCode code) {
       return 402;
     case ErrorCode::kUnavailable:
       return 503;
+    case ErrorCode::kBadGateway:
+      return 502;
     case ErrorCode::kInternal:
       return 500;
   }

@@ -59,6 +59,11 @@ void add_registry_commands(CLI::App& app, Action& action);
 // volumes: storage that outlives instances.
 void add_volume_commands(CLI::App& app, Action& action);
 
+// ports, port-forward: reaching an instance's ports through allotd.
+void add_port_commands(CLI::App& app, Action& action);
+// exec, shell: commands and shells in a running instance.
+void add_exec_commands(CLI::App& app, Action& action);
+
 // images: container nodes' images and pre-pulls.
 void add_image_commands(CLI::App& app, Action& action);
 

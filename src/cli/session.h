@@ -65,6 +65,7 @@ class Session {
   bool lookup(const std::string& target, nlohmann::json& items);
 
   bool json_output() const { return settings_.output == "json"; }
+  const Settings& settings() const { return settings_; }
 
   // Prints an object (or, in JSON mode, the JSON as it is).
   void show(const nlohmann::json& object) const;

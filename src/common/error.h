@@ -30,6 +30,7 @@ enum class ErrorCode {
   kBudgetExceeded,     // The month's spend has reached a budget that blocks new work.
   kMethodNotAllowed,   // The path exists but not with this method.
   kUnavailable,        // The store failed; nothing was changed. Retry later.
+  kBadGateway,         // An instance's port did not answer through its node's tunnel.
   kInternal,           // A bug.
 };
 

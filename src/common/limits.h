@@ -136,6 +136,8 @@ inline constexpr size_t kMaxLatencyEntries = 10'000;
 // largest size the core takes (allotd's max_volume_gb may set a lower one).
 inline constexpr size_t kMaxVolumesPerTenant = 256;
 inline constexpr size_t kMaxVolumeMounts = 8;
+// Ports one instance may publish (api/launch.h).
+inline constexpr size_t kMaxPublishedPorts = 8;
 inline constexpr size_t kMaxVolumeName = 63;
 inline constexpr size_t kMaxVolumePath = 1'024;
 inline constexpr int64_t kMaxVolumeGb = 1'000'000;

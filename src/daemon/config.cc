@@ -186,6 +186,21 @@ constexpr std::array<TextSetting, 16> kTextSettings = {{
     {"nfs_regions", &DaemonConfig::nfs_regions},
 }};
 
+// The settings that are true or false, read like the others.
+struct BoolSetting {
+  const char* name;
+  bool DaemonConfig::* field;
+};
+constexpr std::array<BoolSetting, 2> kBoolSettings = {{
+    {"forecast", &DaemonConfig::forecast},
+    {"public_ports", &DaemonConfig::public_ports},
+}};
+
+const BoolSetting* bool_setting(std::string_view name) {
+  const auto it = std::ranges::find(kBoolSettings, name, &BoolSetting::name);
+  return it == kBoolSettings.end() ? nullptr : &*it;
+}
+
 // ALLOT_ and a setting's name in capitals.
 std::string env_name(std::string_view name) {
   return "ALLOT_" + boost::algorithm::to_upper_copy(std::string(name));
@@ -210,13 +225,13 @@ Status apply_file(DaemonConfig& config, const std::string& path) {
       config.*setting->field = *number;
       continue;
     }
-    if (name == "forecast") {
+    if (const auto* setting = bool_setting(name)) {
       const auto flag = node.value<bool>();
       if (!flag) {
         return fail(ErrorCode::kInvalidArgument,
-                    fmt::format("{}: 'forecast' must be true or false", path));
+                    fmt::format("{}: '{}' must be true or false", path, name));
       }
-      config.forecast = *flag;
+      config.*setting->field = *flag;
       continue;
     }
     if (name == "templates") {
@@ -255,12 +270,15 @@ Status apply_env(DaemonConfig& config, const GetEnv& getenv) {
     read(env_name(setting.name), config.*setting.field);
   }
   read("ALLOT_ADMIN_KEY", config.admin_key);
-  if (const char* value = getenv("ALLOT_FORECAST"); value != nullptr && *value != '\0') {
+  for (const BoolSetting& setting : kBoolSettings) {
+    const std::string variable = env_name(setting.name);
+    const char* value = getenv(variable.c_str());
+    if (value == nullptr || *value == '\0') continue;
     const std::string_view text = value;
     if (text != "true" && text != "false") {
-      return fail(ErrorCode::kInvalidArgument, "ALLOT_FORECAST must be true or false");
+      return fail(ErrorCode::kInvalidArgument, variable + " must be true or false");
     }
-    config.forecast = text == "true";
+    config.*setting.field = text == "true";
   }
   for (const WholeSetting& setting : kWholeSettings) {
     const std::string variable = env_name(setting.name);
@@ -355,6 +373,9 @@ Result<DaemonConfig> load_daemon_config(const std::vector<std::string>& args, co
             "who may run on process-runtime nodes: operator (default) or all");
   std::optional<bool> forecast;
   cli.add_option("--forecast", forecast, "pre-scale pools from the demand forecast (default true)");
+  std::optional<bool> public_ports;
+  cli.add_option("--public-ports", public_ports,
+                 "whether tenants may publish ports reachable without a key (default true)");
   whole_flag("--forecast-lead-h", &DaemonConfig::forecast_lead_h,
              "hours ahead the pools are grown for (default 2)");
   whole_flag("--forecast-history-h", &DaemonConfig::forecast_history_h,
@@ -392,6 +413,7 @@ Result<DaemonConfig> load_daemon_config(const std::vector<std::string>& args, co
     if (value) config.*field = *value;
   }
   if (forecast) config.forecast = *forecast;
+  if (public_ports) config.public_ports = *public_ports;
   if (auto ok = check(config); !ok) return std::unexpected(ok.error());
   return config;
 }

@@ -61,6 +61,8 @@ struct DaemonConfig {
   // export for nfs volumes, separated by commas (empty: none; every volume is local).
   int64_t max_volume_gb = 10'000;
   std::string nfs_regions;
+  // Whether tenants may publish a port that anyone reaches without a key (`public`).
+  bool public_ports = true;
   // The built dashboard (web/dist) that is served at `/`; empty: no dashboard.
   std::string web_dir;
   // HTTP: the time a client has to send a request's header and its body, how long an idle

@@ -197,6 +197,7 @@ int run(const DaemonConfig& config, const sigset_t& stop_signals) {
                      .webhook_allow = webhook_allow,
                      .max_volume_gb = config.max_volume_gb,
                      .nfs_regions = nfs_region_set(config),
+                     .public_ports = config.public_ports,
                      .issuer = billing::Issuer{.legal_name = config.invoice_legal_name,
                                                .address = config.invoice_address,
                                                .tax_id = config.invoice_tax_id,

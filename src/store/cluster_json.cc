@@ -62,11 +62,19 @@ static void from_json(const json& doc, std::map<TimeMs, EnergyUse>& energy) {
 
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(InstanceEvent, at_ms, state, message)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(VolumeMount, volume_id, name, path, read_only)
+static void to_json(json& doc, const PublishedPort& p) {
+  doc = {{"port", p.port}, {"protocol", p.protocol}, {"public", p.is_public}};
+}
+static void from_json(const json& doc, PublishedPort& p) {
+  p.port = doc.at("port").get<int>();
+  p.protocol = doc.value("protocol", std::string("http"));
+  p.is_public = doc.value("public", false);
+}
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(InstanceSpec, gpus, gpu_milli, gpu_models,
                                                 cpu_milli, memory_mib, region, price_class, image,
                                                 command, env, labels, max_run_s, interactive,
                                                 requeue, nodes, max_price_micros, regions, prefer,
-                                                from, idle, from_template, volumes)
+                                                from, idle, from_template, volumes, ports)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(
     Instance, id, tenant_id, project_id, user_id, spec, state, reason, node_id, gpu_indices,
     gpu_uuids, stop_requested, stop_reason, exit_code, created_at_ms, started_at_ms, ended_at_ms,

@@ -245,7 +245,12 @@ constexpr std::array<std::string_view, 1> kVolumes = {
     "created_at_ms BIGINT NOT NULL, doc TEXT NOT NULL)",
 };
 
-constexpr std::array<Migration, 17> kMigrations = {
+// Whether a tenant's members may exec into its instances; every tenant may until told otherwise.
+constexpr std::array<std::string_view, 1> kExec = {
+    "ALTER TABLE tenants ADD COLUMN exec_allowed BIGINT NOT NULL DEFAULT 1",
+};
+
+constexpr std::array<Migration, 18> kMigrations = {
     Migration{1, "identity: tenants, projects, users, API keys, audit log", kIdentity},
     Migration{2, "cluster: join tokens, nodes, instances", kCluster},
     Migration{3, "rules: quotas, reservations, tenant weights", kRules},
@@ -263,6 +268,7 @@ constexpr std::array<Migration, 17> kMigrations = {
     Migration{15, "registries: tenants' credentials for private image registries", kRegistries},
     Migration{16, "image pulls: the operator's pre-pulls of images onto nodes", kImagePulls},
     Migration{17, "volumes: tenants' storage that outlives their instances", kVolumes},
+    Migration{18, "exec: whether a tenant's members may exec into its instances", kExec},
 };
 
 }  // namespace

@@ -9,6 +9,7 @@ import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -460,5 +461,62 @@ describe('dashboard', () => {
     await go('overview');
     await page.locator('[data-testid=recent-instances] table').waitFor();
     await shot('14-overview');
+  });
+
+  it('opens a published port through its signed link and types into the browser shell', async () => {
+    // A small HTTP server in the instance, on a port it publishes.
+    const port = await new Promise((resolve) => {
+      const probe = net.createServer().listen(0, '127.0.0.1', () => {
+        const { port: p } = probe.address();
+        probe.close(() => resolve(p));
+      });
+    });
+    const script = path.join(dir, 'hello_server.py');
+    fs.writeFileSync(script, [
+      'import http.server, sys',
+      'class H(http.server.BaseHTTPRequestHandler):',
+      '    def do_GET(self):',
+      "        body = ('hello from port %d at %s' % (int(sys.argv[1]), self.path)).encode()",
+      '        self.send_response(200); self.send_header("Content-Type", "text/plain")',
+      '        self.send_header("Content-Length", str(len(body))); self.end_headers(); self.wfile.write(body)',
+      "http.server.HTTPServer(('127.0.0.1', int(sys.argv[1])), H).serve_forever()",
+      '',
+    ].join('\n'));
+    if (await page.locator('[data-testid=sign-out]').count()) await signOut();
+    await signIn(s.annKey);
+    const made = await call('POST', '/v1/instances', { gpus: 1, interactive: true, ports: [port], command: ['python3', script, String(port)] }, s.annKey);
+    s.portRun = made.id;
+    await go(`instances/${made.id}`);
+    const link = page.locator(`[data-testid=port-link-${port}]`);
+    await eventually('the port link', async () => (await link.count()) > 0, 30000);
+    const href = await link.getAttribute('href');
+    assert.match(href, new RegExp(`^/i/${made.id}/${port}/\\?allot_link=`));
+    // A new tab, with no key: the link lets it in, and the cookie it leaves lets the next page in.
+    const tab = await page.context().newPage();
+    await eventually('the instance to answer through its link', async () => {
+      await tab.goto(`${url}${href}`);
+      return /hello from port \d+ at \/$/.test(await tab.locator('body').textContent());
+    }, 30000);
+    await tab.goto(`${url}/i/${made.id}/${port}/second`);
+    assert.match(await tab.locator('body').textContent(), /hello from port \d+ at \/second/);
+    await tab.close();
+    // Bob's key does not reach it.
+    const theirs = await fetch(`${url}/i/${made.id}/${port}/`, { headers: { Authorization: `Bearer ${s.bobKey}` } });
+    assert.equal(theirs.status, 404);
+    await shot('05a-instance-ports');
+
+    await page.click('[data-testid=open-shell]');
+    await eventually('the shell to connect', async () => /connected/.test(await page.locator('[data-testid=shell-state]').textContent()));
+    await page.locator('[data-testid=shell] .xterm').click();
+    await page.keyboard.type('echo shell-$((6*7)); exit 7');
+    await page.keyboard.press('Enter');
+    await eventually('the command to run in the shell', async () => /shell-42/.test(await page.locator('[data-testid=shell] .xterm-rows').textContent()), 20000);
+    await eventually('the shell to end with its exit code', async () => /exited with 7/.test(await page.locator('[data-testid=shell-state]').textContent()), 20000);
+    await shot('05a-instance-shell');
+    // The session is in the audit log, its start and its end.
+    const shellAudit = async () => (await call('GET', '/v1/audit?limit=1000')).items.filter((e) => e.method === 'SHELL' && e.target_id === made.id);
+    await eventually('the shell\'s end in the audit log', async () => (await shellAudit()).length === 2);
+    assert.deepEqual((await shellAudit()).map((e) => e.status).sort((a, b) => a - b), [7, 101]);
+    await call('POST', `/v1/instances/${made.id}/stop`, undefined, s.annKey);
   });
 });

@@ -70,7 +70,7 @@ class ClusterTest : public ::testing::Test {
   // set_free_prices); tests about money turn it off and set their own prices.
   bool free_prices_ = true;
 
- private:
+  // As call(), with another key.
   nlohmann::json call_with(const std::string& key, const std::string& method,
                            const std::string& target, const std::string& body, int expected_status);
 };

@@ -62,7 +62,8 @@ for (const [path, item] of Object.entries(doc.paths ?? {})) {
     if (!op.summary) problems.push(`${where}: no summary`);
     if (!Array.isArray(op.tags) || op.tags.length !== 1) problems.push(`${where}: needs exactly one tag`);
     const statuses = Object.keys(op.responses ?? {});
-    if (!statuses.some((s) => s.startsWith('2'))) problems.push(`${where}: no 2xx answer`);
+    // An operation that upgrades the connection answers 101 instead.
+    if (!statuses.some((s) => s.startsWith('2') || s === '101')) problems.push(`${where}: no 2xx answer`);
     if (!statuses.some((s) => s.startsWith('4'))) problems.push(`${where}: no 4xx answer`);
     for (const status of statuses.filter((s) => /^[45]/.test(s))) {
       const schema = deref(op.responses[status])?.content?.['application/json']?.schema;

@@ -93,6 +93,14 @@ export interface InstanceSpec {
   max_run_s: number;
   image?: string;
   from_template: string;
+  ports?: { port: number; protocol: string; public: boolean }[];
+}
+
+// An instance's published ports with their links (GET /v1/instances/{id}/ports).
+export interface PortList {
+  instance_id: string;
+  state: string;
+  items: { port: number; protocol: string; public: boolean; path: string; link: string | null; link_expires_at: string | null }[];
 }
 
 // An operator's launch template: create-body fields under a name (GET /v1/templates).

@@ -16,6 +16,7 @@
 
 #include "agent/runtime/cdi.h"
 #include "agent/runtime/command.h"
+#include "agent/runtime/dial.h"
 #include "agent/runtime/spawn.h"
 #include "agent/runtime/state_file.h"
 #include "agent/runtime/tenant_network.h"
@@ -155,6 +156,24 @@ class ContainerRuntime final : public Runtime {
         networks_(options_) {}
 
   std::string_view kind() const override { return "container"; }
+
+  PortDialer dialer() const override {
+    return [podman = options_.podman](const std::string& instance_id, int port) -> Result<int> {
+      auto pid = container_pid(podman, instance_id);
+      if (!pid) return std::unexpected(pid.error());
+      return dial_in_namespace(*pid, port);
+    };
+  }
+
+  std::vector<std::string> exec_argv(const std::string& instance_id,
+                                     const std::vector<std::string>& argv,
+                                     bool tty) const override {
+    std::vector<std::string> out = {options_.podman, "exec", "--interactive"};
+    if (tty) out.insert(out.end(), {"--tty", "--env", "TERM=xterm-256color"});
+    out.push_back(container_name(instance_id));
+    out.insert(out.end(), argv.begin(), argv.end());
+    return out;
+  }
 
   Result<WorkloadStatus> start(const WorkloadSpec& spec) override {
     if (const Status valid = validate_spec(spec); !valid) return std::unexpected(valid.error());

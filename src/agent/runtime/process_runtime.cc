@@ -65,6 +65,16 @@ class ProcessRuntime final : public Runtime {
         orphan_timeout_ms_(orphan_timeout_ms) {}
 
   std::string_view kind() const override { return "process"; }
+
+  // Its workloads share the host's network.
+  PortDialer dialer() const override {
+    return [](const std::string&, int port) { return dial_loopback(port); };
+  }
+  // Its workloads are processes of the host: a command runs beside them, on the host.
+  std::vector<std::string> exec_argv(const std::string&, const std::vector<std::string>& argv,
+                                     bool) const override {
+    return argv;
+  }
   Result<WorkloadStatus> start(const WorkloadSpec& spec) override;
   Status stop(std::string_view instance_id, std::chrono::milliseconds grace,
               const StopNotice& notice) override;

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "agent/runtime/dial.h"
 #include "common/clock.h"
 #include "common/error.h"
 
@@ -114,6 +115,13 @@ class Runtime {
 
   // Drops an ended workload from the state (its end has been reported). Its log file stays.
   virtual void forget(std::string_view instance_id) = 0;
+
+  // How the node's tunnel reaches a port of one of its workloads; safe from any thread.
+  virtual PortDialer dialer() const = 0;
+  // What the node runs for an exec into a workload (`argv` inside it; a TTY session with `tty`).
+  virtual std::vector<std::string> exec_argv(const std::string& instance_id,
+                                             const std::vector<std::string>& argv,
+                                             bool tty) const = 0;
 };
 
 // How long a workload runs on without its agent: the controller stops billing it at the node's

@@ -24,6 +24,8 @@ std::span<const Route> volume_routes();
                                                                const std::string& tenant_id,
                                                                std::vector<VolumeMount> mounts);
 std::span<const Route> image_routes();
+// The nodes' tunnels, port-forwards and the list of an instance's published ports.
+std::span<const Route> tunnel_routes();
 // A project's idle-stop policy.
 std::span<const Route> idle_routes();
 

@@ -134,12 +134,14 @@ Result<BillingDetails> read_billing_details(const std::map<std::string, std::str
   return details;
 }
 
-// The operator sets a tenant's fair-share weight, how it pays, and its billing details.
+// The operator sets a tenant's fair-share weight, how it pays, its billing details, and whether
+// its members may exec into its instances.
 Result<HttpResponse> update_tenant(Call& call) {
   JsonBody body(call.request.body);
   auto weight = body.optional_int("weight", INT64_MIN, INT64_MAX);
   auto [billing, credit_limit] = body.optional_string_fields({"billing", "credit_limit"});
   auto details = body.optional_string_map("billing_details");
+  auto exec = body.optional_bool("exec");
   ALLOT_TRY(body.finish());
   ALLOT_TRY(require_operator_admin(call.caller));
   const std::string& id = call.params.front();
@@ -159,6 +161,7 @@ Result<HttpResponse> update_tenant(Call& call) {
   ALLOT_TRY(apply_billing_change(call, id, billing, credit_limit));
   if (set_details) ALLOT_TRY(call.ctx.apply(*set_details));
   if (weight) ALLOT_TRY(call.ctx.apply(SetTenantWeight{.tenant_id = id, .weight = *weight}));
+  if (exec) ALLOT_TRY(call.ctx.apply(SetTenantExec{.tenant_id = id, .allowed = *exec}));
   return json_reply(200, to_json(*call.ctx.state().tenant(id)));
 }
 

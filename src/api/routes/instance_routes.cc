@@ -45,6 +45,12 @@ Result<HttpResponse> create_instance(Call& call) {
   ALLOT_TRY_LET(Launch launch, read_launch_of(call));
   ALLOT_TRY(require_launcher(call.caller));
   ALLOT_TRY_LET(const Project* project, project_for(call, launch.project_id));
+  const bool any_public = std::ranges::any_of(launch.spec.ports, &PublishedPort::is_public);
+  if (any_public && !call.options.public_ports) {
+    return fail(ErrorCode::kForbidden,
+                "this deployment does not allow public ports: drop 'public' and use a key or a "
+                "signed link (allot ports)");
+  }
   ALLOT_TRY_ASSIGN(launch.spec.volumes,
                    resolve_volumes(call, project->tenant_id, std::move(launch.spec.volumes)));
   // Work that mounts volumes runs where they are, unless the launch limits its regions itself

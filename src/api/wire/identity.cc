@@ -20,6 +20,7 @@ nlohmann::json to_json(const Tenant& t) {
           {"billing", billing_mode_name(t.billing)},
           {"credit_limit", Money::from_micros(t.credit_limit_micros).to_string()},
           {"billing_details", to_json(t.details)},
+          {"exec", t.exec_allowed},
           {"created_at", format_time(t.created_at_ms)}};
 }
 

@@ -1,4 +1,5 @@
 // nodes, node, join-tokens, run, ps, logs, stop, describe.
+#include <charconv>
 #include <chrono>
 #include <iostream>
 #include <thread>
@@ -81,11 +82,12 @@ Action list_of(std::string target, const int& limit, const std::vector<Column>& 
 
 struct RunOptions {
   PlacementOptions placement;
-  std::vector<std::string> env, labels, command, volumes;
+  std::vector<std::string> env, labels, command, volumes, ports;
   std::string project, region, image, idle_stop, template_name;
   int64_t cpu_milli = 0, memory_mib = 0, max_run_s = 0;
   bool interactive = false;
   bool requeue = false;
+  bool public_ports = false;
   int nodes = 1;
 };
 
@@ -122,6 +124,26 @@ bool volume_mounts(const std::vector<std::string>& items, json& out) {
       return false;
     }
     out.push_back({{"volume", item.substr(0, colon)}, {"path", path}, {"read_only", read_only}});
+  }
+  return true;
+}
+
+// PORT[:http|:https] flags into the API's ports, each public with --public; false (with a
+// message) on a malformed one. The server checks the range.
+bool published_ports(const std::vector<std::string>& items, bool is_public, json& out) {
+  out = json::array();
+  for (const std::string& item : items) {
+    const size_t colon = item.find(':');
+    const std::string number = item.substr(0, colon);
+    const std::string protocol = colon == std::string::npos ? "http" : item.substr(colon + 1);
+    int64_t port = 0;
+    const auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), port);
+    if (number.empty() || ec != std::errc{} || end != number.data() + number.size() ||
+        (protocol != "http" && protocol != "https")) {
+      std::cerr << "error: --port takes PORT[:http|:https], not '" << item << "'\n";
+      return false;
+    }
+    out.push_back({{"port", port}, {"protocol", protocol}, {"public", is_public}});
   }
   return true;
 }
@@ -172,6 +194,13 @@ int run_instance(Session& session, const RunOptions& o) {
   json mounts;
   if (!volume_mounts(o.volumes, mounts)) return kUsage;
   if (!mounts.empty()) body["volumes"] = mounts;
+  if (o.public_ports && o.ports.empty()) {
+    std::cerr << "error: --public makes the --port ports public: name at least one\n";
+    return kUsage;
+  }
+  json ports;
+  if (!published_ports(o.ports, o.public_ports, ports)) return kUsage;
+  if (!ports.empty()) body["ports"] = ports;
   json answer;
   const int code = session.try_call("POST", "/v1/instances", body, answer);
   if (code == kOk) {
@@ -275,6 +304,13 @@ void add_cluster_commands(CLI::App& app, Action& action) {
       ->add_option("--volume", run.volumes,
                    "NAME:/PATH[:ro]: mount a volume (allot volumes), repeatable")
       ->allow_extra_args(false);
+  run_cmd
+      ->add_option("--port", run.ports,
+                   "PORT[:http|:https]: publish a port at /i/INSTANCE/PORT/ (allot ports), "
+                   "repeatable")
+      ->allow_extra_args(false);
+  run_cmd->add_flag("--public", run.public_ports,
+                    "the published ports answer without a key or a link");
   run_cmd->add_flag("--interactive", run.interactive, "runs until stopped");
   run_cmd->add_flag("--requeue", run.requeue, "spot: go back to the queue when preempted");
   run_cmd->add_option("--nodes", run.nodes,

@@ -33,6 +33,7 @@ const Param kTenantField = {
 struct Options {
   std::string id, name, role, billing, credit_limit;
   std::optional<int64_t> weight;
+  std::optional<bool> exec;
   bool disable = false, enable = false;
   // A tenant's billing details: unset leaves one as it is, "" clears it.
   std::optional<std::string> legal_name, address, tax_id, billing_email;
@@ -83,11 +84,12 @@ void add_identity_commands(CLI::App& app, Action& action) {
                   {{.flag = "name", .name = "name", .help = "the tenant's name", .required = true}},
                   action);
     CLI::App* set =
-        group.add_subcommand("set", "change a tenant's fair-share weight or how it pays");
+        group.add_subcommand("set", "change a tenant's fair-share weight, how it pays, or exec");
     set->add_option("id", o.id, "its id")->required();
     set->add_option("--weight", o.weight, "1 to 1000: its share of a contended cluster");
     set->add_option("--billing", o.billing, "prepaid or postpaid");
     set->add_option("--credit-limit", o.credit_limit, "postpaid: the most it may owe (0: none)");
+    set->add_option("--exec", o.exec, "true or false: may its members exec into its instances");
     // Its billing details, printed on its invoices ("" clears one).
     set->add_option("--legal-name", o.legal_name, "its legal name, for its invoices");
     set->add_option("--address", o.address, "its postal address (\\n between lines)");
@@ -99,6 +101,7 @@ void add_identity_commands(CLI::App& app, Action& action) {
           [] {
             json body = json::object();
             if (o.weight) body["weight"] = *o.weight;
+            if (o.exec) body["exec"] = *o.exec;
             put(body, "billing", o.billing);
             put(body, "credit_limit", o.credit_limit);
             json details = json::object();

@@ -48,7 +48,10 @@ std::string gpus_text(int64_t milli);
 //   Cancelling twice is harmless: it stays cancelled from the first time.
 // - SetTenantWeight: sets the tenant's fair-share weight. Refuses not_found (no tenant) and
 //   invalid_argument (a weight not 1 to limits::kMaxTenantWeight).
-ALLOT_HANDLERS(SetQuota, DeleteQuota, CreateReservation, CancelReservation, SetTenantWeight);
+// - SetTenantExec: lets the tenant's members exec into its instances, or not. Refuses not_found
+//   (no tenant).
+ALLOT_HANDLERS(SetQuota, DeleteQuota, CreateReservation, CancelReservation, SetTenantWeight,
+               SetTenantExec);
 
 void put(State& state, const Quota& quota);
 void put(State& state, const Reservation& reservation);

@@ -139,6 +139,15 @@ Result<Rows> apply(const State& state, const SetTenantWeight& c, TimeMs /*now_ms
   return Rows{changed};
 }
 
+Result<Rows> apply(const State& state, const SetTenantExec& c, TimeMs /*now_ms*/,
+                   const Placing& /*placing*/) {
+  const Tenant* tenant = state.tenant(c.tenant_id);
+  if (tenant == nullptr) return std::unexpected(not_found("tenant", c.tenant_id));
+  Tenant changed = *tenant;
+  changed.exec_allowed = c.allowed;
+  return Rows{changed};
+}
+
 void put(State& state, const Quota& quota) { state.quotas[quota.id] = quota; }
 
 void put(State& state, const Reservation& reservation) {

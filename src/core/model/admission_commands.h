@@ -44,8 +44,14 @@ struct SetTenantWeight {
   int64_t weight = 1;
 };
 
-using AdmissionCommands =
-    TypeList<SetQuota, DeleteQuota, CreateReservation, CancelReservation, SetTenantWeight>;
+// Whether a tenant's members may exec into its instances.
+struct SetTenantExec {
+  std::string tenant_id;
+  bool allowed = true;
+};
+
+using AdmissionCommands = TypeList<SetQuota, DeleteQuota, CreateReservation, CancelReservation,
+                                   SetTenantWeight, SetTenantExec>;
 using AdmissionRows = TypeList<Quota, Reservation>;
 
 }  // namespace allot

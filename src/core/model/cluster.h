@@ -149,6 +149,16 @@ struct VolumeMount {
   bool operator==(const VolumeMount&) const = default;
 };
 
+// A port of the instance that allotd serves at /i/INSTANCE/PORT/ (docs/api.md, "Published
+// ports"), through the tunnel its node's agent keeps open to allotd.
+struct PublishedPort {
+  int port = 0;                   // 1..65535, inside the instance.
+  std::string protocol = "http";  // What the instance speaks on it: "http" or "https".
+  bool is_public = false;         // Reachable without a key or a signed link.
+
+  bool operator==(const PublishedPort&) const = default;
+};
+
 struct InstanceSpec {
   int gpus = 0;                         // Whole GPUs, 1..8; 0 when gpu_milli is set.
   int gpu_milli = 0;                    // A fraction of one GPU, 1..999; 0 when gpus is set.
@@ -183,6 +193,7 @@ struct InstanceSpec {
   std::string from_template;
   // Volumes it mounts; they go with it when preemption requeues it.
   std::vector<VolumeMount> volumes;
+  std::vector<PublishedPort> ports;
 
   bool operator==(const InstanceSpec&) const = default;
 };

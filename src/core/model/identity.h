@@ -47,6 +47,8 @@ struct Tenant {
   // Postpaid: the most it may owe (running work stops there, new work waits); 0: no limit.
   int64_t credit_limit_micros = 0;
   BillingDetails details;
+  // Whether its members may run commands and shells in its instances (exec, shell).
+  bool exec_allowed = true;
 
   bool operator==(const Tenant&) const = default;
   // Whether its spending is bounded: prepaid, or postpaid with a credit limit.

@@ -15,13 +15,14 @@ constexpr Column<Tenant> kDetailsColumn{
       return {};
     }};
 constexpr auto kTenantColumns = join_tables(
-    ALLOT_COLUMNS(Tenant, id, name, is_operator, created_at_ms, weight, credit_limit_micros),
+    ALLOT_COLUMNS(Tenant, id, name, is_operator, created_at_ms, weight, credit_limit_micros,
+                  exec_allowed),
     std::array{named_column<&Tenant::billing, billing_mode_name, parse_billing_mode>("billing"),
                kDetailsColumn});
 constexpr ColumnCodec<Tenant> kTenants{
     .table = "tenants",
     .columns = kTenantColumns,
-    .updated = "name, weight, billing, credit_limit_micros, billing_details"};
+    .updated = "name, weight, billing, credit_limit_micros, billing_details, exec_allowed"};
 
 // Empty: no idle-stop policy (every project written before migration 13).
 constexpr Column<Project> kIdleColumn{

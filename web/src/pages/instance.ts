@@ -2,7 +2,8 @@ import { api } from '../api';
 import type { Ctx, PageView } from '../context';
 import { badge, card, h, link, renderIf, replace, table } from '../dom';
 import { ago, duration, gpuRequest, money, num, rate, shortId, time } from '../format';
-import type { Instance, Logs } from '../types';
+import { openShell, type ShellView } from '../shell';
+import type { Instance, Logs, PortList } from '../types';
 import { LIVE_STATES, stopButton } from './instances';
 
 const MAX_LOG_CHARS = 512 * 1024;
@@ -22,6 +23,28 @@ export function instancePage(ctx: Ctx, params: string[]): PageView {
   const logs = h('pre', { class: 'logs', 'data-testid': 'logs' });
   const follow = h('input', { type: 'checkbox', checked: true, 'data-testid': 'follow', onchange: () => schedule() });
   const logState = h('span', { class: 'muted', 'data-testid': 'log-state' });
+  const ports = h('div', { 'data-testid': 'instance-ports' });
+  const shellBox = h('div', { class: 'shell', 'data-testid': 'shell' });
+  const shellState = h('span', { class: 'muted', 'data-testid': 'shell-state' });
+  let shell: ShellView | null = null;
+  let portsShown = '';
+  const shellButton = h('button', {
+    class: 'btn btn-small',
+    'data-testid': 'open-shell',
+    onclick: async () => {
+      shell?.close();
+      shellBox.textContent = '';
+      shellState.textContent = '· connecting';
+      try {
+        shell = await openShell(id, shellBox, (text) => {
+          shellState.textContent = `· ${text}`;
+        });
+        shellState.textContent = '· connected';
+      } catch (e) {
+        shellState.textContent = `· ${(e as Error).toString()}`;
+      }
+    },
+  }, 'Open shell');
   const el = h(
     'div',
     { class: 'page' },
@@ -29,6 +52,8 @@ export function instancePage(ctx: Ctx, params: string[]): PageView {
     head,
     why,
     h('div', { class: 'grid-2' }, card('Details', facts), card('Events', events)),
+    card('Ports', ports),
+    card(h('span', null, 'Shell ', shellState), h('div', { class: 'toolbar' }, shellButton), shellBox),
     card(
       h('span', null, 'Logs ', logState),
       h('div', { class: 'toolbar' }, h('label', { class: 'check' }, follow, ' Follow'), h('button', { class: 'btn btn-small btn-ghost', onclick: () => { logs.textContent = ''; } }, 'Clear view')),
@@ -108,9 +133,38 @@ export function instancePage(ctx: Ctx, params: string[]): PageView {
     );
   }
 
+  // Each published port's link, signed so that a new tab gets in without the key.
+  async function showPorts(i: Instance): Promise<void> {
+    const shown = `${i.state}/${(i.spec.ports ?? []).map((p) => p.port).join(',')}/${Math.floor(Date.now() / 600_000)}`;
+    if (shown === portsShown) return;
+    portsShown = shown;
+    if (!(i.spec.ports ?? []).length) {
+      replace(ports, h('span', { class: 'muted' }, 'No published port (allot run --port PORT).'));
+      return;
+    }
+    const list = await api<PortList>(`/v1/instances/${id}/ports`);
+    replace(
+      ports,
+      table(list.items, [
+        { title: 'Port', cell: (p) => String(p.port) },
+        { title: 'Protocol', cell: (p) => p.protocol },
+        { title: 'Public', cell: (p) => (p.public ? 'yes' : 'no') },
+        {
+          title: 'Open',
+          cell: (p) =>
+            i.state === 'running'
+              ? h('a', { href: p.link ?? p.path, target: '_blank', rel: 'noopener', 'data-testid': `port-link-${p.port}` }, p.path)
+              : h('span', { class: 'muted' }, 'while it runs'),
+        },
+      ]),
+    );
+  }
+
   async function refresh(): Promise<void> {
     instance = await api<Instance>(`/v1/instances/${id}`);
     render(instance);
+    shellButton.disabled = instance.state !== 'running';
+    await showPorts(instance);
     if (!ended || LIVE_STATES.includes(instance.state)) await readLogs();
   }
 
@@ -121,6 +175,7 @@ export function instancePage(ctx: Ctx, params: string[]): PageView {
     refresh,
     destroy: () => {
       if (logTimer !== undefined) clearInterval(logTimer);
+      shell?.close();
     },
   };
 }

@@ -1,0 +1,63 @@
+// The node's end of its tunnel to allotd (api/tunnel_hub.h): a control connection the agent keeps
+// open outward, and for each stream allotd asks for on it, a new outward connection spliced to
+// the port of the workload asked for. The node takes no inbound connection for any of it.
+#pragma once
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+
+#include <functional>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "agent/runtime/dial.h"
+#include "client/stream.h"
+
+namespace allot::agent {
+
+// What the node runs for an exec into one of its workloads (Runtime::exec_argv).
+using ExecArgv = std::function<std::vector<std::string>(
+    const std::string& instance_id, const std::vector<std::string>& argv, bool tty)>;
+
+class Tunnel {
+ public:
+  Tunnel(net::Endpoint server, PortDialer dialer, ExecArgv exec_argv);
+  ~Tunnel();
+  Tunnel(const Tunnel&) = delete;
+  Tunnel& operator=(const Tunnel&) = delete;
+
+  // Opens the control connection with the node's credential, and keeps it open (reconnecting
+  // after a break) until stop().
+  void start(const std::string& credential);
+  void stop();
+
+  // The workloads that run here now: streams go to these only.
+  void set_running(std::set<std::string> instance_ids);
+
+ private:
+  boost::asio::awaitable<void> keep_open();
+  boost::asio::awaitable<void> serve(net::Stream control);
+  boost::asio::awaitable<void> open_stream(std::string line);
+  boost::asio::awaitable<void> open_exec(std::string stream, std::string instance,
+                                         nlohmann::json exec);
+  bool runs(const std::string& instance_id);
+
+  net::Endpoint server_;
+  PortDialer dialer_;
+  ExecArgv exec_argv_;
+  std::string authorization_;
+  boost::asio::io_context io_{1};
+  // Dials block (a container's namespace is entered by a thread): they run here.
+  boost::asio::thread_pool dials_{4};
+  std::thread thread_;
+  std::atomic<bool> stopping_{false};
+  std::mutex mutex_;
+  std::set<std::string> running_;  // Guarded by mutex_.
+};
+
+}  // namespace allot::agent
