@@ -136,7 +136,8 @@ int port_forward(Session& session, const std::string& id, const std::string& spe
   }
   std::cout << fmt::format("forwarding {}:{} to port {} of {} (Ctrl-C stops)", address,
                            acceptor.local_endpoint().port(), remote, id)
-            << std::endl;
+            << '\n'
+            << std::flush;  // Whoever started it reads this line for the port.
   asio::signal_set signals(io, SIGINT, SIGTERM);
   signals.async_wait([&](const boost::system::error_code&, int) { io.stop(); });
   asio::co_spawn(
