@@ -17,8 +17,10 @@ start_allotd --process-runtime-tenants all
 start_agents 1 --runtime process
 $bin/src/cli/allot prices set --model H100-80GB --region default --gpu-hour 0 >/dev/null
 sleep 1
+tenant=$($bin/src/cli/allot -o json tenants create bench | field id)
+project=$($bin/src/cli/allot -o json projects create bench --tenant "$tenant" | field id)
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-id=$($bin/src/cli/allot -o json run --gpus 1 --interactive --port "$port" -- \
+id=$($bin/src/cli/allot -o json run --project "$project" --gpus 1 --interactive --port "$port" -- \
   "$PWD/$bin/src/daemon/allotd" --listen "127.0.0.1:$port" --data-dir "$dir/backend" \
   --log-level warn | field id)
 for _ in $(seq 1 100); do
@@ -27,7 +29,7 @@ for _ in $(seq 1 100); do
 done
 
 direct=$($bin/bench/http_load --url "http://127.0.0.1:$port" --threads "$threads" \
-  --requests "$requests" --path /healthz)
+  --requests "$requests" --path /healthz) || { echo "direct: $direct" >&2; exit 1; }
 proxied=$($bin/bench/http_load --url "$ALLOT_SERVER" --key "$key" --threads "$threads" \
-  --requests "$requests" --path "/i/$id/$port/healthz")
+  --requests "$requests" --path "/i/$id/$port/healthz") || { echo "proxied: $proxied" >&2; exit 1; }
 echo "{\"threads\": $threads, \"direct\": $direct, \"proxied\": $proxied}"

@@ -354,6 +354,11 @@ class BeastServer final : public HttpServer {
           co_await write(stream, version, std::move(response), keep_alive && !stopping_, ignored);
         },
         .on_stop = self.on_stop};
+    // A relay writes in pieces (a proxied answer's header, then its body as it comes; a
+    // stream's bytes as they come): without this, each piece after the first would wait for the
+    // client's delayed acknowledgement.
+    boost::system::error_code ignored;
+    stream.socket().set_option(tcp::no_delay(true), ignored);
     self.relaying = true;
     const bool go_on = co_await relay(exchange);
     self.relaying = false;
