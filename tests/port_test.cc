@@ -282,6 +282,7 @@ Forward start_forward(const std::string& cli, const std::vector<std::string>& en
     for (const std::string& arg : args) argv.push_back(const_cast<char*>(arg.c_str()));
     argv.push_back(nullptr);
     std::vector<char*> envp;
+    envp.reserve(env.size() + 1);
     for (const std::string& e : env) envp.push_back(const_cast<char*>(e.c_str()));
     envp.push_back(nullptr);
     ::execve(cli.c_str(), argv.data(), envp.data());

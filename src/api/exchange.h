@@ -1,6 +1,8 @@
 // What a relay (HttpResponse::relay) gets: the client's connection, as the server read it.
 #pragma once
 
+#include <string_view>
+
 #include "api/http.h"
 #include "common/asio.h"
 
@@ -20,5 +22,9 @@ struct Exchange {
   // stops, after it has closed the connection.
   std::function<void()>& on_stop;
 };
+
+// Answers 101 Switching Protocols to `protocol`; `ec` tells whether it was sent.
+boost::asio::awaitable<void> switch_protocols(Exchange& exchange, std::string_view protocol,
+                                              boost::system::error_code& ec);
 
 }  // namespace allot

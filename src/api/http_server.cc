@@ -11,6 +11,7 @@
 #include <spdlog/spdlog.h>
 
 #include "api/exchange.h"
+#include "api/port_access.h"
 #include "common/asio.h"
 #include "common/limits.h"
 
@@ -390,12 +391,16 @@ class BeastServer final : public HttpServer {
       if (ec) break;
       stop_waiting(self);
       auto& message = parser.get();
-      HttpRequest request{.method = std::string(message.method_string()),
-                          .target = std::string(message.target()),
-                          .authorization = std::string(message[http::field::authorization]),
-                          .cookie = std::string(message[http::field::cookie]),
-                          .body = std::move(message.body()),
-                          .remote = self.address};
+      const std::string_view target(message.target().data(), message.target().size());
+      // Only the links of published ports use a cookie; other requests do not carry theirs in.
+      const bool wants_cookie = target.starts_with(kPortPathPrefix);
+      HttpRequest request{
+          .method = std::string(message.method_string()),
+          .target = std::string(target),
+          .authorization = std::string(message[http::field::authorization]),
+          .cookie = wants_cookie ? std::string(message[http::field::cookie]) : std::string(),
+          .body = std::move(message.body()),
+          .remote = self.address};
       const unsigned version = message.version();
       const bool keep_alive = message.keep_alive();
       HttpResponse response = co_await call_handler(std::move(request));

@@ -154,16 +154,25 @@ Result<std::string> check_shell_ticket(const Sealer& sealer, std::string_view to
   return subject->substr(prefix.size());
 }
 
-std::string link_cookie(std::string_view cookie_header) {
-  const std::string key = std::string(kLinkCookie) + "=";
+std::vector<std::string_view> cookie_pairs(std::string_view cookie_header) {
+  std::vector<std::string_view> pairs;
   size_t start = 0;
   while (start < cookie_header.size()) {
     size_t end = cookie_header.find(';', start);
     if (end == std::string_view::npos) end = cookie_header.size();
     std::string_view pair = cookie_header.substr(start, end - start);
     while (pair.starts_with(' ')) pair.remove_prefix(1);
-    if (pair.starts_with(key)) return std::string(pair.substr(key.size()));
+    while (pair.ends_with(' ')) pair.remove_suffix(1);
+    if (!pair.empty()) pairs.push_back(pair);
     start = end + 1;
+  }
+  return pairs;
+}
+
+std::string link_cookie(std::string_view cookie_header) {
+  const std::string key = std::string(kLinkCookie) + "=";
+  for (std::string_view pair : cookie_pairs(cookie_header)) {
+    if (pair.starts_with(key)) return std::string(pair.substr(key.size()));
   }
   return "";
 }

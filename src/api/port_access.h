@@ -4,6 +4,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "common/clock.h"
 #include "common/error.h"
@@ -54,6 +55,9 @@ inline constexpr int64_t kTicketLifetimeMs = 30'000;
 // expired.
 [[nodiscard]] Result<std::string> check_shell_ticket(const Sealer& sealer, std::string_view token,
                                                      std::string_view instance_id, TimeMs now_ms);
+
+// The "name=value" pairs of a Cookie header, in order, without the spaces around them.
+std::vector<std::string_view> cookie_pairs(std::string_view cookie_header);
 
 // The link cookie's value in a Cookie header; empty when there is none.
 std::string link_cookie(std::string_view cookie_header);

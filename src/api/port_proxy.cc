@@ -33,18 +33,12 @@ constexpr std::string_view kSandbox =
 
 // The client's Cookie header without allotd's own link cookie; empty when nothing is left.
 std::string cookies_but_link(std::string_view header) {
+  const std::string link = std::string(kLinkCookie) + "=";
   std::string out;
-  size_t start = 0;
-  while (start < header.size()) {
-    size_t end = header.find(';', start);
-    if (end == std::string_view::npos) end = header.size();
-    std::string_view pair = header.substr(start, end - start);
-    while (pair.starts_with(' ')) pair.remove_prefix(1);
-    if (!pair.empty() && !pair.starts_with(std::string(kLinkCookie) + "=")) {
-      if (!out.empty()) out += "; ";
-      out += pair;
-    }
-    start = end + 1;
+  for (std::string_view pair : cookie_pairs(header)) {
+    if (pair.starts_with(link)) continue;
+    if (!out.empty()) out += "; ";
+    out += pair;
   }
   return out;
 }
@@ -199,11 +193,8 @@ awaitable<bool> forward_tcp(TunnelHub& hub, std::string node_id, std::string ins
   auto opened = co_await hub.open(node_id, std::move(where));
   if (!opened) co_return co_await refuse(exchange, opened.error());
   TunnelLease lease = std::move(*opened);
-  http::response<http::empty_body> answer{http::status::switching_protocols, 11};
-  answer.set(http::field::upgrade, std::string(kStreamProtocol));
-  answer.set(http::field::connection, "Upgrade");
   boost::system::error_code ec;
-  co_await http::async_write(exchange.stream, answer, asio::redirect_error(use_awaitable, ec));
+  co_await switch_protocols(exchange, kStreamProtocol, ec);
   if (ec) co_return false;
   co_await net::splice(exchange.stream, exchange.buffer, lease.conn(), lease.pending());
   co_return false;
@@ -217,11 +208,8 @@ awaitable<bool> relay_exec(TunnelHub& hub, std::string node_id, nlohmann::json w
     co_return co_await refuse(exchange, opened.error());
   }
   TunnelLease lease = std::move(*opened);
-  http::response<http::empty_body> answer{http::status::switching_protocols, 11};
-  answer.set(http::field::upgrade, std::string(kExecProtocol));
-  answer.set(http::field::connection, "Upgrade");
   boost::system::error_code ec;
-  co_await http::async_write(exchange.stream, answer, asio::redirect_error(use_awaitable, ec));
+  co_await switch_protocols(exchange, kExecProtocol, ec);
   if (ec) {
     audit(-1, "disconnected");
     co_return false;

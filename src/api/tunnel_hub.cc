@@ -26,14 +26,6 @@ constexpr auto kDialBackTimeout = std::chrono::seconds(10);
 constexpr auto kPingInterval = std::chrono::seconds(10);
 constexpr size_t kMaxIdlePerKey = 8;
 
-awaitable<void> switch_protocols(Exchange& exchange, std::string_view protocol,
-                                 boost::system::error_code& ec) {
-  http::response<http::empty_body> answer{http::status::switching_protocols, 11};
-  answer.set(http::field::upgrade, std::string(protocol));
-  answer.set(http::field::connection, "Upgrade");
-  co_await http::async_write(exchange.stream, answer, asio::redirect_error(use_awaitable, ec));
-}
-
 std::string new_stream_id(uint64_t counter) {
   static thread_local std::mt19937_64 random{std::random_device{}()};
   return fmt::format("str_{:016x}{:08x}", random(), counter & 0xffffffffU);

@@ -19,6 +19,11 @@ enum class FrameKind : char {
   kExit = 'x',  // The exit code in decimal, or "signal N"; the last frame.
 };
 
+// The command of a shell session (`allot shell`, the dashboard's shell), run by /bin/sh -c: a
+// login shell, bash where the image has it, else sh.
+inline constexpr const char* kLoginShell =
+    "if command -v bash >/dev/null 2>&1; then exec bash -l; else exec sh -l; fi";
+
 inline constexpr size_t kFrameHeader = 5;
 inline constexpr size_t kMaxFramePayload = size_t{64} * 1024;
 

@@ -11,6 +11,7 @@
 #include "api/port_proxy.h"
 #include "api/routes/cluster.h"
 #include "api/routes_util.h"
+#include "client/frames.h"
 #include "common/clock.h"
 #include "core/kernel/validate.h"
 
@@ -23,10 +24,6 @@ namespace {
 namespace asio = boost::asio;
 namespace http = boost::beast::http;
 using asio::awaitable;
-
-// A login shell: bash where the image has it, else sh.
-constexpr const char* kLoginShell =
-    "if command -v bash >/dev/null 2>&1; then exec bash -l; else exec sh -l; fi";
 
 bool asks_upgrade(const Exchange& exchange, std::string_view protocol) {
   return boost::algorithm::iequals(exchange.request[http::field::upgrade], protocol);
@@ -277,7 +274,7 @@ Result<HttpResponse> browser_shell(Call& call) {
   ALLOT_TRY_LET(const Caller caller,
                 caller_of(key, key == nullptr ? nullptr : call.ctx.state().user(key->user_id)));
   ALLOT_TRY_LET(const Instance* instance, exec_target(call.ctx.state(), caller, id));
-  json exec = {{"argv", json::array({"/bin/sh", "-c", kLoginShell})},
+  json exec = {{"argv", json::array({"/bin/sh", "-c", net::kLoginShell})},
                {"tty", true},
                {"cols", 80},
                {"rows", 24}};

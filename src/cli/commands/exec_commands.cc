@@ -188,11 +188,7 @@ void add_exec_commands(CLI::App& app, Action& action) {
   shell->add_option("id", id, "the instance's id")->required();
   shell->callback([&action] {
     action = [](Session& session) {
-      return run_session(session, id,
-                         {"/bin/sh", "-c",
-                          "if command -v bash >/dev/null 2>&1; then exec bash -l; else exec sh -l; "
-                          "fi"},
-                         true);
+      return run_session(session, id, {"/bin/sh", "-c", net::kLoginShell}, true);
     };
   });
 }
