@@ -4,7 +4,7 @@
 set -euo pipefail
 
 packages=(
-  g++ cmake ninja-build pkg-config make lld
+  g++ cmake ninja-build pkg-config make lld openssl
   libboost-dev libboost-system-dev nlohmann-json3-dev libsqlite3-dev libpq-dev libcli11-dev
   libspdlog-dev libfmt-dev libtomlplusplus-dev libssl-dev
   libgtest-dev libgmock-dev libbenchmark-dev

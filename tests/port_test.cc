@@ -26,7 +26,7 @@ using tcp = asio::ip::tcp;
 
 // On PORT, HTTP that says what it was asked (method, target, the Authorization and Cookie headers
 // it got, the prefix allotd says it serves it under, the body) and a WebSocket that echoes; on
-// PORT+1, a TCP echo.
+// PORT+1, a TCP echo; given a certificate and its key, the same HTTP over TLS on PORT+2.
 constexpr std::string_view kServer = R"PY(
 import base64, hashlib, socket, sys, threading
 port = int(sys.argv[1])
@@ -75,6 +75,16 @@ def serve(p, handle):
         c, _ = s.accept()
         threading.Thread(target=handle, args=(c,), daemon=True).start()
 threading.Thread(target=serve, args=(port + 1, echo), daemon=True).start()
+if len(sys.argv) > 3:
+    import ssl
+    tls = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    tls.load_cert_chain(sys.argv[2], sys.argv[3])
+    def tls_http(conn):
+        try:
+            http(tls.wrap_socket(conn, server_side=True))
+        except (ssl.SSLError, OSError):
+            conn.close()
+    threading.Thread(target=serve, args=(port + 2, tls_http), daemon=True).start()
 print('serving', flush=True)
 serve(port, http)
 )PY";
@@ -213,6 +223,44 @@ TEST_F(PortTest, APublicPortAnswersAnyoneButAStrangersKey) {
   EXPECT_TRUE(eventually([&] { return get(root, "").status == 200; })) << get(root, "").body;
   // A key is still checked when one is given: another tenant's finds nothing.
   EXPECT_EQ(get(root, stranger_key()).status, 404);
+}
+
+TEST_F(PortTest, AnHttpsPortIsProxiedWithTheNodeSpeakingTlsToIt) {
+  // The app's own self-signed certificate, as an app in an instance makes one.
+  const std::string cert = (dir_.path() / "cert.pem").string();
+  const std::string key = (dir_.path() / "key.pem").string();
+  ASSERT_EQ(std::system(fmt::format("openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj "
+                                    "/CN=localhost -keyout {} -out {} 2>/dev/null",
+                                    key, cert)
+                            .c_str()),
+            0);
+  const int port = free_port();
+  const std::string script = (dir_.path() / "server.py").string();
+  // PORT+2 speaks TLS; PORT speaks plain HTTP, though published as https by mistake.
+  const std::string id = launch(
+      {{"gpus", 1},
+       {"interactive", true},
+       {"ports",
+        {{{"port", port + 2}, {"protocol", "https"}}, {{"port", port}, {"protocol", "https"}}}},
+       {"command", {"python3", script, std::to_string(port), cert, key}}});
+  ASSERT_TRUE(instance_reaches(id, "running"));
+  const std::string secure = fmt::format("/i/{}/{}", id, port + 2);
+  EXPECT_TRUE(eventually([&] { return get(secure + "/", member_key_).status == 200; }))
+      << get(secure + "/", member_key_).body;
+  const Answer ok = request("POST", secure + "/api?x=1", member_key_, "over tls");
+  EXPECT_EQ(ok.status, 200) << ok.body;
+  EXPECT_EQ(ok.body, fmt::format("POST /api?x=1 auth=- cookie=- prefix={} body=over tls", secure));
+  // Kept streams carry TLS too: a run of requests all answer.
+  for (int i = 0; i < 5; ++i) EXPECT_EQ(get(secure + "/again", member_key_).status, 200);
+  // The walls hold as for any port.
+  EXPECT_EQ(get(secure + "/", stranger_key()).status, 404);
+  EXPECT_EQ(get(secure + "/", "").status, 401);
+
+  // A port that does not speak TLS: 502, saying why.
+  const Answer plain = get(fmt::format("/i/{}/{}/", id, port), member_key_);
+  EXPECT_EQ(plain.status, 502) << plain.body;
+  EXPECT_EQ(error_code(plain), "bad_gateway");
+  EXPECT_NE(plain.body.find("TLS handshake"), std::string::npos) << plain.body;
 }
 
 TEST_F(PortTest, ASignedLinkLetsABrowserInToThatPortAloneUntilItExpires) {

@@ -31,6 +31,9 @@ constexpr auto kControlSilence = std::chrono::seconds(35);
 constexpr auto kFirstRetry = std::chrono::milliseconds(500);
 constexpr auto kLastRetry = std::chrono::seconds(10);
 constexpr size_t kMaxLine = size_t{64} * 1024;
+// Within the 10 s allotd waits for a stream, so that a port that does not speak TLS is told as
+// such.
+constexpr auto kHandshakeTimeout = std::chrono::seconds(5);
 
 // The next line of `stream`, without its newline; empty with `ec` set when none comes.
 awaitable<std::string> read_line(net::Stream& stream, boost::system::error_code& ec) {
@@ -133,6 +136,7 @@ awaitable<void> Tunnel::open_stream(std::string line) {
   const std::string stream = request["stream"];
   const std::string instance = request["instance"];
   const int port = request["port"];
+  const bool tls = request.value("tls", false);
   const std::string path = "/v1/agent/tunnel/" + percent_encode(stream);
   // The dial may block: it runs on the pool, and its outcome comes back here.
   auto outcome = std::make_shared<std::optional<Result<int>>>();
@@ -151,9 +155,7 @@ awaitable<void> Tunnel::open_stream(std::string line) {
   while (!*outcome) co_await done->async_wait(asio::redirect_error(use_awaitable, ec));
   Result<int> dialled = std::move(**outcome);
   if (!dialled) {
-    (void)co_await net::open_upgraded(server_,
-                                      path + "?refused=" + percent_encode(dialled.error().message),
-                                      authorization_, std::string(kStreamProtocol));
+    co_await refuse_stream(path, dialled.error().message);
     co_return;
   }
   tcp::socket socket(io_);
@@ -162,15 +164,48 @@ awaitable<void> Tunnel::open_stream(std::string line) {
     ::close(*dialled);
     co_return;
   }
+  beast::tcp_stream local(std::move(socket));
+  if (!tls) {
+    auto back =
+        co_await net::open_upgraded(server_, path, authorization_, std::string(kStreamProtocol));
+    if (!back) {
+      warn_unopened(back.error());
+      co_return;
+    }
+    beast::flat_buffer nothing;
+    co_await net::splice(back->conn, back->pending, local, nothing);
+    co_return;
+  }
+  // An https port: this end speaks TLS to the instance, so that allotd's proxy speaks plain HTTP
+  // through the tunnel. The instance's certificate is its own, most often self-signed: it is not
+  // checked (the connection never leaves the node).
+  net::TlsStream secure(std::move(local), tls_);
+  beast::get_lowest_layer(secure).expires_after(kHandshakeTimeout);
+  co_await secure.async_handshake(asio::ssl::stream_base::client,
+                                  asio::redirect_error(use_awaitable, ec));
+  beast::get_lowest_layer(secure).expires_never();
+  if (ec) {
+    std::string why = fmt::format("port {} of instance {} did not complete a TLS handshake: {}",
+                                  port, instance, ec.message());
+    co_await refuse_stream(path, std::move(why));
+    co_return;
+  }
   auto back =
       co_await net::open_upgraded(server_, path, authorization_, std::string(kStreamProtocol));
   if (!back) {
-    spdlog::warn("msg=\"tunnel: a stream could not be opened\" error=\"{}\"", back.error().message);
+    warn_unopened(back.error());
     co_return;
   }
-  beast::tcp_stream local(std::move(socket));
-  beast::flat_buffer nothing;
-  co_await net::splice(back->conn, back->pending, local, nothing);
+  co_await net::splice(back->conn, back->pending, secure);
+}
+
+awaitable<void> Tunnel::refuse_stream(std::string path, std::string why) {
+  const std::string target = path + "?refused=" + percent_encode(why);
+  (void)co_await net::open_upgraded(server_, target, authorization_, std::string(kStreamProtocol));
+}
+
+void Tunnel::warn_unopened(const Error& error) {
+  spdlog::warn("msg=\"tunnel: a stream could not be opened\" error=\"{}\"", error.message);
 }
 
 awaitable<void> Tunnel::open_exec(std::string stream, std::string instance, nlohmann::json exec) {

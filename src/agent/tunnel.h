@@ -17,6 +17,7 @@
 
 #include "agent/runtime/dial.h"
 #include "client/stream.h"
+#include "common/error.h"
 
 namespace allot::agent {
 
@@ -45,6 +46,9 @@ class Tunnel {
   boost::asio::awaitable<void> open_stream(std::string line);
   boost::asio::awaitable<void> open_exec(std::string stream, std::string instance,
                                          nlohmann::json exec);
+  // Answers allotd's stream request with why the stream cannot be had.
+  boost::asio::awaitable<void> refuse_stream(std::string path, std::string why);
+  static void warn_unopened(const Error& error);
   bool runs(const std::string& instance_id);
 
   net::Endpoint server_;
@@ -52,6 +56,8 @@ class Tunnel {
   ExecArgv exec_argv_;
   std::string authorization_;
   boost::asio::io_context io_{1};
+  // For the instances' https ports, whose certificates are not checked (tunnel.cc says why).
+  boost::asio::ssl::context tls_{boost::asio::ssl::context::tls_client};
   // Dials block (a container's namespace is entered by a thread): they run here.
   boost::asio::thread_pool dials_{4};
   std::thread thread_;

@@ -280,12 +280,6 @@ HttpResponse App::port_answer(const HttpRequest& request) {
                              fmt::format("instance {} is {}: its ports answer while it runs",
                                          instance->id, instance_state_name(instance->state))});
   }
-  if (published->protocol == "https") {
-    return error_reply(Error{ErrorCode::kBadGateway,
-                             fmt::format("port {} speaks https, which allotd does not proxy yet: "
-                                         "reach it with allot port-forward",
-                                         path->port)});
-  }
   if (path->bare) {
     const size_t query = request.target.find('?');
     return HttpResponse{
@@ -297,6 +291,7 @@ HttpResponse App::port_answer(const HttpRequest& request) {
   ProxiedRequest proxied{.node_id = instance->node_id,
                          .instance_id = instance->id,
                          .port = path->port,
+                         .tls = published->protocol == "https",
                          .target = path->target,
                          .body = request.body,
                          .prefix = prefix,

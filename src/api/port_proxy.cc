@@ -137,7 +137,8 @@ awaitable<bool> proxy_http(TunnelHub& hub, ProxiedRequest request, Exchange& exc
     if (kept) {
       lease = std::move(*kept);
     } else {
-      nlohmann::json where = {{"instance", request.instance_id}, {"port", request.port}};
+      nlohmann::json where = {
+          {"instance", request.instance_id}, {"port", request.port}, {"tls", request.tls}};
       auto opened = co_await hub.open(request.node_id, std::move(where));
       if (!opened) co_return co_await refuse(exchange, opened.error());
       lease = std::move(*opened);

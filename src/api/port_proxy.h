@@ -14,6 +14,7 @@ struct ProxiedRequest {
   std::string node_id;
   std::string instance_id;
   int port = 0;
+  bool tls = false;    // An https port: the node's agent speaks TLS to it.
   std::string target;  // What the instance sees: the path under /i/INSTANCE/PORT, and the query.
   std::string body;
   std::string prefix;      // "/i/INSTANCE/PORT", sent as X-Forwarded-Prefix.

@@ -26,9 +26,17 @@ std::string answer_message(int status, const std::string& body) {
   return fmt::format("{} {}", status, body.substr(0, 200));
 }
 
+// Whether `ec` is the end of what a peer sends: a TCP end, or a TLS one with or without its
+// close_notify.
+bool ended(const boost::system::error_code& ec) {
+  return ec == asio::error::eof || ec == asio::ssl::error::stream_truncated;
+}
+
 // One direction: `pending` first, then whatever `from` sends, into `to`, until `from` ends. Its
-// end is passed on as a half-close; a connection that broke closes both ways.
-awaitable<void> pump(beast::tcp_stream& from, beast::tcp_stream& to, beast::flat_buffer& pending,
+// end is passed on as a half-close of `to`'s TCP connection; a connection that broke closes both
+// ways.
+template <class From, class To>
+awaitable<void> pump(From& from, To& to, beast::flat_buffer& pending,
                      std::function<void(std::string_view)> watch) {
   boost::system::error_code ec;
   if (pending.size() > 0) {
@@ -48,11 +56,29 @@ awaitable<void> pump(beast::tcp_stream& from, beast::tcp_stream& to, beast::flat
     if (write_ec) ec = write_ec;
   }
   boost::system::error_code ignored;
-  if (ec == asio::error::eof) {
-    to.socket().shutdown(tcp::socket::shutdown_send, ignored);
+  tcp::socket& to_socket = beast::get_lowest_layer(to).socket();
+  if (ended(ec)) {
+    to_socket.shutdown(tcp::socket::shutdown_send, ignored);
   } else {
-    from.socket().shutdown(tcp::socket::shutdown_both, ignored);
-    to.socket().shutdown(tcp::socket::shutdown_both, ignored);
+    beast::get_lowest_layer(from).socket().shutdown(tcp::socket::shutdown_both, ignored);
+    to_socket.shutdown(tcp::socket::shutdown_both, ignored);
+  }
+}
+
+// Runs `back` beside `there` until both have ended.
+awaitable<void> both_ways(awaitable<void> there, awaitable<void> back) {
+  auto executor = co_await asio::this_coro::executor;
+  // The timer is how `back` says it has ended.
+  asio::steady_timer done(executor, asio::steady_timer::time_point::max());
+  bool back_ended = false;
+  asio::co_spawn(executor, std::move(back), [&](const std::exception_ptr&) {
+    back_ended = true;
+    done.cancel();
+  });
+  co_await std::move(there);
+  boost::system::error_code ec;
+  while (!back_ended) {
+    co_await done.async_wait(asio::redirect_error(use_awaitable, ec));
   }
 }
 
@@ -143,20 +169,16 @@ awaitable<Result<Stream>> open_upgraded(Endpoint server, std::string target,
 awaitable<void> splice(beast::tcp_stream& a, beast::flat_buffer& a_pending, beast::tcp_stream& b,
                        beast::flat_buffer& b_pending,
                        std::function<void(std::string_view)> watch_b) {
-  auto executor = co_await asio::this_coro::executor;
-  // The other direction runs beside this one; the timer is how it says it has ended.
-  asio::steady_timer ended(executor, asio::steady_timer::time_point::max());
-  bool other_ended = false;
-  asio::co_spawn(executor, pump(b, a, b_pending, std::move(watch_b)),
-                 [&](const std::exception_ptr&) {
-                   other_ended = true;
-                   ended.cancel();
-                 });
-  co_await pump(a, b, a_pending, {});
-  boost::system::error_code ec;
-  while (!other_ended) {
-    co_await ended.async_wait(asio::redirect_error(use_awaitable, ec));
-  }
+  awaitable<void> there = pump(a, b, a_pending, {});
+  awaitable<void> back = pump(b, a, b_pending, std::move(watch_b));
+  co_await both_ways(std::move(there), std::move(back));
+}
+
+awaitable<void> splice(beast::tcp_stream& a, beast::flat_buffer& a_pending, TlsStream& b) {
+  beast::flat_buffer nothing;
+  awaitable<void> there = pump(a, b, a_pending, {});
+  awaitable<void> back = pump(b, a, nothing, {});
+  co_await both_ways(std::move(there), std::move(back));
 }
 
 FrameWriter::FrameWriter(Stream& stream)

@@ -7,6 +7,8 @@
 #include <string>
 #include <string_view>
 
+#include <boost/asio/ssl/stream.hpp>
+
 #include "client/frames.h"
 #include "common/asio.h"
 #include "common/error.h"
@@ -44,6 +46,13 @@ struct Endpoint {
 asio::awaitable<void> splice(beast::tcp_stream& a, beast::flat_buffer& a_pending,
                              beast::tcp_stream& b, beast::flat_buffer& b_pending,
                              std::function<void(std::string_view)> watch_b = {});
+
+// A TLS connection over TCP, as the agent holds one to an instance's https port.
+using TlsStream = asio::ssl::stream<beast::tcp_stream>;
+
+// The same, with `b` a TLS connection: its end, with or without a close_notify, is passed on as
+// a half-close of `a`; `a`'s end closes `b`'s TCP connection for sending.
+asio::awaitable<void> splice(beast::tcp_stream& a, beast::flat_buffer& a_pending, TlsStream& b);
 
 // Writes whole frames (client/frames.h) to a stream, one writer at a time, from coroutines of
 // one thread.
