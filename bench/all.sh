@@ -28,6 +28,8 @@ runs=(
   "api_reads|bash bench/api_reads.sh"
   "fleet|SECONDS_RUN=30 bash bench/fleet.sh"
   "fleet_no_reader|SECONDS_RUN=30 READERS=0 bash bench/fleet.sh"
+  "proxy|bash bench/proxy.sh"
+  "proxy_8|THREADS=8 REQUESTS=40000 bash bench/proxy.sh"
   "sim_replay|bash bench/sim_replay.sh"
   "sched_scale|build/release/bench/sched_scale --nodes-csv $data/spot2026/node_info.csv --pods $data/openb/pod_list_default.csv"
   "rating|build/release/bench/rating_bench"

@@ -348,5 +348,28 @@ TEST_F(HttpTest, TenThousandSlowClientsLockOutNeitherPeopleNorAgents) {
   EXPECT_EQ(beat->status, 200) << beat->body;
 }
 
+// The other side: a server that takes the connection and never answers (or a connection that died
+// unseen) does not hold a client, an agent's above all, for ever.
+TEST(HttpClientTest, ARequestToAServerThatNeverAnswersEndsInATimeout) {
+  const int listener = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  ASSERT_GE(listener, 0);
+  sockaddr_in any{.sin_family = AF_INET, .sin_port = 0, .sin_addr = {}, .sin_zero = {}};
+  ::inet_pton(AF_INET, "127.0.0.1", &any.sin_addr);
+  socklen_t size = sizeof any;
+  ASSERT_EQ(::bind(listener, reinterpret_cast<sockaddr*>(&any), sizeof any), 0);
+  ASSERT_EQ(::listen(listener, 8), 0);  // The kernel takes connections; no one ever reads them.
+  ASSERT_EQ(::getsockname(listener, reinterpret_cast<sockaddr*>(&any), &size), 0);
+  const std::string url = fmt::format("http://127.0.0.1:{}", ntohs(any.sin_port));
+
+  auto client = HttpClient::connect_to(url, milliseconds(300));
+  ASSERT_TRUE(client);
+  auto answer = (*client)->send("GET", "/v1/tenants", "", "");
+  ASSERT_FALSE(answer);
+  EXPECT_EQ(answer.error().code, ErrorCode::kUnavailable);
+  EXPECT_NE(answer.error().message.find("did not answer"), std::string::npos)
+      << answer.error().message;
+  ::close(listener);
+}
+
 }  // namespace
 }  // namespace allot::testing

@@ -1,6 +1,7 @@
 #include "client/http_client.h"
 
 #include <charconv>
+#include <chrono>
 #include <optional>
 
 #include <fmt/format.h>
@@ -15,10 +16,13 @@ namespace beast = boost::beast;
 namespace http = beast::http;
 using tcp = asio::ip::tcp;
 
+// How long a connection may take to open; a request's timeout is the client's own.
+constexpr auto kConnectTimeout = std::chrono::seconds(10);
+
 class BeastClient final : public HttpClient {
  public:
-  BeastClient(std::string host, std::string port)
-      : host_(std::move(host)), port_(std::move(port)) {}
+  BeastClient(std::string host, std::string port, std::chrono::milliseconds timeout)
+      : host_(std::move(host)), port_(std::move(port)), timeout_(timeout) {}
 
   Result<ClientResponse> send(const std::string& method, const std::string& target,
                               const std::string& body, const std::string& key) override {
@@ -43,14 +47,22 @@ class BeastClient final : public HttpClient {
       if (!body.empty()) request.set(http::field::content_type, "application/json");
       request.body() = body;
       request.prepare_payload();
-      http::write(*stream_, request, ec);
+      // Blocking calls made of asynchronous ones, so that the stream's timer bounds them: a
+      // server that stops answering (or a connection that died unseen) ends in a timeout.
+      stream_->expires_after(timeout_);
+      http::async_write(*stream_, request, [&ec](boost::system::error_code e, size_t) { ec = e; });
+      run();
       // A server may answer and close before taking the whole body (413): read its answer even
       // when the write broke off.
       const bool write_broke =
           ec == asio::error::broken_pipe || ec == asio::error::connection_reset;
       http::response_parser<http::string_body> parser;
       parser.body_limit(64 << 20);
-      if (!ec || write_broke) http::read(*stream_, buffer_, parser, ec);
+      if (!ec || write_broke) {
+        http::async_read(*stream_, buffer_, parser,
+                         [&ec](boost::system::error_code e, size_t) { ec = e; });
+        run();
+      }
       if (ec) {
         stream_.reset();
         buffer_.clear();
@@ -73,26 +85,41 @@ class BeastClient final : public HttpClient {
     auto endpoints = resolver.resolve(host_, port_, ec);
     if (ec) return;
     stream_.emplace(io_);
-    stream_->connect(endpoints, ec);
+    stream_->expires_after(kConnectTimeout);
+    stream_->async_connect(endpoints,
+                           [&ec](boost::system::error_code e, const tcp::endpoint&) { ec = e; });
+    run();
     if (ec) stream_.reset();
     buffer_.clear();
   }
 
+  // Runs what was started until it has ended.
+  void run() {
+    io_.restart();
+    io_.run();
+  }
+
   std::unexpected<Error> unreachable(const boost::system::error_code& ec) const {
+    const bool timed_out = ec == beast::error::timeout;
     return fail(ErrorCode::kUnavailable,
-                fmt::format("cannot reach http://{}:{}: {}", host_, port_, ec.message()));
+                timed_out
+                    ? fmt::format("http://{}:{} did not answer within {} s", host_, port_,
+                                  timeout_.count() / 1000)
+                    : fmt::format("cannot reach http://{}:{}: {}", host_, port_, ec.message()));
   }
 
   asio::io_context io_;
   std::string host_;
   std::string port_;
+  std::chrono::milliseconds timeout_;
   std::optional<beast::tcp_stream> stream_;
   beast::flat_buffer buffer_;
 };
 
 }  // namespace
 
-Result<std::unique_ptr<HttpClient>> HttpClient::connect_to(const std::string& base_url) {
+Result<std::unique_ptr<HttpClient>> HttpClient::connect_to(const std::string& base_url,
+                                                           std::chrono::milliseconds timeout) {
   constexpr std::string_view kScheme = "http://";
   std::string_view rest = base_url;
   if (!rest.starts_with(kScheme)) {
@@ -111,7 +138,7 @@ Result<std::unique_ptr<HttpClient>> HttpClient::connect_to(const std::string& ba
     return fail(ErrorCode::kInvalidArgument,
                 fmt::format("server URL must be http://HOST:PORT, not '{}'", base_url));
   }
-  return std::make_unique<BeastClient>(std::move(host), std::move(port));
+  return std::make_unique<BeastClient>(std::move(host), std::move(port), timeout);
 }
 
 }  // namespace allot

@@ -2,6 +2,7 @@
 // reconnects when the server has closed it.
 #pragma once
 
+#include <chrono>
 #include <memory>
 #include <string>
 
@@ -16,8 +17,12 @@ struct ClientResponse {
 
 class HttpClient {
  public:
-  // `base_url` is "http://HOST:PORT"; fails with kInvalidArgument on anything else.
-  [[nodiscard]] static Result<std::unique_ptr<HttpClient>> connect_to(const std::string& base_url);
+  // `base_url` is "http://HOST:PORT"; fails with kInvalidArgument on anything else. A request
+  // that takes longer than `timeout` (writing it and reading the whole answer) fails with
+  // kUnavailable and its connection is dropped; connecting may take 10 s.
+  [[nodiscard]] static Result<std::unique_ptr<HttpClient>> connect_to(
+      const std::string& base_url, std::chrono::milliseconds timeout = kDefaultTimeout);
+  static constexpr std::chrono::milliseconds kDefaultTimeout{120'000};
   virtual ~HttpClient() = default;
 
   // Sends one request. `key`, when not empty, goes as a Bearer token. Fails with kUnavailable

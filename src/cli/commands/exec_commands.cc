@@ -23,11 +23,11 @@ using nlohmann::json;
 namespace asio = boost::asio;
 using net::FrameKind;
 
-// The local terminal in raw mode while a TTY session runs, as it was after.
+// The local terminal in raw mode while a TTY session runs (`wanted`), as it was after.
 class RawTerminal {
  public:
-  RawTerminal() {
-    if (::isatty(0) == 0 || ::tcgetattr(0, &saved_) != 0) return;
+  explicit RawTerminal(bool wanted) {
+    if (!wanted || ::isatty(0) == 0 || ::tcgetattr(0, &saved_) != 0) return;
     termios raw = saved_;
     ::cfmakeraw(&raw);
     active_ = ::tcsetattr(0, TCSANOW, &raw) == 0;
@@ -156,13 +156,13 @@ int run_session(Session& session, const std::string& id, const std::vector<std::
                   percent_encode(json(argv).dump()), tty ? "true" : "false", cols, rows);
   asio::io_context io{1};
   Outcome outcome;
-  std::optional<RawTerminal> raw;
-  if (tty) raw.emplace();
-  asio::co_spawn(io,
-                 converse(io, *server, target, "Bearer " + session.settings().key, tty, outcome),
-                 asio::detached);
-  io.run();
-  raw.reset();
+  {
+    RawTerminal raw(tty);
+    asio::co_spawn(io,
+                   converse(io, *server, target, "Bearer " + session.settings().key, tty, outcome),
+                   asio::detached);
+    io.run();
+  }
   return outcome.exit_code ? *outcome.exit_code : outcome.failure;
 }
 
