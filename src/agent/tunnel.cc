@@ -165,47 +165,40 @@ awaitable<void> Tunnel::open_stream(std::string line) {
     co_return;
   }
   beast::tcp_stream local(std::move(socket));
-  if (!tls) {
-    auto back =
-        co_await net::open_upgraded(server_, path, authorization_, std::string(kStreamProtocol));
-    if (!back) {
-      warn_unopened(back.error());
-      co_return;
-    }
-    beast::flat_buffer nothing;
-    co_await net::splice(back->conn, back->pending, local, nothing);
-    co_return;
-  }
   // An https port: this end speaks TLS to the instance, so that allotd's proxy speaks plain HTTP
   // through the tunnel. The instance's certificate is its own, most often self-signed: it is not
   // checked (the connection never leaves the node).
-  net::TlsStream secure(std::move(local), tls_);
-  beast::get_lowest_layer(secure).expires_after(kHandshakeTimeout);
-  co_await secure.async_handshake(asio::ssl::stream_base::client,
-                                  asio::redirect_error(use_awaitable, ec));
-  beast::get_lowest_layer(secure).expires_never();
-  if (ec) {
-    std::string why = fmt::format("port {} of instance {} did not complete a TLS handshake: {}",
-                                  port, instance, ec.message());
-    co_await refuse_stream(path, std::move(why));
-    co_return;
+  std::optional<net::TlsStream> secure;
+  if (tls) {
+    secure.emplace(std::move(local), tls_);
+    beast::get_lowest_layer(*secure).expires_after(kHandshakeTimeout);
+    co_await secure->async_handshake(asio::ssl::stream_base::client,
+                                     asio::redirect_error(use_awaitable, ec));
+    beast::get_lowest_layer(*secure).expires_never();
+    if (ec) {
+      std::string why = fmt::format("port {} of instance {} did not complete a TLS handshake: {}",
+                                    port, instance, ec.message());
+      co_await refuse_stream(path, std::move(why));
+      co_return;
+    }
   }
   auto back =
       co_await net::open_upgraded(server_, path, authorization_, std::string(kStreamProtocol));
   if (!back) {
-    warn_unopened(back.error());
+    spdlog::warn("msg=\"tunnel: a stream could not be opened\" error=\"{}\"", back.error().message);
     co_return;
   }
-  co_await net::splice(back->conn, back->pending, secure);
+  if (secure) {
+    co_await net::splice(back->conn, back->pending, *secure);
+  } else {
+    beast::flat_buffer nothing;
+    co_await net::splice(back->conn, back->pending, local, nothing);
+  }
 }
 
 awaitable<void> Tunnel::refuse_stream(std::string path, std::string why) {
   const std::string target = path + "?refused=" + percent_encode(why);
   (void)co_await net::open_upgraded(server_, target, authorization_, std::string(kStreamProtocol));
-}
-
-void Tunnel::warn_unopened(const Error& error) {
-  spdlog::warn("msg=\"tunnel: a stream could not be opened\" error=\"{}\"", error.message);
 }
 
 awaitable<void> Tunnel::open_exec(std::string stream, std::string instance, nlohmann::json exec) {

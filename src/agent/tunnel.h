@@ -17,7 +17,6 @@
 
 #include "agent/runtime/dial.h"
 #include "client/stream.h"
-#include "common/error.h"
 
 namespace allot::agent {
 
@@ -48,7 +47,6 @@ class Tunnel {
                                          nlohmann::json exec);
   // Answers allotd's stream request with why the stream cannot be had.
   boost::asio::awaitable<void> refuse_stream(std::string path, std::string why);
-  static void warn_unopened(const Error& error);
   bool runs(const std::string& instance_id);
 
   net::Endpoint server_;
