@@ -332,14 +332,11 @@ int Agent::run() {
     if (ok.error().code != ErrorCode::kUnavailable) return 1;
     std::this_thread::sleep_for(std::chrono::seconds(1));
   }
-  if (auto server = net::parse_base_url(config_.server); server) {
-    tunnel_ = std::make_unique<Tunnel>(
-        *server, runtime_->dialer(),
-        [runtime = runtime_.get()](const std::string& instance,
-                                   const std::vector<std::string>& argv,
-                                   bool tty) { return runtime->exec_argv(instance, argv, tty); });
-    tunnel_->start(credential_);
-  }
+  tunnel_ = std::make_unique<Tunnel>(
+      [client = client_.get()] { return client->current_url(); }, runtime_->dialer(),
+      [runtime = runtime_.get()](const std::string& instance, const std::vector<std::string>& argv,
+                                 bool tty) { return runtime->exec_argv(instance, argv, tty); });
+  tunnel_->start(credential_);
   std::thread waiter([this] { wait_loop(); });
   waiter.detach();  // It may sit in a long poll; the process ends without it.
   TimeMs last_beat_ms = 0;

@@ -84,7 +84,9 @@ int main(int argc, char** argv) {
   AgentConfig config{.name = host_name()};
   std::string simulate, faults, log_level = "info";
   std::vector<std::string> labels;
-  app.add_option("--server", config.server, "controller URL, http://HOST:PORT")->required();
+  app.add_option("--server", config.server,
+                 "controller URL, http://HOST:PORT, or its replicas' URLs separated by commas")
+      ->required();
   app.add_option("--join-token", config.join_token, "join token (env ALLOT_JOIN_TOKEN)")
       ->envname("ALLOT_JOIN_TOKEN");
   app.add_option("--state-dir", config.state_dir, "credential and workload state")->required();

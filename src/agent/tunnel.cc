@@ -59,8 +59,10 @@ awaitable<std::string> read_line(net::Stream& stream, boost::system::error_code&
 
 }  // namespace
 
-Tunnel::Tunnel(net::Endpoint server, PortDialer dialer, ExecArgv exec_argv)
-    : server_(std::move(server)), dialer_(std::move(dialer)), exec_argv_(std::move(exec_argv)) {}
+Tunnel::Tunnel(std::function<std::string()> server_url, PortDialer dialer, ExecArgv exec_argv)
+    : server_url_(std::move(server_url)),
+      dialer_(std::move(dialer)),
+      exec_argv_(std::move(exec_argv)) {}
 
 Tunnel::~Tunnel() { stop(); }
 
@@ -92,6 +94,7 @@ awaitable<void> Tunnel::keep_open() {
   asio::steady_timer pause(io_);
   std::chrono::milliseconds retry = kFirstRetry;
   while (!stopping_) {
+    if (auto where = net::parse_base_url(server_url_()); where) server_ = std::move(*where);
     auto control = co_await net::open_upgraded(server_, "/v1/agent/tunnel", authorization_,
                                                std::string(kTunnelProtocol));
     if (control) {

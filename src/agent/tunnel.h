@@ -26,7 +26,9 @@ using ExecArgv = std::function<std::vector<std::string>(
 
 class Tunnel {
  public:
-  Tunnel(net::Endpoint server, PortDialer dialer, ExecArgv exec_argv);
+  // `server_url` tells where the controller is now ("http://HOST:PORT"): asked again each time
+  // the control connection opens, so that the tunnel follows the leader among replicas.
+  Tunnel(std::function<std::string()> server_url, PortDialer dialer, ExecArgv exec_argv);
   ~Tunnel();
   Tunnel(const Tunnel&) = delete;
   Tunnel& operator=(const Tunnel&) = delete;
@@ -49,7 +51,8 @@ class Tunnel {
   boost::asio::awaitable<void> refuse_stream(std::string path, std::string why);
   bool runs(const std::string& instance_id);
 
-  net::Endpoint server_;
+  std::function<std::string()> server_url_;
+  net::Endpoint server_;  // Where the control connection is open: streams go back there.
   PortDialer dialer_;
   ExecArgv exec_argv_;
   std::string authorization_;

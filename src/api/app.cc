@@ -60,13 +60,13 @@ Result<Caller> authenticate_for(const Route& route, const State& state,
 }
 
 HttpResponse run_route(const Route& route, const HttpRequest& request, const Target& target,
-                       std::vector<std::string> params, Context& ctx, LogStore& logs,
-                       const ApiOptions& options, const Metrics& metrics, TunnelHub& tunnels,
+                       std::vector<std::string> params, Context& ctx, const ApiOptions& options,
+                       const Metrics& metrics, TunnelHub& tunnels,
                        std::function<void(AuditEntry)> audit_later) {
   // Agents' heartbeats and waits are not people's calls: they stay out of the audit log.
   const bool mutating = request.method != "GET" && route.auth != RouteAuth::kNode;
   auto caller = authenticate_for(route, ctx.state(), request.authorization);
-  Call call{request, target,  ctx,     caller.value_or(Caller{}), std::move(params), {}, logs,
+  Call call{request, target,  ctx,     caller.value_or(Caller{}), std::move(params), {}, ctx.logs(),
             options, metrics, tunnels, std::move(audit_later)};
   Result<HttpResponse> result =
       caller ? route.handler(call) : Result<HttpResponse>(std::unexpected(caller.error()));
@@ -140,11 +140,9 @@ std::vector<Route> all_routes() {
                       regions_domain_routes(), metrics_routes()});
 }
 
-App::App(Service& service, std::string version, LogStore& logs, Metrics& metrics,
-         ApiOptions options)
+App::App(Service& service, std::string version, Metrics& metrics, ApiOptions options)
     : service_(service),
       version_(std::move(version)),
-      logs_(logs),
       metrics_(metrics),
       options_(std::move(options)),
       routes_(all_routes()),
@@ -207,7 +205,7 @@ void App::route_and_answer(HttpRequest request, std::string& route, Responder re
     service_.submit(
         [this, r, request = std::move(request), target = std::move(*target),
          params = std::move(params)](Context& ctx) mutable {
-          return run_route(r, request, target, std::move(params), ctx, logs_, options_, metrics_,
+          return run_route(r, request, target, std::move(params), ctx, options_, metrics_,
                            *tunnels_, [this](AuditEntry entry) { audit_later(std::move(entry)); });
         },
         std::move(respond));

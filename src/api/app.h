@@ -177,8 +177,7 @@ std::vector<Route> all_routes();
 
 class App {
  public:
-  App(Service& service, std::string version, LogStore& logs, Metrics& metrics,
-      ApiOptions options = {});
+  App(Service& service, std::string version, Metrics& metrics, ApiOptions options = {});
   ~App();
   App(const App&) = delete;
   App& operator=(const App&) = delete;
@@ -203,7 +202,6 @@ class App {
 
   Service& service_;
   std::string version_;
-  LogStore& logs_;
   Metrics& metrics_;
   ApiOptions options_;
   std::vector<Route> routes_;

@@ -1,12 +1,17 @@
-// Instances' output, as the agents ship it: one file per instance under the controller's data
-// directory. Appends are idempotent by offset, so a chunk sent twice is written once.
+// Instances' output, as the agents ship it, kept in the store (instance_logs) so that whichever
+// replica leads serves it. It shares the store's connection: core thread only. Appends are
+// idempotent by offset: what is already held of a chunk is dropped, and a gap is refused.
 #pragma once
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 
 #include "common/error.h"
+#include "store/store.h"
 
 namespace allot {
 
@@ -18,24 +23,31 @@ struct LogChunk {
 
 class LogStore {
  public:
-  explicit LogStore(std::filesystem::path dir) : dir_(std::move(dir)) {}
+  explicit LogStore(Store& store) : store_(store) {}
 
-  // Writes `data`, which starts at `offset` of the instance's output. Bytes already held are
-  // skipped; a gap (offset beyond the end) is refused with kConflict.
-  [[nodiscard]] Status append(const std::string& instance_id, int64_t offset,
-                              std::string_view data);
+  // The part of `data`, which starts at `offset` of the instance's output, that is not held yet:
+  // a piece for the batch being committed, or nullopt when every byte is held. A gap (an offset
+  // beyond the end) is refused with kConflict. The size counts the piece at once.
+  [[nodiscard]] Result<std::optional<LogPiece>> accept(const std::string& instance_id,
+                                                       int64_t offset, std::string_view data);
   // Up to `limit` bytes from `offset`.
   [[nodiscard]] Result<LogChunk> read(const std::string& instance_id, int64_t offset,
-                                      int64_t limit) const;
+                                      int64_t limit);
   // The last `lines` lines (at most `limit` bytes).
-  [[nodiscard]] Result<LogChunk> tail(const std::string& instance_id, int lines,
-                                      int64_t limit) const;
+  [[nodiscard]] Result<LogChunk> tail(const std::string& instance_id, int lines, int64_t limit);
   // How many bytes are held for the instance.
-  int64_t size(const std::string& instance_id) const;
+  [[nodiscard]] Result<int64_t> size(const std::string& instance_id);
+  // Forgets the sizes it knows, which a failed commit may have left ahead of the store.
+  void forget() { sizes_.clear(); }
 
  private:
-  std::filesystem::path path(const std::string& instance_id) const;
-  std::filesystem::path dir_;
+  Store& store_;
+  std::unordered_map<std::string, int64_t> sizes_;
 };
+
+// Takes in the log files older versions kept, INSTANCE.log in `dir` (data_dir/logs), once: an
+// instance whose output the store already holds is left; the folder is then renamed
+// `logs.imported`.
+[[nodiscard]] Status import_log_files(Store& store, const std::filesystem::path& dir);
 
 }  // namespace allot

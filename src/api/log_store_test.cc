@@ -1,5 +1,8 @@
 #include "api/log_store.h"
 
+#include <filesystem>
+#include <fstream>
+
 #include <gtest/gtest.h>
 
 #include "support/temp_dir.h"
@@ -7,27 +10,91 @@
 namespace allot {
 namespace {
 
-TEST(LogStore, AppendsByOffsetWritingEachByteOnce) {
-  testing::TempDir dir;
-  LogStore logs(dir.path());
-  ASSERT_TRUE(logs.append("ins_1", 0, "hello "));
-  ASSERT_TRUE(logs.append("ins_1", 0, "hello "));      // Sent twice: written once.
-  ASSERT_TRUE(logs.append("ins_1", 3, "lo world\n"));  // Overlaps: only the new part.
-  EXPECT_EQ(logs.append("ins_1", 100, "x").error().code, ErrorCode::kConflict);  // A gap.
-  EXPECT_EQ(logs.read("ins_1", 0, 1000)->data, "hello world\n");
-  EXPECT_EQ(logs.read("ins_1", 6, 3)->data, "wor");
-  EXPECT_EQ(logs.size("ins_1"), 12);
-  EXPECT_EQ(logs.read("ins_2", 0, 10)->data, "");
+class LogStoreTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto opened = open_sqlite_store((dir_.path() / "allot.db").string());
+    ASSERT_TRUE(opened) << opened.error().message;
+    store_ = std::move(*opened);
+    logs_ = std::make_unique<LogStore>(*store_);
+  }
+
+  // Accepts a chunk as a heartbeat would and commits what it adds.
+  Status ship(const std::string& id, int64_t offset, std::string_view data) {
+    auto piece = logs_->accept(id, offset, data);
+    if (!piece) return std::unexpected(piece.error());
+    Batch batch;
+    if (*piece) batch.logs.push_back(std::move(**piece));
+    return store_->commit(batch);
+  }
+
+  testing::TempDir dir_;
+  std::unique_ptr<Store> store_;
+  std::unique_ptr<LogStore> logs_;
+};
+
+TEST_F(LogStoreTest, AppendsByOffsetWritingEachByteOnce) {
+  ASSERT_TRUE(ship("ins_1", 0, "hello "));
+  ASSERT_TRUE(ship("ins_1", 0, "hello "));      // Sent twice: written once.
+  ASSERT_TRUE(ship("ins_1", 3, "lo world\n"));  // Overlaps: only the new part.
+  EXPECT_EQ(ship("ins_1", 100, "x").error().code, ErrorCode::kConflict);  // A gap.
+  EXPECT_EQ(logs_->read("ins_1", 0, 1000)->data, "hello world\n");
+  EXPECT_EQ(logs_->read("ins_1", 6, 3)->data, "wor");
+  EXPECT_EQ(logs_->read("ins_1", 4, 4)->data, "o wo");  // Across the two pieces.
+  EXPECT_EQ(*logs_->size("ins_1"), 12);
+  EXPECT_EQ(logs_->read("ins_2", 0, 10)->data, "");
 }
 
-TEST(LogStore, TailsTheLastLines) {
-  testing::TempDir dir;
-  LogStore logs(dir.path());
-  ASSERT_TRUE(logs.append("ins_1", 0, "one\ntwo\nthree\nfour"));
-  auto tail = logs.tail("ins_1", 2, 1000);
+TEST_F(LogStoreTest, KeepsBytesThatAreNotText) {
+  const std::string bytes("a\0b\xff\n", 5);
+  ASSERT_TRUE(ship("ins_1", 0, bytes));
+  EXPECT_EQ(logs_->read("ins_1", 0, 100)->data, bytes);
+}
+
+TEST_F(LogStoreTest, AnotherReaderOfTheSameStoreSeesWhatWasCommitted) {
+  ASSERT_TRUE(ship("ins_1", 0, "first\n"));
+  // A new leader starts with nothing in memory: sizes and data come from the store.
+  LogStore fresh(*store_);
+  EXPECT_EQ(*fresh.size("ins_1"), 6);
+  EXPECT_EQ(fresh.read("ins_1", 0, 100)->data, "first\n");
+}
+
+TEST_F(LogStoreTest, ForgetsSizesThatACommitNeverWrote) {
+  ASSERT_TRUE(ship("ins_1", 0, "kept\n"));
+  auto lost = logs_->accept("ins_1", 5, "lost\n");  // Accepted, but its batch never commits.
+  ASSERT_TRUE(lost && *lost);
+  EXPECT_EQ(*logs_->size("ins_1"), 10);
+  logs_->forget();
+  EXPECT_EQ(*logs_->size("ins_1"), 5);  // So the node's resend is taken, not skipped.
+  ASSERT_TRUE(ship("ins_1", 5, "again\n"));
+  EXPECT_EQ(logs_->read("ins_1", 0, 100)->data, "kept\nagain\n");
+}
+
+TEST_F(LogStoreTest, TakesInTheLogFilesOfOlderVersionsOnce) {
+  const auto dir = dir_.path() / "logs";
+  std::filesystem::create_directories(dir);
+  std::string big(200'000, 'x');  // Over three pieces.
+  big += "\nend\n";
+  std::ofstream(dir / "ins_1.log", std::ios::binary) << big;
+  std::ofstream(dir / "ins_2.log", std::ios::binary) << "two\n";
+  ASSERT_TRUE(ship("ins_2", 0, "kept\n"));  // Already in the store: left as it is.
+  ASSERT_TRUE(import_log_files(*store_, dir));
+  LogStore fresh(*store_);
+  EXPECT_EQ(*fresh.size("ins_1"), static_cast<int64_t>(big.size()));
+  EXPECT_EQ(fresh.read("ins_1", 0, static_cast<int64_t>(big.size()))->data, big);
+  EXPECT_EQ(fresh.tail("ins_1", 1, 100)->data, "end\n");
+  EXPECT_EQ(fresh.read("ins_2", 0, 100)->data, "kept\n");
+  EXPECT_FALSE(std::filesystem::exists(dir));
+  EXPECT_TRUE(std::filesystem::exists(dir_.path() / "logs.imported" / "ins_1.log"));
+  ASSERT_TRUE(import_log_files(*store_, dir));  // Nothing left to take in.
+}
+
+TEST_F(LogStoreTest, TailsTheLastLines) {
+  ASSERT_TRUE(ship("ins_1", 0, "one\ntwo\nthree\nfour"));
+  auto tail = logs_->tail("ins_1", 2, 1000);
   EXPECT_EQ(tail->data, "three\nfour");
   EXPECT_EQ(tail->offset, 8);
-  EXPECT_EQ(logs.tail("ins_1", 10, 1000)->data, "one\ntwo\nthree\nfour");
+  EXPECT_EQ(logs_->tail("ins_1", 10, 1000)->data, "one\ntwo\nthree\nfour");
 }
 
 }  // namespace

@@ -80,6 +80,7 @@ std::string Metrics::render() const {
   out += "# HELP allot_store_rows_written_total Rows (changed objects) written to the store.\n";
   out += "# TYPE allot_store_rows_written_total counter\n";
   out += fmt::format("allot_store_rows_written_total {}\n", rows_written_);
+  if (more_) out += more_();
   return out;
 }
 

@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <string>
@@ -39,6 +40,8 @@ class Metrics {
   void record_commit(size_t rows, double seconds);
   // The histograms in the text format, with their HELP and TYPE lines.
   std::string render() const;
+  // Adds what `more` writes (in the text format) to every rendering. Set before serving.
+  void add_to_render(std::function<std::string()> more) { more_ = std::move(more); }
 
  private:
   mutable std::mutex mutex_;
@@ -46,6 +49,7 @@ class Metrics {
   Histogram schedule_;                                                   // Guarded by mutex_.
   Histogram commit_;                                                     // Guarded by mutex_.
   uint64_t rows_written_ = 0;                                            // Guarded by mutex_.
+  std::function<std::string()> more_;  // Set before any rendering.
 };
 
 // The gauges and counters read off the state at `now_ms` (nodes, GPUs, queue, instances, money,

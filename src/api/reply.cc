@@ -34,6 +34,7 @@ int http_status(ErrorCode code) {
     case ErrorCode::kBudgetExceeded:
       return 402;
     case ErrorCode::kUnavailable:
+    case ErrorCode::kNotLeader:
       return 503;
     case ErrorCode::kBadGateway:
       return 502;

@@ -58,6 +58,7 @@ Service::Service(Core& core, Store& store, IdSource& ids, const Clock& clock, in
                  Metrics* metrics)
     : core_(core),
       store_(store),
+      logs_(store),
       ids_(ids),
       clock_(clock),
       metrics_(metrics),
@@ -162,7 +163,7 @@ void Service::run_batch(std::deque<Item>& items) {
   const int64_t first_seq = audit_seq_;
   std::vector<bool> parked(items.size(), false);
   for (size_t i = 0; i < items.size(); ++i) {
-    Context context(core_, store_, ids_, batch, must_commit, audit_seq_, command_time());
+    Context context(core_, store_, logs_, ids_, batch, must_commit, audit_seq_, command_time());
     replies.push_back(items[i].work(context));
     if (context.parked()) {
       context.take_parked(parked_, std::move(items[i].done));
@@ -199,9 +200,11 @@ void Service::run_batch(std::deque<Item>& items) {
       stale_ = true;
     }
     reload();
-    for (HttpResponse& reply : replies) {
-      reply = error_reply(Error{ErrorCode::kUnavailable, "the store is unavailable; retry"});
-    }
+    // A replica whose lease has ended says so (its lease thread is finding out too).
+    const Error reason = ok.error().code == ErrorCode::kNotLeader
+                             ? ok.error()
+                             : Error{ErrorCode::kUnavailable, "the store is unavailable; retry"};
+    for (HttpResponse& reply : replies) reply = error_reply(reason);
   } else {
     // Durable now: readers may see it, before anyone is told it is done.
     view_.update(batch.rows);
@@ -274,6 +277,7 @@ bool Service::reload() {
   auto ledger = store_.load_ledger();
   if (!rows || !seq || !ledger) return false;
   core_.clear();
+  logs_.forget();
   readings_.rows.clear();  // Built on the state that is being thrown away.
   reading_at_.clear();
   core_.restore(*rows);

@@ -15,6 +15,7 @@
 #include <unordered_map>
 
 #include "api/http.h"
+#include "api/log_store.h"
 #include "api/metrics.h"
 #include "api/parked.h"
 #include "api/read_view.h"
@@ -29,10 +30,11 @@ namespace allot {
 class Context {
  public:
   // `must_commit` is set once the work writes something that cannot wait for a later batch.
-  Context(Core& core, Store& store, IdSource& ids, Batch& batch, bool& must_commit,
+  Context(Core& core, Store& store, LogStore& logs, IdSource& ids, Batch& batch, bool& must_commit,
           int64_t& audit_seq, TimeMs now_ms)
       : core_(core),
         store_(store),
+        logs_(logs),
         ids_(ids),
         batch_(batch),
         must_commit_(must_commit),
@@ -47,6 +49,11 @@ class Context {
   [[nodiscard]] Status apply_heartbeat(const NodeHeartbeat& beat);
   // Records an audit entry in this batch; its seq is assigned here.
   void audit(AuditEntry entry);
+  // Writes a piece of an instance's output with this batch, which then commits.
+  void add_log(LogPiece piece) {
+    must_commit_ = true;
+    batch_.logs.push_back(std::move(piece));
+  }
 
   // Parks the request instead of answering it now (long polling): `poll` is asked after every
   // later batch that changes the object `watch` (an id), and once more at `deadline_ms` at the
@@ -65,12 +72,14 @@ class Context {
 
   const State& state() const { return core_.state(); }
   Store& store() { return store_; }
+  LogStore& logs() { return logs_; }
   IdSource& ids() { return ids_; }
   TimeMs now_ms() const { return now_ms_; }
 
  private:
   Core& core_;
   Store& store_;
+  LogStore& logs_;
   IdSource& ids_;
   Batch& batch_;
   bool& must_commit_;
@@ -132,6 +141,7 @@ class Service {
 
   Core& core_;
   Store& store_;
+  LogStore logs_;  // Core thread only.
   IdSource& ids_;
   const Clock& clock_;
   Metrics* metrics_;

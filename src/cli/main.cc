@@ -10,7 +10,8 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.fallthrough();  // Global options may also follow the subcommand.
   Settings settings;
-  app.add_option("--server", settings.server, "server URL (env ALLOT_SERVER)");
+  app.add_option("--server", settings.server,
+                 "server URL, or replicas' URLs separated by commas (env ALLOT_SERVER)");
   app.add_option("--key", settings.key, "API key (env ALLOT_KEY)");
   app.add_option("-o,--output", settings.output, "table (default) or json");
   app.add_option("--config", settings.config_path,

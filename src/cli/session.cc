@@ -79,6 +79,12 @@ int resolve_settings(Settings& settings) {
   return kOk;
 }
 
+std::optional<std::string> Session::server_url(int& code) {
+  // Followers answer /readyz with 503, which sends the client on to the next replica.
+  if (!send("GET", "/readyz", "", code)) return std::nullopt;
+  return client_->current_url();
+}
+
 std::optional<ClientResponse> Session::send(const std::string& method, const std::string& target,
                                             const std::string& body, int& code) {
   if (!client_) {

@@ -66,6 +66,9 @@ class Session {
 
   bool json_output() const { return settings_.output == "json"; }
   const Settings& settings() const { return settings_; }
+  // The server that answers, "http://HOST:PORT": of several replicas, the leader. Nullopt (with
+  // `code` set and the reason printed) when none can be reached.
+  std::optional<std::string> server_url(int& code);
 
   // Prints an object (or, in JSON mode, the JSON as it is).
   void show(const nlohmann::json& object) const;

@@ -31,6 +31,7 @@ enum class ErrorCode {
   kMethodNotAllowed,   // The path exists but not with this method.
   kUnavailable,        // The store failed; nothing was changed. Retry later.
   kBadGateway,         // An instance's port did not answer through its node's tunnel.
+  kNotLeader,          // This replica does not lead (high availability); nothing was changed.
   kInternal,           // A bug.
 };
 

@@ -37,6 +37,24 @@ Status set_listen(DaemonConfig& config, std::string_view text, std::string_view 
   return {};
 }
 
+// "http://HOST:PORT", a port from 1 to 65535 and nothing after it.
+bool is_http_base_url(std::string_view url) {
+  constexpr std::string_view kScheme = "http://";
+  if (!url.starts_with(kScheme)) return false;
+  url.remove_prefix(kScheme.size());
+  const size_t colon = url.rfind(':');
+  if (colon == std::string_view::npos || colon == 0 || url.find('/') != std::string_view::npos) {
+    return false;
+  }
+  const std::string_view digits = url.substr(colon + 1);
+  if (digits.empty() || digits.size() > 5 ||
+      !std::ranges::all_of(digits, [](char c) { return c >= '0' && c <= '9'; })) {
+    return false;
+  }
+  const int port = std::stoi(std::string(digits));
+  return port > 0 && port <= 65535;
+}
+
 Status check(const DaemonConfig& config) {
   for (const std::string& region : nfs_region_set(config)) {
     if (!is_plain_name(region, limits::kMaxVolumeName)) {
@@ -50,6 +68,25 @@ Status check(const DaemonConfig& config) {
   }
   if (config.store == "postgres" && config.postgres_url.empty()) {
     return fail(ErrorCode::kInvalidArgument, "store = postgres needs postgres_url");
+  }
+  if (!config.advertise_url.empty()) {
+    if (config.store != "postgres") {
+      return fail(ErrorCode::kInvalidArgument,
+                  "advertise_url makes replicas of one PostgreSQL database: it needs store = "
+                  "postgres (SQLite runs a single allotd)");
+    }
+    if (config.listen_port == 0) {
+      return fail(ErrorCode::kInvalidArgument,
+                  "a replica listens on a fixed port (its advertise_url names it), not port 0");
+    }
+    if (!is_http_base_url(config.advertise_url)) {
+      return fail(
+          ErrorCode::kInvalidArgument,
+          fmt::format("advertise_url must be http://HOST:PORT, not '{}'", config.advertise_url));
+    }
+  }
+  if (config.lease_ms < 1'000 || config.lease_ms > 600'000) {
+    return fail(ErrorCode::kInvalidArgument, "lease_ms must be 1000 to 600000");
   }
   if (config.forecast_lead_h > limits::kMaxForecastLeadH) {
     return fail(ErrorCode::kInvalidArgument,
@@ -126,7 +163,8 @@ struct WholeSetting {
   int64_t DaemonConfig::* field;
   int64_t least = 1;
 };
-constexpr std::array<WholeSetting, 23> kWholeSettings = {{
+constexpr std::array<WholeSetting, 24> kWholeSettings = {{
+    {"lease_ms", &DaemonConfig::lease_ms},
     {"heartbeat_interval_ms", &DaemonConfig::heartbeat_interval_ms},
     {"heartbeat_timeout_ms", &DaemonConfig::heartbeat_timeout_ms},
     {"stop_grace_ms", &DaemonConfig::stop_grace_ms},
@@ -167,7 +205,8 @@ struct TextSetting {
   const char* name;
   std::string DaemonConfig::* field;
 };
-constexpr std::array<TextSetting, 16> kTextSettings = {{
+constexpr std::array<TextSetting, 17> kTextSettings = {{
+    {"advertise_url", &DaemonConfig::advertise_url},
     {"data_dir", &DaemonConfig::data_dir},
     {"store", &DaemonConfig::store},
     {"postgres_url", &DaemonConfig::postgres_url},
@@ -321,7 +360,11 @@ Result<DaemonConfig> load_daemon_config(const std::vector<std::string>& args, co
   cli.add_option("--listen", listen, "HOST:PORT to serve on (port 0: any free port)");
   text_flag("--data-dir", &DaemonConfig::data_dir, "directory for the SQLite database");
   text_flag("--store", &DaemonConfig::store, "sqlite (default) or postgres");
-  text_flag("--postgres-url", &DaemonConfig::postgres_url, "libpq connection URL");
+  text_flag("--postgres-url", &DaemonConfig::postgres_url,
+            "libpq connection URL or key=value string (several hosts for a standby's promotion)");
+  text_flag("--advertise-url", &DaemonConfig::advertise_url,
+            "run as one of several replicas (PostgreSQL): the URL clients reach this one at");
+  whole_flag("--lease-ms", &DaemonConfig::lease_ms, "the leader's lease among replicas");
   text_flag("--log-level", &DaemonConfig::log_level, "trace, debug, info, warn or error");
   text_flag("--port-file", &DaemonConfig::port_file, "write the bound port to this file");
   text_flag("--scheduler-policy", &DaemonConfig::scheduler_policy,

@@ -17,9 +17,14 @@ namespace allot {
 struct DaemonConfig {
   std::string listen_host = "127.0.0.1";
   uint16_t listen_port = 8080;
-  std::string data_dir = "allot-data";     // SQLite's file lives here.
-  std::string store = "sqlite";            // "sqlite" or "postgres".
-  std::string postgres_url;                // libpq URL, for store = "postgres".
+  std::string data_dir = "allot-data";  // SQLite's file lives here.
+  std::string store = "sqlite";         // "sqlite" or "postgres".
+  std::string postgres_url;             // libpq URL, for store = "postgres".
+  // High availability (PostgreSQL only): where clients reach this replica, e.g.
+  // "http://10.0.0.5:8080". Set, allotd runs as one of several replicas of one database and
+  // leads only while it holds the lease, of `lease_ms`. Empty: a single process, as on SQLite.
+  std::string advertise_url;
+  int64_t lease_ms = 10'000;
   std::string log_level = "info";          // trace, debug, info, warn, error.
   std::string port_file;                   // If set, the bound port is written here once listening.
   std::string scheduler_policy = "allot";  // A name from the scheduling framework's registry.

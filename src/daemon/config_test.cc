@@ -151,6 +151,41 @@ TEST(DaemonConfig, SpotFallsBackToOnDemandOnlyWhenTheOperatorSaysSo) {
   }
 }
 
+TEST(DaemonConfig, ReplicasNeedPostgresAFixedPortAndAnAdvertisedUrl) {
+  const std::vector<std::string> pg = {"--store", "postgres", "--postgres-url",
+                                       "host=db", "--listen", "0.0.0.0:8080"};
+  auto with = [&](std::vector<std::string> more) {
+    more.insert(more.begin(), pg.begin(), pg.end());
+    return load(std::move(more));
+  };
+  EXPECT_EQ(load({})->advertise_url, "");
+  EXPECT_EQ(load({})->lease_ms, 10'000);
+  auto replica = with({"--advertise-url", "http://10.0.0.5:8080", "--lease-ms", "4000"});
+  ASSERT_TRUE(replica) << replica.error().message;
+  EXPECT_EQ(replica->advertise_url, "http://10.0.0.5:8080");
+  EXPECT_EQ(replica->lease_ms, 4'000);
+  EXPECT_EQ(load_toml("advertise_url = \"http://b:1\"\nstore = \"postgres\"\npostgres_url = "
+                      "\"x\"\nlisten = \"127.0.0.1:9\"\n")
+                ->advertise_url,
+            "http://b:1");
+  // SQLite is one process; a replica needs a port its URL can name; the URL must be one.
+  auto sqlite = load({"--advertise-url", "http://10.0.0.5:8080"});
+  ASSERT_FALSE(sqlite);
+  EXPECT_NE(sqlite.error().message.find("store = postgres"), std::string::npos);
+  auto any_port = load({"--store", "postgres", "--postgres-url", "x", "--listen", "0.0.0.0:0",
+                        "--advertise-url", "http://10.0.0.5:8080"});
+  ASSERT_FALSE(any_port);
+  EXPECT_NE(any_port.error().message.find("fixed port"), std::string::npos);
+  for (const char* bad : {"10.0.0.5:8080", "https://a:1", "http://a", "http://a:0",
+                          "http://a:8080/path", "http://:8080"}) {
+    auto refused = with({"--advertise-url", bad});
+    ASSERT_FALSE(refused) << bad;
+    EXPECT_NE(refused.error().message.find("http://HOST:PORT"), std::string::npos) << bad;
+  }
+  EXPECT_FALSE(with({"--advertise-url", "http://a:1", "--lease-ms", "999"}));
+  EXPECT_FALSE(with({"--advertise-url", "http://a:1", "--lease-ms", "600001"}));
+}
+
 TEST(DaemonConfig, TheIdleWindowFloorIsAMinuteUnlessLoweredAndAtMostAWeek) {
   EXPECT_EQ(load({})->idle_min_window_s, 60);
   EXPECT_EQ(load({"--idle-min-window-s", "2"})->idle_min_window_s, 2);

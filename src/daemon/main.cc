@@ -1,11 +1,15 @@
 // allotd: wires the config, store, core, service, API and HTTP server together.
+#include <fcntl.h>
 #include <sys/resource.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <thread>
@@ -15,15 +19,12 @@
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
 
-#include "api/app.h"
 #include "api/http_server.h"
+#include "api/reply.h"
 #include "common/signals.h"
-#include "daemon/autoscaler.h"
-#include "daemon/bootstrap.h"
 #include "daemon/config.h"
-#include "daemon/timed_scheduler.h"
-#include "daemon/webhook.h"
-#include "sched/core_scheduler.h"
+#include "daemon/leader.h"
+#include "daemon/replica.h"
 
 #ifndef ALLOT_VERSION
 #define ALLOT_VERSION "dev"
@@ -65,148 +66,32 @@ void setup_logging(const std::string& level) {
   spdlog::set_default_logger(logger);
 }
 
-Result<std::unique_ptr<Store>> open_configured_store(const DaemonConfig& config) {
-  if (config.store == "postgres") return open_postgres_store(config.postgres_url);
-  std::error_code ec;
-  std::filesystem::create_directories(config.data_dir, ec);
-  if (ec) {
-    return fail(ErrorCode::kUnavailable,
-                fmt::format("cannot create data dir {}: {}", config.data_dir, ec.message()));
-  }
-  return open_sqlite_store((std::filesystem::path(config.data_dir) / "allot.db").string());
+// Writes the bound port to the configured file, through a rename so that readers never see half.
+void write_port_file(const DaemonConfig& config, uint16_t port) {
+  if (config.port_file.empty()) return;
+  const std::string temp = config.port_file + ".tmp";
+  std::ofstream(temp) << port << "\n";
+  std::filesystem::rename(temp, config.port_file);
 }
 
-// The allot-agent the local pool provider starts: the configured one, else the one installed
-// beside allotd, else the one in the build tree's agent folder.
-std::string local_agent_path(const DaemonConfig& config) {
-  if (!config.local_agent_path.empty()) return config.local_agent_path;
-  std::error_code ec;
-  const auto self = std::filesystem::read_symlink("/proc/self/exe", ec).parent_path();
-  for (const auto& candidate : {self / "allot-agent", self / ".." / "agent" / "allot-agent"}) {
-    if (std::filesystem::exists(candidate, ec)) return candidate.lexically_normal().string();
+void announce(const std::optional<std::string>& first_key, const std::string& url) {
+  if (first_key) {
+    // Shown once: only its hash is kept.
+    std::fprintf(stdout, "operator admin key (shown once): %s\n", first_key->c_str());
   }
-  return "allot-agent";
+  std::fprintf(stdout, "allotd %s listening on %s\n", ALLOT_VERSION, url.c_str());
+  std::fflush(stdout);
 }
 
-Providers providers_for(const DaemonConfig& config) {
-  return Providers{{"command", std::make_shared<CommandProvider>(config.pool_command_timeout_ms)},
-                   {"local", std::make_shared<LocalProvider>(
-                                 local_agent_path(config),
-                                 (std::filesystem::path(config.data_dir) / "pools").string())}};
-}
-
-int run(const DaemonConfig& config, const sigset_t& stop_signals) {
-  setup_logging(config.log_level);
-  std::vector<sched::AddedScore> added;
-  if (config.scheduler_carbon_weight > 0) {
-    added.push_back(
-        {.plugin = "carbon", .weight = static_cast<double>(config.scheduler_carbon_weight)});
-  }
-  auto policy = sched::make_policy(config.scheduler_policy, added);
-  if (!policy) {
-    spdlog::critical("msg=\"bad scheduler policy\" error=\"{}\"", policy.error().message);
-    return 2;
-  }
-  auto store = open_configured_store(config);
-  if (!store) {
-    spdlog::critical("msg=\"cannot open the store\" error=\"{}\"", store.error().message);
-    return 1;
-  }
-  auto rows = (*store)->load();
-  auto audit_seq = (*store)->last_audit_seq();
-  if (!rows || !audit_seq) {
-    spdlog::critical("msg=\"cannot load state\" error=\"{}\"",
-                     rows ? audit_seq.error().message : rows.error().message);
-    return 1;
-  }
-  sched::PolicyScheduler scheduler(std::move(*policy));
+// A single allotd: it leads from the start.
+int run_single(const DaemonConfig& config, const sigset_t& stop_signals) {
   Metrics metrics;
-  TimedScheduler timed(scheduler, metrics);
-  Core core(CoreOptions{.heartbeat_timeout_ms = config.heartbeat_timeout_ms,
-                        .rating_interval_ms = config.rating_interval_ms,
-                        .runway_s = config.runway_s,
-                        .heartbeat_interval_ms = config.heartbeat_interval_ms,
-                        .max_active_per_tenant = config.max_active_instances_per_tenant,
-                        .idle_min_window_s = config.idle_min_window_s,
-                        .spot_falls_back = config.spot_fallback == "on-demand",
-                        .process_nodes_for_all = config.process_runtime_tenants == "all"},
-            &timed);
-  core.restore(*rows);
-  // The ledger is replayed from its journal and must sum to zero before anything is served.
-  auto ledger = (*store)->load_ledger();
-  if (!ledger) {
-    spdlog::critical("msg=\"loading the ledger failed\" error=\"{}\"", ledger.error().message);
-    return 1;
+  auto leader = Leader::open(config, metrics, std::nullopt, ALLOT_VERSION);
+  if (!leader) {
+    spdlog::critical("msg=\"cannot start\" error=\"{}\"", leader.error().message);
+    return leader.error().code == ErrorCode::kInvalidArgument ? 2 : 1;
   }
-  if (auto ok = core.restore_ledger(std::move(*ledger)); !ok) {
-    spdlog::critical("msg=\"the ledger is broken\" error=\"{}\"", ok.error().message);
-    return 1;
-  }
-  SystemClock clock;
-  RandomIdSource ids(clock);
-  auto first_key = bootstrap(core, **store, ids, clock.now_ms(), config.admin_key);
-  if (!first_key) {
-    spdlog::critical("msg=\"bootstrap failed\" error=\"{}\"", first_key.error().message);
-    return 1;
-  }
-  spdlog::info("msg=\"scheduler\" policy={} carbon_weight={}", scheduler.policy_name(),
-               config.scheduler_carbon_weight);
-  spdlog::info("msg=\"store open\" backend={} schema_version={} objects={}", (*store)->backend(),
-               (*store)->schema_version(), rows->size());
-
-  // Webhooks go out on their own thread with their own store connection, so that a slow
-  // receiver never holds up the core.
-  auto outbox = open_configured_store(config);
-  if (!outbox) {
-    spdlog::critical("msg=\"cannot open the store\" error=\"{}\"", outbox.error().message);
-    return 1;
-  }
-  // Checked when the settings were read.
-  const AddressAllowList webhook_allow = *AddressAllowList::parse(config.webhook_allow);
-  WebhookSender webhooks(std::move(*outbox), clock,
-                         WebhookOptions{.retry_base_ms = config.webhook_retry_base_ms,
-                                        .retry_max_ms = config.webhook_retry_max_ms,
-                                        .max_attempts = config.webhook_max_attempts,
-                                        .allow = webhook_allow});
-
-  // The first tick must not count the time allotd was down against the nodes: their agents
-  // could not report.
-  core.resume(clock.now_ms());
-  Service service(core, **store, ids, clock, *audit_seq, &metrics);
-  LogStore logs(std::filesystem::path(config.data_dir) / "logs");
-  // Tenants' registry passwords are sealed with this key: a copy of the database without it
-  // opens none of them.
-  // The data dir holds it whatever the store (PostgreSQL keeps nothing else there).
-  std::error_code made;
-  std::filesystem::create_directories(config.data_dir, made);
-  auto sealer =
-      Sealer::open_key_file((std::filesystem::path(config.data_dir) / "secrets.key").string());
-  if (!sealer) {
-    spdlog::critical("msg=\"no secrets key\" error=\"{}\"", sealer.error().message);
-    return 1;
-  }
-  App app(service, ALLOT_VERSION, logs, metrics,
-          ApiOptions{.stop_grace_ms = config.stop_grace_ms,
-                     .preempt_grace_ms = config.preempt_grace_ms,
-                     .default_image = config.default_image,
-                     .templates = config.templates,
-                     .sealer = std::make_shared<const Sealer>(*sealer),
-                     .long_poll_ms = std::max<int64_t>(1'000, config.heartbeat_timeout_ms / 2),
-                     .heartbeat_interval_ms = config.heartbeat_interval_ms,
-                     .web_dir = config.web_dir,
-                     .webhook_allow = webhook_allow,
-                     .max_volume_gb = config.max_volume_gb,
-                     .nfs_regions = nfs_region_set(config),
-                     .public_ports = config.public_ports,
-                     .issuer = billing::Issuer{.legal_name = config.invoice_legal_name,
-                                               .address = config.invoice_address,
-                                               .tax_id = config.invoice_tax_id,
-                                               .currency = *billing::find_currency(config.currency),
-                                               .payment_terms_days = config.payment_terms_days}});
-  if (!config.web_dir.empty() &&
-      !std::filesystem::is_regular_file(std::filesystem::path(config.web_dir) / "index.html")) {
-    spdlog::warn("msg=\"no dashboard: index.html is missing\" web_dir=\"{}\"", config.web_dir);
-  }
+  App& app = (*leader)->app();
   auto server = HttpServer::bind(
       config.listen_host, config.listen_port,
       [&app](HttpRequest request, Responder respond) {
@@ -218,55 +103,193 @@ int run(const DaemonConfig& config, const sigset_t& stop_signals) {
     return 1;
   }
   const std::string url = fmt::format("http://{}:{}", config.listen_host, (*server)->port());
-  if (*first_key) {
-    // Shown once: only its hash is kept.
-    std::fprintf(stdout, "operator admin key (shown once): %s\n", (*first_key)->c_str());
-  }
-  std::fprintf(stdout, "allotd %s listening on %s\n", ALLOT_VERSION, url.c_str());
-  std::fflush(stdout);
-  if (!config.port_file.empty()) {
-    const std::string temp = config.port_file + ".tmp";
-    std::ofstream(temp) << (*server)->port() << "\n";
-    std::filesystem::rename(temp, config.port_file);
-  }
-
+  announce((*leader)->first_key(), url);
+  write_port_file(config, (*server)->port());
+  (*leader)->start_timers(url);
   // SIGTERM and SIGINT are blocked in every thread and taken by this one, which asks the server to
   // finish what is in flight.
-  // Timers are commands too: heartbeat deadlines, maximum run times, scheduling passes.
-  std::atomic<bool> stopping{false};
-  std::thread ticker([&service, &stopping] {
-    while (!stopping) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(250));
-      service.submit(
-          [](Context& ctx) {
-            (void)ctx.apply(Tick{});
-            return HttpResponse{};
-          },
-          [](const HttpResponse&) {});
-    }
-  });
-  Autoscaler autoscaler(
-      service, providers_for(config),
-      AutoscalerOptions{.interval_ms = config.autoscale_interval_ms,
-                        .server_url = url,
-                        .forecast = config.forecast,
-                        .forecast_lead_h = static_cast<int>(config.forecast_lead_h),
-                        .forecast_history_h = static_cast<int>(config.forecast_history_h)});
-  std::thread signals([&server, &service, &stopping, &stop_signals] {
+  std::thread signals([&server, &leader, &stop_signals] {
     const int signal = wait_for_stop_signal(stop_signals);
     spdlog::info("msg=\"stopping\" signal={}", signal);
-    stopping = true;
-    service.release_parked();
+    (*leader)->release_parked();
     (*server)->stop();
   });
   (*server)->run();
   signals.join();
-  autoscaler.stop();
-  ticker.join();
-  webhooks.stop();
-  service.stop();
+  leader->reset();
   spdlog::info("msg=\"stopped\"");
   return 0;
+}
+
+// Checks that this replica's secrets key is the one the others use: each opens a value the
+// first sealed. A replica with another key could not open tenants' registry passwords.
+Status check_shared_secrets(const DaemonConfig& config, Lease& lease) {
+  std::error_code made;
+  std::filesystem::create_directories(config.data_dir, made);
+  auto sealer =
+      Sealer::open_key_file((std::filesystem::path(config.data_dir) / "secrets.key").string());
+  if (!sealer) return std::unexpected(sealer.error());
+  constexpr std::string_view kContext = "replica secrets check";
+  auto sealed = sealer->seal("allot", kContext);
+  if (!sealed) return std::unexpected(sealed.error());
+  auto stored = lease.shared_setting("secrets_check", *sealed);
+  if (!stored) return std::unexpected(stored.error());
+  if (!sealer->open(*stored, kContext)) {
+    return fail(ErrorCode::kInvalidArgument,
+                fmt::format("{}/secrets.key is not the key the other replicas of this database "
+                            "use: copy theirs here",
+                            config.data_dir));
+  }
+  return {};
+}
+
+// Replaces this process with a fresh allotd of the same arguments, which starts as a follower.
+// A leader that lost its lease may hold in memory what it could not commit: none of it survives.
+[[noreturn]] void start_afresh(const std::vector<std::string>& args) {
+  spdlog::warn("msg=\"lost the lease: starting afresh as a follower\"");
+  spdlog::default_logger()->flush();
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc/self/fd", ec)) {
+    const int fd = std::atoi(entry.path().filename().c_str());
+    if (fd > 2) (void)fcntl(fd, F_SETFD, FD_CLOEXEC);
+  }
+  std::vector<char*> argv;
+  argv.reserve(args.size() + 1);
+  for (const std::string& arg : args) argv.push_back(const_cast<char*>(arg.c_str()));
+  argv.push_back(nullptr);
+  execv("/proc/self/exe", argv.data());
+  spdlog::critical("msg=\"cannot start afresh\" error=\"{}\"", std::strerror(errno));
+  std::_Exit(1);
+}
+
+// The answers of a replica that does not lead: where the leader is, its own health and gauges.
+HttpResponse follower_answer(const Replica& replica, const Metrics& metrics,
+                             const HttpRequest& request) {
+  const std::string path = request.target.substr(0, request.target.find('?'));
+  if (path == "/healthz") return json_reply(200, {{"status", "ok"}, {"role", "follower"}});
+  if (path == "/version") return json_reply(200, {{"version", ALLOT_VERSION}});
+  if (path == "/metrics") {
+    return HttpResponse{.status = 200,
+                        .body = metrics.render(),
+                        .content_type = "text/plain; version=0.0.4; charset=utf-8"};
+  }
+  return replica.answer_elsewhere(request);
+}
+
+// One replica of several on one PostgreSQL: it follows until it takes the lease, then leads.
+int run_replica(const DaemonConfig& config, const sigset_t& stop_signals,
+                const std::vector<std::string>& args) {
+  // Migrations run first: the lease lives in a table they make.
+  if (auto migrated = open_configured_store(config); !migrated) {
+    spdlog::critical("msg=\"cannot open the store\" error=\"{}\"", migrated.error().message);
+    return 1;
+  }
+  SystemClock clock;
+  RandomIdSource ids(clock);
+  auto lease =
+      Lease::open(config.postgres_url, ids.new_id("rep"), config.advertise_url, config.lease_ms);
+  if (!lease) {
+    spdlog::critical("msg=\"cannot open the lease\" error=\"{}\"", lease.error().message);
+    return 1;
+  }
+  if (auto ok = check_shared_secrets(config, **lease); !ok) {
+    spdlog::critical("msg=\"cannot join the replicas\" error=\"{}\"", ok.error().message);
+    return 2;
+  }
+  auto cluster_id = (*lease)->shared_setting("cluster_id", ids.new_id("cls"));
+  if (!cluster_id) {
+    spdlog::critical("msg=\"cannot open the lease\" error=\"{}\"", cluster_id.error().message);
+    return 1;
+  }
+  Replica replica(std::move(*lease), *cluster_id);
+  Metrics metrics;
+  metrics.add_to_render([&replica] { return replica.metrics_text(); });
+  std::unique_ptr<Leader> leader;
+  std::atomic<Leader*> leading{nullptr};
+  auto server = HttpServer::bind(
+      config.listen_host, config.listen_port,
+      [&](HttpRequest request, Responder respond) {
+        Leader* serving = replica.serving() ? leading.load() : nullptr;
+        if (request.target == "/readyz" || request.target.starts_with("/readyz?")) {
+          return respond(replica.readiness(serving != nullptr && serving->service().ready()));
+        }
+        if (serving != nullptr)
+          return serving->app().handle(std::move(request), std::move(respond));
+        respond(follower_answer(replica, metrics, request));
+      },
+      http_options(config));
+  if (!server) {
+    spdlog::critical("msg=\"cannot listen\" error=\"{}\"", server.error().message);
+    return 1;
+  }
+  const std::string url = fmt::format("http://{}:{}", config.listen_host, (*server)->port());
+  announce(std::nullopt, url);
+  write_port_file(config, (*server)->port());
+  std::atomic<bool> stopping{false};
+  std::atomic<int> failed{0};
+  std::thread renew;
+  std::thread lead([&] {
+    auto took = replica.wait_to_lead(stopping);
+    if (!took || !*took) {
+      if (!took) {
+        spdlog::critical("msg=\"cannot join the replicas\" error=\"{}\"", took.error().message);
+        failed = 2;
+        (*server)->stop();
+      }
+      return;
+    }
+    // Renewed from now on, while the state loads too: a large state may take longer than a lease.
+    renew = std::thread([&] {
+      if (!replica.keep_leading(stopping)) start_afresh(args);
+    });
+    auto opened =
+        Leader::open(config, metrics, Fence{replica.holder(), replica.epoch()}, ALLOT_VERSION);
+    if (!opened) {
+      spdlog::critical("msg=\"cannot lead\" error=\"{}\"", opened.error().message);
+      stopping = true;
+      renew.join();
+      replica.release();
+      failed = 1;
+      (*server)->stop();
+      return;
+    }
+    leader = std::move(*opened);
+    if (leader->first_key()) announce(leader->first_key(), url);
+    leader->start_timers(url);
+    leading = leader.get();
+    spdlog::info("msg=\"leading\" epoch={} url={}", replica.epoch(), config.advertise_url);
+  });
+  std::thread signals([&] {
+    const int signal = wait_for_stop_signal(stop_signals);
+    spdlog::info("msg=\"stopping\" signal={}", signal);
+    stopping = true;
+    if (Leader* current = leading.load()) current->release_parked();
+    (*server)->stop();
+  });
+  (*server)->run();
+  stopping = true;
+  if (failed != 0) {
+    lead.join();
+    // The signal thread waits for a signal that will not come.
+    spdlog::info("msg=\"stopped\"");
+    std::_Exit(failed);
+  }
+  signals.join();
+  lead.join();
+  if (renew.joinable()) renew.join();
+  leading = nullptr;
+  leader.reset();
+  // Given up only now, so that what was in flight could still commit under it.
+  replica.release();
+  spdlog::info("msg=\"stopped\"");
+  return 0;
+}
+
+int run(const DaemonConfig& config, const sigset_t& stop_signals,
+        const std::vector<std::string>& args) {
+  setup_logging(config.log_level);
+  if (config.advertise_url.empty()) return run_single(config, stop_signals);
+  return run_replica(config, stop_signals, args);
 }
 
 }  // namespace
@@ -282,5 +305,5 @@ int main(int argc, char** argv) {
     std::fprintf(help ? stdout : stderr, "%s\n", config.error().message.c_str());
     return help ? 0 : 2;
   }
-  return allot::run(*config, stop_signals);
+  return allot::run(*config, stop_signals, args);
 }

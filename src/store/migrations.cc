@@ -250,7 +250,19 @@ constexpr std::array<std::string_view, 1> kExec = {
     "ALTER TABLE tenants ADD COLUMN exec_allowed BIGINT NOT NULL DEFAULT 1",
 };
 
-constexpr std::array<Migration, 18> kMigrations = {
+// High availability: the leader's lease (one row, on the database's clock), the replicas seen,
+// settings every replica must agree on, and instances' output, which a new leader must serve.
+constexpr std::array<std::string_view, 5> kReplicas = {
+    "CREATE TABLE leader_lease (id BIGINT PRIMARY KEY, holder TEXT NOT NULL, url TEXT NOT NULL, "
+    "epoch BIGINT NOT NULL, expires_ms BIGINT NOT NULL)",
+    "INSERT INTO leader_lease (id, holder, url, epoch, expires_ms) VALUES (1, '', '', 0, 0)",
+    "CREATE TABLE replicas (url TEXT PRIMARY KEY, holder TEXT NOT NULL, seen_ms BIGINT NOT NULL)",
+    "CREATE TABLE cluster_settings (name TEXT PRIMARY KEY, value TEXT NOT NULL)",
+    "CREATE TABLE instance_logs (instance_id TEXT NOT NULL, start_at BIGINT NOT NULL, "
+    "size BIGINT NOT NULL, data TEXT NOT NULL, PRIMARY KEY (instance_id, start_at))",
+};
+
+constexpr std::array<Migration, 19> kMigrations = {
     Migration{1, "identity: tenants, projects, users, API keys, audit log", kIdentity},
     Migration{2, "cluster: join tokens, nodes, instances", kCluster},
     Migration{3, "rules: quotas, reservations, tenant weights", kRules},
@@ -269,6 +281,8 @@ constexpr std::array<Migration, 18> kMigrations = {
     Migration{16, "image pulls: the operator's pre-pulls of images onto nodes", kImagePulls},
     Migration{17, "volumes: tenants' storage that outlives their instances", kVolumes},
     Migration{18, "exec: whether a tenant's members may exec into its instances", kExec},
+    Migration{19, "replicas: the leader's lease, replicas, shared settings, instance logs",
+              kReplicas},
 };
 
 }  // namespace

@@ -78,7 +78,18 @@ class PostgresDb final : public Db {
 }  // namespace
 
 Result<std::unique_ptr<Db>> open_postgres_db(const std::string& url) {
-  PGconn* conn = PQconnectdb(url.c_str());
+  // Without deadlines a database that went silent (a partition, a host gone) would hold a commit
+  // for as long as TCP retries, minutes. These apply unless the URL sets its own: the URL is
+  // expanded after them, and what comes later wins.
+  const char* const keys[] = {"connect_timeout",
+                              "tcp_user_timeout",
+                              "keepalives_idle",
+                              "keepalives_interval",
+                              "keepalives_count",
+                              "dbname",
+                              nullptr};
+  const char* const values[] = {"10", "10000", "5", "2", "3", url.c_str(), nullptr};
+  PGconn* conn = PQconnectdbParams(keys, values, 1);
   if (PQstatus(conn) != CONNECTION_OK) {
     std::string message = PQerrorMessage(conn);
     PQfinish(conn);

@@ -1,11 +1,14 @@
 // The Store, written once over Db for both backends.
 #include <fmt/format.h>
 
+#include "common/base64.h"
 #include "common/clock.h"
+#include "common/limits.h"
 #include "store/budget_store.h"
 #include "store/codecs/codecs.h"
 #include "store/codecs/columns.h"
 #include "store/db.h"
+#include "store/lease.h"
 #include "store/ledger_journal.h"
 #include "store/migrations.h"
 #include "store/store.h"
@@ -18,6 +21,15 @@ constexpr auto kAuditColumns = ALLOT_COLUMNS(AuditEntry, seq, at_ms, tenant_id, 
                                              method, path, target_id, status, error_code);
 constexpr ColumnCodec<AuditEntry> kAudit{
     .table = "audit_log", .columns = kAuditColumns, .conflict = ""};
+
+Status write_log_piece(Db& db, const LogPiece& piece) {
+  const DbValue p[] = {piece.instance_id, piece.offset, static_cast<int64_t>(piece.data.size()),
+                       base64_encode(piece.data)};
+  return db.exec(
+      "INSERT INTO instance_logs (instance_id, start_at, size, data) VALUES ($1, $2, $3, $4) "
+      "ON CONFLICT (instance_id, start_at) DO NOTHING",
+      p);
+}
 
 Status write_any(Db& db, const Row& row) {
   return std::visit([&db](const auto& object) { return write_row(db, object); }, row);
@@ -73,13 +85,16 @@ class SqlStore final : public Store {
   }
 
   Status commit(const Batch& batch) override {
-    if (batch.rows.empty() && batch.audit.empty()) return {};
-    return in_transaction(*db_, [&]() -> Status {
+    if (batch.rows.empty() && batch.audit.empty() && batch.logs.empty()) return {};
+    return write_transaction([&]() -> Status {
       for (const Row& row : batch.rows) {
         if (auto ok = write_any(*db_, row); !ok) return ok;
       }
       for (const AuditEntry& entry : batch.audit) {
         if (auto ok = write_columns(*db_, kAudit, entry); !ok) return ok;
+      }
+      for (const LogPiece& piece : batch.logs) {
+        if (auto ok = write_log_piece(*db_, piece); !ok) return ok;
       }
       return {};
     });
@@ -133,24 +148,70 @@ class SqlStore final : public Store {
   }
 
   Status record_delivery_attempt(const DeliveryAttempt& attempt) override {
-    return in_transaction(*db_, [&] { return write_delivery_attempt(*db_, attempt); });
+    return write_transaction([&] { return write_delivery_attempt(*db_, attempt); });
   }
 
   Status put_ledger_accounts(std::span<const ledger::Account> accounts) override {
-    return in_transaction(*db_, [&] { return write_ledger_accounts(*db_, accounts); });
+    return write_transaction([&] { return write_ledger_accounts(*db_, accounts); });
   }
 
   Status append_transfers(std::span<const ledger::Transfer> transfers, int64_t first_seq) override {
     if (transfers.empty()) return {};
-    return in_transaction(*db_, [&] { return write_transfers(*db_, transfers, first_seq); });
+    return write_transaction([&] { return write_transfers(*db_, transfers, first_seq); });
   }
 
   Result<ledger::Ledger> load_ledger() override { return read_ledger(*db_); }
+
+  Result<int64_t> log_size(const std::string& instance_id) override {
+    const DbValue p[] = {instance_id};
+    auto rows = db_->query(
+        "SELECT start_at + size FROM instance_logs WHERE instance_id = $1 "
+        "ORDER BY start_at DESC LIMIT 1",
+        p);
+    if (!rows) return std::unexpected(rows.error());
+    return rows->empty() ? 0 : db_int(rows->front().at(0));
+  }
+
+  Result<std::vector<LogPiece>> read_log(const std::string& instance_id, int64_t from,
+                                         int64_t to) override {
+    // No piece is longer than a chunk, so one that reaches `from` starts less than a chunk
+    // before it: the lower bound keeps the walk of the index short.
+    const DbValue p[] = {instance_id, from, to,
+                         from - static_cast<int64_t>(limits::kMaxLogChunkBytes)};
+    auto rows = db_->query(
+        "SELECT start_at, data FROM instance_logs WHERE instance_id = $1 AND start_at >= $4 "
+        "AND start_at < $3 AND start_at + size > $2 ORDER BY start_at",
+        p);
+    if (!rows) return std::unexpected(rows.error());
+    std::vector<LogPiece> out;
+    out.reserve(rows->size());
+    for (const DbRow& r : *rows) {
+      auto data = base64_decode(db_text(r.at(1)));
+      if (!data) return fail(ErrorCode::kInternal, "a stored log piece is not base64");
+      out.push_back(LogPiece{
+          .instance_id = instance_id, .offset = db_int(r.at(0)), .data = std::move(*data)});
+    }
+    return out;
+  }
+
+  void set_fence(std::optional<Fence> fence) override { fence_ = std::move(fence); }
 
   int schema_version() const override { return version_; }
   std::string_view backend() const override { return db_->backend(); }
 
  private:
+  // A transaction that writes: fenced by the lease, when there is one, before `body` runs.
+  template <typename Body>
+  Status write_transaction(Body&& body) {
+    return in_transaction(*db_, [&]() -> Status {
+      if (fence_) {
+        if (auto ok = check_fence(*db_, *fence_); !ok) return ok;
+      }
+      return body();
+    });
+  }
+
+  std::optional<Fence> fence_;
   std::unique_ptr<Db> db_;
   int version_ = 0;
 };

@@ -73,10 +73,29 @@ struct DeliveryAttempt {
   DeliveryStatus next;
 };
 
+// A piece of an instance's output, as its node shipped it: `data` starts at byte `offset`.
+struct LogPiece {
+  std::string instance_id;
+  int64_t offset = 0;
+  std::string data;
+
+  bool operator==(const LogPiece&) const = default;
+};
+
 // Everything one group commit writes.
 struct Batch {
   std::vector<Row> rows;
   std::vector<AuditEntry> audit;
+  std::vector<LogPiece> logs;
+};
+
+// The lease a leading replica holds (store/lease.h). While a store has one, each of its write
+// transactions first checks, in the same transaction and under a row lock that a takeover must
+// wait for, that the lease row still names this holder at this epoch and has not expired on the
+// database's clock. A write that finds otherwise fails with kNotLeader and writes nothing.
+struct Fence {
+  std::string holder;
+  int64_t epoch = 0;
 };
 
 class Store {
@@ -112,6 +131,15 @@ class Store {
   [[nodiscard]] virtual Status append_transfers(std::span<const ledger::Transfer> transfers,
                                                 int64_t first_seq) = 0;
   [[nodiscard]] virtual Result<ledger::Ledger> load_ledger() = 0;
+
+  // Instances' output. The size is where the next byte goes (0 when nothing is held); a read
+  // returns the pieces that hold any byte of [from, to), in order.
+  [[nodiscard]] virtual Result<int64_t> log_size(const std::string& instance_id) = 0;
+  [[nodiscard]] virtual Result<std::vector<LogPiece>> read_log(const std::string& instance_id,
+                                                               int64_t from, int64_t to) = 0;
+
+  // Fences every later write with the lease (PostgreSQL only); nullopt lifts it.
+  virtual void set_fence(std::optional<Fence> fence) = 0;
 
   // The schema version after migrations ran.
   virtual int schema_version() const = 0;

@@ -84,12 +84,12 @@ AuditEntry audit(int64_t seq, std::string tenant) {
 }
 
 TEST_P(StoreTest, MigrationsRunOnceAndReachTheLatestVersion) {
-  EXPECT_EQ(store_->schema_version(), 18);
+  EXPECT_EQ(store_->schema_version(), 19);
   EXPECT_EQ(store_->backend(), GetParam());
   store_.reset();
   auto again = open();
   ASSERT_NE(again, nullptr);
-  EXPECT_EQ(again->schema_version(), 18);
+  EXPECT_EQ(again->schema_version(), 19);
 }
 
 TEST_P(StoreTest, WhatIsCommittedLoadsBackAfterReopening) {

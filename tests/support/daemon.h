@@ -26,6 +26,8 @@ class Daemon {
 
   // Flags added to every start, e.g. {"--heartbeat-timeout-ms", "2000"}.
   void set_extra_args(std::vector<std::string> args) { extra_args_ = std::move(args); }
+  // The port to listen on ("0", the default: any free one).
+  void set_listen_port(std::string port) { listen_port_ = std::move(port); }
   // allotd's process_runtime_tenants; "all" unless a test says otherwise (empty: the default).
   void set_process_runtime_tenants(std::string who) { process_runtime_tenants_ = std::move(who); }
 

@@ -189,7 +189,8 @@ Status store_logs(Call& call, const json& chunks) {
       return fail(ErrorCode::kLimitExceeded, "a log chunk is over 64 KiB");
     }
     // A gap (a lost earlier chunk) is not fatal: the answer's log_offsets make the agent resend.
-    (void)call.logs.append(id, chunk["offset"].get<int64_t>(), data);
+    auto piece = call.logs.accept(id, chunk["offset"].get<int64_t>(), data);
+    if (piece && *piece) call.ctx.add_log(std::move(**piece));
   }
   return {};
 }
@@ -333,7 +334,8 @@ json work_for(const Call& call, const Node& node, const NodeHeartbeat& beat) {
   json forget = json::array();
   json offsets = json::object();
   for (const WorkloadReport& report : beat.workloads) {
-    offsets[report.instance_id] = call.logs.size(report.instance_id);
+    // Unknown (the store failed): from 0, and the bytes held are dropped when they come again.
+    offsets[report.instance_id] = call.logs.size(report.instance_id).value_or(0);
     const bool active = report.state == WorkloadReportState::kRunning ||
                         report.state == WorkloadReportState::kStarting;
     if (!active) {

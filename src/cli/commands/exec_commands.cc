@@ -145,7 +145,10 @@ asio::awaitable<void> converse(asio::io_context& io, net::Endpoint server, std::
 
 int run_session(Session& session, const std::string& id, const std::vector<std::string>& argv,
                 bool tty) {
-  auto server = net::parse_base_url(session.settings().server);
+  int unreached = kOk;
+  const auto url = session.server_url(unreached);
+  if (!url) return unreached;
+  auto server = net::parse_base_url(*url);
   if (!server) {
     std::cerr << "error: " << server.error().message << "\n";
     return kUsage;

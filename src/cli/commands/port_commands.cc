@@ -106,7 +106,10 @@ int port_forward(Session& session, const std::string& id, const std::string& spe
   int local = 0;
   int remote = 0;
   if (!read_forward(spec, local, remote)) return kUsage;
-  auto server = net::parse_base_url(session.settings().server);
+  int unreached = kOk;
+  const auto url = session.server_url(unreached);
+  if (!url) return unreached;
+  auto server = net::parse_base_url(*url);
   if (!server) {
     std::cerr << "error: " << server.error().message << "\n";
     return kUsage;
