@@ -42,6 +42,7 @@ api() {  # method path body
     -d "$3" "http://127.0.0.1:${ports[$leader]}$2"
 }
 now_ms() { date +%s%3N; }
+jfield() { python3 -c "import json, sys; print(json.load(sys.stdin)['$1'])"; }
 # Kills the leader, sets `took` to the milliseconds until the other accepts a write, starts the
 # killed one again and waits until it follows.
 kill_leader() {
@@ -82,9 +83,9 @@ echo "{\"bench\": \"takeover\", \"kills\": $count, \"lease_ms\": 10000, \"p50_ms
   "\"all_ms\": [$(IFS=,; echo "${times[*]}")]}"
 
 # A large state: nodes from a simulated fleet, then queued instances.
-token=$(api POST /v1/join-tokens '{"name": "fleet"}' | field token)
-tenant=$(api POST /v1/tenants '{"name": "fleet"}' | field id)
-project=$(api POST /v1/projects "{\"name\": \"fleet\", \"tenant_id\": \"$tenant\"}" | field id)
+token=$(api POST /v1/join-tokens '{"name": "fleet"}' | jfield token)
+tenant=$(api POST /v1/tenants '{"name": "fleet"}' | jfield id)
+project=$(api POST /v1/projects "{\"name\": \"fleet\", \"tenant_id\": \"$tenant\"}" | jfield id)
 api PUT /v1/prices '{"gpu_model": "H100-80GB", "region": "default", "price_class": "on-demand", "gpu_hour": "2.5"}' >/dev/null
 $bin/bench/fleet --url "http://127.0.0.1:${ports[$leader]}" --key "$key" --join-token "$token" \
   --project "$project" --pid "${pids[$leader]}" --nodes "${NODES:-1000}" --seconds 5 \

@@ -334,7 +334,7 @@ TEST_F(HaTest, AKilledLeaderLosesNothingAndAStoppedOneCommitsNothing) {
     // 2 GPUs at 1,000 micro-units a GPU-second, charged by whole seconds, so give or take the
     // seconds at either end; a gap over the takeover (over 10 s) or its time charged twice would
     // be 20,000 or more off.
-    const int64_t expected = 2 * 1'000 * (billed_ms / 1'000);
+    const int64_t expected = int64_t{2'000} * (billed_ms / 1'000);
     EXPECT_LE(std::abs(shown.value("billed_micros", int64_t{0}) - expected), 4'000) << shown.dump();
   }
   EXPECT_EQ(state_of(long_ones[0]).value("node_id", ""), node_before);
