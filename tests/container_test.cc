@@ -19,6 +19,7 @@
 
 #include <fmt/format.h>
 
+#include "common/limits.h"
 #include "support/cluster.h"
 
 namespace allot::testing {
@@ -520,7 +521,8 @@ TEST_F(ContainerTest, AGangsMembersReachEachOtherAcrossNodesAndNoOtherTenantReac
   ASSERT_EQ(gang["members"].size(), 2u) << gang.dump();
   const std::string leader = gang["members"][0];
   const std::string follower = gang["members"][1];
-  ASSERT_TRUE(instance_reaches(leader, "running")) << instance(leader).dump();
+  ASSERT_TRUE(instance_reaches(leader, "running"))
+      << instance(leader).dump() << instance(follower).dump();
   EXPECT_NE(instance(leader)["node_id"], instance(follower)["node_id"]);
 
   ASSERT_TRUE(instance_reaches(follower, "succeeded"))
@@ -530,18 +532,19 @@ TEST_F(ContainerTest, AGangsMembersReachEachOtherAcrossNodesAndNoOtherTenantReac
       << logs(leader);
   // The leader's ports are published on its node, and the address is the node's.
   const std::string published = podman({"port", "allot-" + leader}).out;
-  EXPECT_NE(published.find("40000/tcp"), std::string::npos) << published;
+  EXPECT_NE(published.find(fmt::format("{}/tcp", limits::kGangPortFirst)), std::string::npos)
+      << published;
 
   // Another tenant's container, on either node, cannot reach them.
   const Tenant b = make_tenant("bravo-gang");
   for (int i = 0; i < 2; ++i) {
-    const std::string probe = launch_as(
-        b, {{"gpus", 1},
-            {"image", kImage},
-            {"command",
-             {"sh", "-c",
-              fmt::format("echo intruder | nc -w 3 {} 40000 && echo reached || echo refused",
-                          address_)}}});
+    const std::string probe =
+        launch_as(b, {{"gpus", 1},
+                      {"image", kImage},
+                      {"command",
+                       {"sh", "-c",
+                        fmt::format("echo intruder | nc -w 3 {} {} && echo reached || echo refused",
+                                    address_, limits::kGangPortFirst)}}});
     auto state = [&] {
       return json::parse(daemon_.request("GET", "/v1/instances/" + probe, "", b.key).body);
     };

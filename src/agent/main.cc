@@ -15,6 +15,7 @@
 #include "agent/agent.h"
 #include "agent/runtime/cdi.h"
 #include "agent/runtime/container_runtime.h"
+#include "agent/runtime/tenant_network.h"
 #include "common/signals.h"
 
 namespace {
@@ -44,6 +45,10 @@ allot::Result<std::unique_ptr<allot::agent::Runtime>> open_runtime(
                        podman.error().message +
                            "\n(install podman and runc, or run a trusted single-tenant node with "
                            "--runtime process)");
+  }
+  if (const std::string clash = gang_port_clash("/proc/sys/net/ipv4/ip_local_port_range");
+      !clash.empty()) {
+    spdlog::warn("msg=\"gang ports at risk\" why=\"{}\"", clash);
   }
   // One agent's containers, spec and simulated devices, apart from another agent's on the host.
   flags.container.owner =

@@ -145,9 +145,12 @@ inline constexpr int64_t kMaxVolumeGb = 1'000'000;
 inline constexpr size_t kMaxRegistryCredentials = 64;
 // The ports a gang member's container publishes on its node, for its peers on other nodes: each
 // member gets kGangPortsPerMember of them from kGangPortFirst on, kGangPortSlots members a node.
-inline constexpr int kGangPortFirst = 40'000;
+// 28000-29023 lies below Linux's ephemeral ports (32768-60999 by default), where any outgoing
+// connection on the node could hold one, and below Kubernetes' node ports (30000-32767).
+inline constexpr int kGangPortFirst = 28'000;
 inline constexpr int kGangPortsPerMember = 16;
 inline constexpr int kGangPortSlots = 64;
+inline constexpr int kGangPortLast = kGangPortFirst + kGangPortSlots * kGangPortsPerMember - 1;
 // Pre-pulls not yet finished on every node they were asked of.
 inline constexpr size_t kMaxOpenImagePulls = 100;
 // Images a node's report may list; a node holding more reports its newest.

@@ -4,10 +4,14 @@
 #include <filesystem>
 #include <fstream>
 
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 
 #include "agent/runtime/cdi.h"
 #include "agent/runtime/container_runtime.h"
+#include "agent/runtime/tenant_network.h"
+#include "common/limits.h"
 
 namespace allot::agent {
 namespace {
@@ -100,6 +104,25 @@ TEST(CdiSpecTest, TheNvidiaSpecIsReadFromItsYamlOrJsonAndNotFromAMention) {
   ASSERT_FALSE(missing);
   EXPECT_NE(missing.error().message.find("GPU-ffff"), std::string::npos);
   std::filesystem::remove_all(dir);
+}
+
+TEST(ContainerArgsTest, AnAgentSaysWhenTheHostsEphemeralPortsOverlapTheGangPorts) {
+  const auto file =
+      std::filesystem::temp_directory_path() / ("allot-port-range-" + std::to_string(::getpid()));
+  auto clash_with = [&](const std::string& range) {
+    std::ofstream(file) << range;
+    return gang_port_clash(file.string());
+  };
+  EXPECT_EQ(clash_with("32768\t60999\n"), "");  // Linux's default: apart.
+  EXPECT_EQ(clash_with("1024 27999\n"), "");
+  const std::string clash = clash_with("20000\t60999\n");
+  EXPECT_NE(clash.find("20000-60999"), std::string::npos) << clash;
+  EXPECT_NE(clash.find(std::to_string(limits::kGangPortFirst)), std::string::npos) << clash;
+  EXPECT_NE(clash.find("ip_local_reserved_ports"), std::string::npos) << clash;
+  EXPECT_NE(clash_with("29000 29001"), "");
+  EXPECT_EQ(clash_with("garbage"), "");
+  std::filesystem::remove(file);
+  EXPECT_EQ(gang_port_clash(file.string()), "");  // Unreadable: nothing to say.
 }
 
 }  // namespace

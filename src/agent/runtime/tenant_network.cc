@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <chrono>
+#include <fstream>
 #include <sstream>
 #include <vector>
 
@@ -39,9 +40,7 @@ std::string network_name(const std::string& owner, const std::string& tenant_id)
 
 // Every gang port of a node, FIRST:LAST.
 std::string gang_port_range() {
-  return fmt::format(
-      "{}:{}", limits::kGangPortFirst,
-      limits::kGangPortFirst + limits::kGangPortSlots * limits::kGangPortsPerMember - 1);
+  return fmt::format("{}:{}", limits::kGangPortFirst, limits::kGangPortLast);
 }
 
 // Marks the rules open_peers makes for an instance of one agent (several may share a host).
@@ -60,6 +59,20 @@ Result<CommandOutput> checked(const std::vector<std::string>& argv) {
 }
 
 }  // namespace
+
+std::string gang_port_clash(const std::string& range_file) {
+  std::ifstream in(range_file);
+  int low = 0;
+  int high = 0;
+  if (!(in >> low >> high) || high < limits::kGangPortFirst || low > limits::kGangPortLast) {
+    return {};
+  }
+  return fmt::format(
+      "the ephemeral ports {}-{} ({}) overlap the gang ports {}-{}: a gang member whose ports an "
+      "outgoing connection holds fails to start; set net.ipv4.ip_local_port_range apart, or "
+      "list the gang ports in net.ipv4.ip_local_reserved_ports",
+      low, high, range_file, limits::kGangPortFirst, limits::kGangPortLast);
+}
 
 Result<std::string> TenantNetworks::ensure(const std::string& tenant_id) {
   std::string name = network_name(options_.owner, tenant_id);

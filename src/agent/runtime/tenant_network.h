@@ -15,6 +15,12 @@
 
 namespace allot::agent {
 
+// Why gang members could fail to start on this host: the ephemeral ports its kernel hands to
+// outgoing connections (`range_file`, normally /proc/sys/net/ipv4/ip_local_port_range) overlap
+// the gang ports, so one of them may be held when a member publishes its block. Empty when they
+// are apart or the file cannot be read.
+std::string gang_port_clash(const std::string& range_file);
+
 class TenantNetworks {
  public:
   explicit TenantNetworks(const ContainerOptions& options) : options_(options) {}

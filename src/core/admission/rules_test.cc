@@ -219,13 +219,13 @@ TEST_F(RulesTest, AGangStartsOnAllItsNodesAtOnceOrNotAtAll) {
   EXPECT_EQ(nodes, (std::set<std::string>{kNode1, kNode2, kNode3}));
   EXPECT_EQ(leader.spec.env.at("ALLOT_GANG_LEADER"), core.state().node(leader.node_id)->name);
   // Each member publishes its first block of ports on its node; the others are told where.
-  EXPECT_EQ(leader.gang_port, 40'000);
-  EXPECT_EQ(leader.spec.env.at("MASTER_PORT"), "40000");
+  EXPECT_EQ(leader.gang_port, 28'000);
+  EXPECT_EQ(leader.spec.env.at("MASTER_PORT"), "28000");
   EXPECT_EQ(leader.spec.env.at("MASTER_ADDR"), core.state().node(leader.node_id)->name);
-  EXPECT_EQ(leader.spec.env.at("ALLOT_GANG_PORTS"), "40000-40015");
+  EXPECT_EQ(leader.spec.env.at("ALLOT_GANG_PORTS"), "28000-28015");
   const std::string& addrs = leader.spec.env.at("ALLOT_GANG_ADDRS");
   EXPECT_EQ(std::count(addrs.begin(), addrs.end(), ','), 2) << addrs;
-  EXPECT_TRUE(addrs.starts_with(core.state().node(leader.node_id)->name + ":40000")) << addrs;
+  EXPECT_TRUE(addrs.starts_with(core.state().node(leader.node_id)->name + ":28000")) << addrs;
 }
 
 TEST_F(RulesTest, GangMembersSharingANodePublishApartPorts) {
@@ -245,7 +245,7 @@ TEST_F(RulesTest, GangMembersSharingANodePublishApartPorts) {
   for (const auto& [node, held] : ports) {
     if (held.size() < 2) continue;
     ++shared;
-    EXPECT_EQ(held, (std::set<int>{40'000, 40'016})) << node;
+    EXPECT_EQ(held, (std::set<int>{28'000, 28'016})) << node;
   }
   EXPECT_GE(shared, 1);
 }
