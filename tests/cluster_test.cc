@@ -7,6 +7,8 @@
 #include <set>
 #include <thread>
 
+#include <fmt/format.h>
+
 #include "support/cluster.h"
 
 namespace allot::testing {
@@ -328,6 +330,78 @@ TEST_F(ClusterTest, TheCliLaunchesFollowsAndStopsWork) {
 
 // An agent restart on a loaded machine (the CI's two cores running two suites) can take longer
 // than the fixture's 2 s deadline; the restart this checks is one within the deadline.
+TEST_F(ClusterTest, ALaunchWithAnIdempotencyKeyHappensOnceThroughRetriesAndRestarts) {
+  auto client = HttpClient::connect_to(daemon_.url());
+  ASSERT_TRUE(client);
+  auto send = [&](const std::string& body, const std::string& key) {
+    auto answer = (*client)->exchange(ClientRequest{.method = "POST",
+                                                    .target = "/v1/instances",
+                                                    .body = body,
+                                                    .authorization = "Bearer " + member_key_,
+                                                    .idempotency_key = key});
+    EXPECT_TRUE(answer) << answer.error().message;
+    return answer ? *answer : ClientResponse{};
+  };
+  auto count = [&] {
+    return call("GET", "/v1/instances?project_id=" + project_id_, nullptr, 200)["items"].size();
+  };
+  const json body{{"project_id", project_id_}, {"gpus", 2}, {"command", {"sleep", "600"}}};
+  const ClientResponse first = send(body.dump(), "train-1");
+  ASSERT_EQ(first.status, 201) << first.body;
+  const std::string id = json::parse(first.body).value("id", "");
+  // The same launch again, even written with its fields in another order and spacing, is the
+  // first one's answer: nothing new runs.
+  const std::string reordered = fmt::format(
+      R"({{ "command": ["sleep","600"],  "gpus": 2, "project_id": "{}" }})", project_id_);
+  for (const std::string& again : {body.dump(), reordered}) {
+    const ClientResponse replayed = send(again, "train-1");
+    EXPECT_EQ(replayed.status, 200) << replayed.body;
+    EXPECT_EQ(json::parse(replayed.body).value("id", ""), id);
+  }
+  EXPECT_EQ(count(), 1u);
+  // Another launch under a used key is refused and says which launch holds the key.
+  json other = body;
+  other["gpus"] = 1;
+  const ClientResponse refused = send(other.dump(), "train-1");
+  EXPECT_EQ(refused.status, 409) << refused.body;
+  EXPECT_NE(refused.body.find(id), std::string::npos) << refused.body;
+  for (const std::string& bad :
+       {std::string("has space"), std::string(65, 'k'), std::string("a/b")}) {
+    const ClientResponse malformed = send(body.dump(), bad);
+    EXPECT_EQ(malformed.status, 400) << malformed.body;
+    EXPECT_NE(malformed.body.find("Idempotency-Key"), std::string::npos) << malformed.body;
+  }
+  EXPECT_EQ(count(), 1u);
+  // A gang's replay names the same members.
+  json gang = body;
+  gang["nodes"] = 2;
+  const ClientResponse made = send(gang.dump(), "gang-1");
+  ASSERT_EQ(made.status, 201) << made.body;
+  EXPECT_EQ(json::parse(send(gang.dump(), "gang-1").body)["members"],
+            json::parse(made.body)["members"]);
+  EXPECT_EQ(count(), 3u);
+
+  // Keys are durable: after a restart the same launches are still the same.
+  ASSERT_EQ(daemon_.stop(), 0);
+  ASSERT_TRUE(daemon_.start_on_same_port());
+  const ClientResponse after = send(body.dump(), "train-1");
+  EXPECT_EQ(after.status, 200) << after.body;
+  EXPECT_EQ(json::parse(after.body).value("id", ""), id);
+  // The CLI sends a key of its own each run, or the one it is given.
+  auto allot_run = [&] {
+    return run_program(
+        bin_dir() + "/src/cli/allot",
+        {"-o", "json", "run", "--gpus", "1", "--idempotency-key", "cli-1", "--", "sleep", "600"},
+        {"ALLOT_SERVER=" + daemon_.url(), "ALLOT_KEY=" + member_key_, "HOME=/nonexistent"});
+  };
+  const RunResult cli_first = allot_run();
+  const RunResult cli_again = allot_run();
+  ASSERT_EQ(cli_first.exit_code, 0) << cli_first.err;
+  ASSERT_EQ(cli_again.exit_code, 0) << cli_again.err;
+  EXPECT_EQ(json::parse(cli_first.out).value("id", ""), json::parse(cli_again.out).value("id", ""));
+  EXPECT_EQ(count(), 4u);
+}
+
 class AgentRestartTest : public ClusterTest {
  protected:
   AgentRestartTest() { heartbeat_timeout_ms_ = 8'000; }

@@ -18,7 +18,8 @@ struct HttpRequest {
   std::string authorization;
   std::string cookie;  // The Cookie header, for the links of published ports (api/port_access.h).
   std::string body;
-  std::string remote;  // The peer's address, for logs.
+  std::string remote;           // The peer's address, for logs.
+  std::string idempotency_key;  // The Idempotency-Key header (POST /v1/instances reads it).
 };
 
 struct HttpResponse {
@@ -27,6 +28,9 @@ struct HttpResponse {
   std::string content_type = "application/json";
   std::string cache_control;  // Left out when empty.
   std::string location;       // For redirects; left out when empty.
+  // An answer to a request whose Idempotency-Key an earlier one used: it repeats what that one
+  // made (Idempotent-Replayed: true).
+  bool replayed = false;
   // The caller proved a credential (a user's key, a node's credential or a join token): the
   // server then keeps its connection out of those it closes to make room under load.
   bool authenticated = false;

@@ -271,6 +271,7 @@ class BeastServer final : public HttpServer {
       out.set(http::field::cache_control, response.cache_control);
     }
     if (!response.location.empty()) out.set(http::field::location, response.location);
+    if (response.replayed) out.set("Idempotent-Replayed", "true");
     out.keep_alive(keep_alive);
     out.body() = std::move(response.body);
     out.prepare_payload();
@@ -400,7 +401,8 @@ class BeastServer final : public HttpServer {
           .authorization = std::string(message[http::field::authorization]),
           .cookie = wants_cookie ? std::string(message[http::field::cookie]) : std::string(),
           .body = std::move(message.body()),
-          .remote = self.address};
+          .remote = self.address,
+          .idempotency_key = std::string(message["Idempotency-Key"])};
       const unsigned version = message.version();
       const bool keep_alive = message.keep_alive();
       HttpResponse response = co_await call_handler(std::move(request));

@@ -86,7 +86,8 @@ std::optional<std::string> Session::server_url(int& code) {
 }
 
 std::optional<ClientResponse> Session::send(const std::string& method, const std::string& target,
-                                            const std::string& body, int& code) {
+                                            const std::string& body, int& code,
+                                            const std::string& idempotency_key) {
   if (!client_) {
     auto client = HttpClient::connect_to(settings_.server);
     if (!client) {
@@ -96,7 +97,12 @@ std::optional<ClientResponse> Session::send(const std::string& method, const std
     }
     client_ = std::move(*client);
   }
-  auto response = client_->send(method, target, body, settings_.key);
+  auto response = client_->exchange(
+      ClientRequest{.method = method,
+                    .target = target,
+                    .body = body,
+                    .authorization = settings_.key.empty() ? "" : "Bearer " + settings_.key,
+                    .idempotency_key = idempotency_key});
   if (!response) {
     std::cerr << "error: " << response.error().message << "\n";
     code = kUnreachable;
@@ -106,9 +112,10 @@ std::optional<ClientResponse> Session::send(const std::string& method, const std
 }
 
 int Session::request(const std::string& method, const std::string& target,
-                     const nlohmann::json& body, nlohmann::json& answer, bool report) {
+                     const nlohmann::json& body, nlohmann::json& answer, bool report,
+                     const std::string& idempotency_key) {
   int code = kOk;
-  auto response = send(method, target, body.is_null() ? "" : body.dump(), code);
+  auto response = send(method, target, body.is_null() ? "" : body.dump(), code, idempotency_key);
   if (!response) return code;
   answer = nlohmann::json::parse(response->body, nullptr, false);
   code = exit_code_for(response->status);
@@ -128,8 +135,9 @@ int Session::call(const std::string& method, const std::string& target, const nl
 }
 
 int Session::try_call(const std::string& method, const std::string& target,
-                      const nlohmann::json& body, nlohmann::json& answer) {
-  return request(method, target, body, answer, false);
+                      const nlohmann::json& body, nlohmann::json& answer,
+                      const std::string& idempotency_key) {
+  return request(method, target, body, answer, false, idempotency_key);
 }
 
 void Session::report(const nlohmann::json& answer) const { report_failure(0, answer, settings_); }

@@ -47,8 +47,10 @@ class Session {
            nlohmann::json& answer);
 
   // As call(), but a refusal (an HTTP error) is left to the caller to report: with report().
+  // With `idempotency_key`, the request goes with that Idempotency-Key and may be sent again when
+  // its answer is lost (a failover).
   int try_call(const std::string& method, const std::string& target, const nlohmann::json& body,
-               nlohmann::json& answer);
+               nlohmann::json& answer, const std::string& idempotency_key = "");
   // Prints a refusal's code and message from the answer of a failed try_call().
   void report(const nlohmann::json& answer) const;
 
@@ -78,13 +80,14 @@ class Session {
  private:
   // Sends one request; on failure prints why and sets `code`.
   std::optional<ClientResponse> send(const std::string& method, const std::string& target,
-                                     const std::string& body, int& code);
+                                     const std::string& body, int& code,
+                                     const std::string& idempotency_key = "");
   // Every page of `target`, each page's items passed to `take`; `report` as call() (true) or
   // try_call() (false).
   int each_page(const std::string& target, int limit, bool report,
                 const std::function<void(nlohmann::json&)>& take);
   int request(const std::string& method, const std::string& target, const nlohmann::json& body,
-              nlohmann::json& answer, bool report);
+              nlohmann::json& answer, bool report, const std::string& idempotency_key = "");
 
   Settings settings_;
   std::unique_ptr<HttpClient> client_;

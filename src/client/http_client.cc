@@ -58,9 +58,7 @@ class BeastClient final : public HttpClient {
   BeastClient(Server server, std::chrono::milliseconds timeout)
       : host_(std::move(server.host)), port_(std::move(server.port)), timeout_(timeout) {}
 
-  Result<ClientResponse> send_raw(const std::string& method, const std::string& target,
-                                  const std::string& body,
-                                  const std::string& authorization) override {
+  Result<ClientResponse> exchange(const ClientRequest& sent) override {
     // A kept-alive connection may have been closed by the server since the last call: one retry
     // on a fresh connection covers that. Only requests that never reached the server are retried.
     for (int attempt = 0; attempt < 2; ++attempt) {
@@ -70,13 +68,16 @@ class BeastClient final : public HttpClient {
       if (!stream_) connect(ec);
       if (ec) return unreachable(ec);
       reached_ = true;
-      http::request<http::string_body> request{http::string_to_verb(method), target, 11};
-      if (request.method() == http::verb::unknown) request.method_string(method);
+      http::request<http::string_body> request{http::string_to_verb(sent.method), sent.target, 11};
+      if (request.method() == http::verb::unknown) request.method_string(sent.method);
       request.set(http::field::host, host_);
       request.set(http::field::user_agent, "allot");
-      if (!authorization.empty()) request.set(http::field::authorization, authorization);
-      if (!body.empty()) request.set(http::field::content_type, "application/json");
-      request.body() = body;
+      if (!sent.authorization.empty()) {
+        request.set(http::field::authorization, sent.authorization);
+      }
+      if (!sent.idempotency_key.empty()) request.set("Idempotency-Key", sent.idempotency_key);
+      if (!sent.body.empty()) request.set(http::field::content_type, "application/json");
+      request.body() = sent.body;
       request.prepare_payload();
       // Blocking calls made of asynchronous ones, so that the stream's timer bounds them: a
       // server that stops answering (or a connection that died unseen) ends in a timeout.
@@ -167,16 +168,14 @@ class ReplicasClient final : public HttpClient {
     }
   }
 
-  Result<ClientResponse> send_raw(const std::string& method, const std::string& target,
-                                  const std::string& body,
-                                  const std::string& authorization) override {
+  Result<ClientResponse> exchange(const ClientRequest& sent) override {
     const auto deadline = std::chrono::steady_clock::now() + failover_wait_;
     auto backoff = std::chrono::milliseconds(100);
     size_t failed_in_turn = 0;
     int redirects = 0;
     for (;;) {
       BeastClient& client = *clients_[current()];
-      auto response = client.send_raw(method, target, body, authorization);
+      auto response = client.exchange(sent);
       if (response && response->status == 307 && redirects < kMaxRedirects) {
         if (auto leader = parse_server(base_of(response->location)); leader) {
           use(std::move(*leader));
@@ -185,8 +184,10 @@ class ReplicasClient final : public HttpClient {
         }
       }
       // Only answers that say nothing was done, and requests that never reached a server (or
-      // reads), go again.
-      const bool again = response ? response->status == 503 : !client.reached() || method == "GET";
+      // reads, or writes the server applies once by their key), go again.
+      const bool again =
+          response ? response->status == 503
+                   : !client.reached() || sent.method == "GET" || !sent.idempotency_key.empty();
       if (!again || std::chrono::steady_clock::now() >= deadline) return response;
       if (++failed_in_turn >= clients_.size()) {
         failed_in_turn = 0;

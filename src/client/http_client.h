@@ -3,7 +3,8 @@
 // controller, "http://a:8080,http://b:8080"), it uses the one that leads: it follows a follower's
 // 307 to the leader, and while no replica answers, or one answers 503 (nothing was changed), it
 // tries the others with backoff for up to a failover's length. A request that reached a server
-// whose answer then never came is not sent again unless it is a GET: it may have been applied.
+// whose answer then never came is not sent again unless it is a GET or carries an idempotency key:
+// it may have been applied.
 #pragma once
 
 #include <chrono>
@@ -18,6 +19,16 @@ struct ClientResponse {
   int status = 0;
   std::string body;
   std::string location;  // The Location header of a redirect.
+};
+
+struct ClientRequest {
+  std::string method;
+  std::string target;
+  std::string body;
+  std::string authorization;  // The whole header value ("Bearer KEY"); none when empty.
+  // Sent as Idempotency-Key: the server applies the request once however often it comes, so it
+  // may be sent again after an answer was lost.
+  std::string idempotency_key;
 };
 
 class HttpClient {
@@ -38,13 +49,12 @@ class HttpClient {
   // when the server cannot be reached or the connection breaks.
   [[nodiscard]] Result<ClientResponse> send(const std::string& method, const std::string& target,
                                             const std::string& body, const std::string& key) {
-    return send_raw(method, target, body, key.empty() ? "" : "Bearer " + key);
+    return exchange(ClientRequest{.method = method,
+                                  .target = target,
+                                  .body = body,
+                                  .authorization = key.empty() ? "" : "Bearer " + key});
   }
-  // Sends with a raw Authorization header value (tests use it to send malformed ones).
-  [[nodiscard]] virtual Result<ClientResponse> send_raw(const std::string& method,
-                                                        const std::string& target,
-                                                        const std::string& body,
-                                                        const std::string& authorization) = 0;
+  [[nodiscard]] virtual Result<ClientResponse> exchange(const ClientRequest& request) = 0;
   // The server the last request went to, "http://HOST:PORT". Safe from any thread.
   [[nodiscard]] virtual std::string current_url() const = 0;
 };

@@ -79,7 +79,8 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(
     Instance, id, tenant_id, project_id, user_id, spec, state, reason, node_id, gpu_indices,
     gpu_uuids, stop_requested, stop_reason, exit_code, created_at_ms, started_at_ms, ended_at_ms,
     events, gang_id, gang_rank, gang_port, billed_micros, billed_to_ms, postings, hold_id,
-    hold_micros, settled, billing_cap_ms, energy, idle_since_ms, idle_notified, last_node_id, run)
+    hold_micros, settled, billing_cap_ms, energy, idle_since_ms, idle_notified, last_node_id, run,
+    launch_key, launch_digest)
 
 json spec_document(const InstanceSpec& s) { return s; }
 json idle_policy_document(const IdlePolicy& p) { return p; }

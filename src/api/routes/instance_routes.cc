@@ -1,4 +1,5 @@
 // Instances: launch, list, get, stop, logs and events.
+#include <algorithm>
 #include <charconv>
 
 #include <fmt/format.h>
@@ -13,6 +14,7 @@
 #include "common/image_ref.h"
 #include "common/limits.h"
 #include "common/money.h"
+#include "common/random.h"
 #include "core/kernel/validate.h"
 
 namespace allot {
@@ -41,8 +43,44 @@ Result<Launch> read_launch_of(const Call& call) {
   return launch;
 }
 
+// A launch as its answer shows it: the instance, and a gang's members in rank order.
+json launch_reply(const State& state, const Instance& instance) {
+  json out = to_json(instance);
+  if (instance.spec.nodes > 1) {
+    std::vector<std::pair<int, std::string>> ranked;
+    for (const auto& [id, member] : state.instances) {
+      if (member.gang_id == instance.id) ranked.emplace_back(member.gang_rank, id);
+    }
+    std::ranges::sort(ranked);
+    json members = json::array();
+    for (const auto& [rank, id] : ranked) members.push_back(id);
+    out["members"] = std::move(members);
+  }
+  return out;
+}
+
+// A second launch with a key its tenant has used: the same launch again is answered as the
+// first was (the instance as it is now), another is refused.
+Result<HttpResponse> replay_launch(const Call& call, const std::string& tenant_id,
+                                   const std::string& digest) {
+  const State& state = call.ctx.state();
+  const auto used = state.launch_by_key.find({tenant_id, call.request.idempotency_key});
+  if (used == state.launch_by_key.end()) return fail(ErrorCode::kInternal, "no launch for the key");
+  const Instance& first = *state.instance(used->second);
+  if (first.launch_digest != digest) {
+    return fail(ErrorCode::kConflict,
+                fmt::format("the Idempotency-Key launched {} with other fields: use a new key "
+                            "for another launch",
+                            first.id));
+  }
+  HttpResponse reply = json_reply(200, launch_reply(state, first));
+  reply.replayed = true;
+  return reply;
+}
+
 Result<HttpResponse> create_instance(Call& call) {
   ALLOT_TRY_LET(Launch launch, read_launch_of(call));
+  const std::string& key = call.request.idempotency_key;
   ALLOT_TRY(require_launcher(call.caller));
   ALLOT_TRY_LET(const Project* project, project_for(call, launch.project_id));
   const bool any_public = std::ranges::any_of(launch.spec.ports, &PublishedPort::is_public);
@@ -64,19 +102,25 @@ Result<HttpResponse> create_instance(Call& call) {
   for (int rank = 1; rank < spec.nodes && rank < limits::kMaxGangNodes; ++rank) {
     member_ids.push_back(call.ctx.ids().new_id("ins"));
   }
-  ALLOT_TRY(call.ctx.apply(CreateInstance{.id = id,
-                                          .tenant_id = project->tenant_id,
-                                          .project_id = project->id,
-                                          .user_id = call.caller.user_id,
-                                          .spec = spec,
-                                          .member_ids = member_ids}));
-  call.target_id = id;
-  json out = to_json(*call.ctx.state().instance(id));
-  if (!member_ids.empty()) {
-    member_ids.insert(member_ids.begin(), id);
-    out["members"] = member_ids;  // The gang, rank 0 first.
+  // What the key stands for: the body as parsed, its keys in order and its spacing gone.
+  const std::string digest =
+      key.empty() ? std::string() : sha256_hex(json::parse(call.request.body).dump());
+  const Status created = call.ctx.apply(CreateInstance{.id = id,
+                                                       .tenant_id = project->tenant_id,
+                                                       .project_id = project->id,
+                                                       .user_id = call.caller.user_id,
+                                                       .spec = spec,
+                                                       .member_ids = member_ids,
+                                                       .launch_key = key,
+                                                       .launch_digest = digest});
+  if (!created) {
+    const bool key_used = !key.empty() && created.error().code == ErrorCode::kAlreadyExists &&
+                          call.ctx.state().launch_by_key.contains({project->tenant_id, key});
+    if (key_used) return replay_launch(call, project->tenant_id, digest);
+    return std::unexpected(created.error());
   }
-  return json_reply(201, out);
+  call.target_id = id;
+  return json_reply(201, launch_reply(call.ctx.state(), *call.ctx.state().instance(id)));
 }
 
 // GET /v1/instances, from the read view, through its per-tenant, project, node and state indexes.

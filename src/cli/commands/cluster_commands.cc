@@ -8,6 +8,8 @@
 
 #include "cli/commands.h"
 #include "cli/instance_view.h"
+#include "common/clock.h"
+#include "common/random.h"
 
 namespace allot::cli {
 namespace {
@@ -83,7 +85,7 @@ Action list_of(std::string target, const int& limit, const std::vector<Column>& 
 struct RunOptions {
   PlacementOptions placement;
   std::vector<std::string> env, labels, command, volumes, ports;
-  std::string project, region, image, idle_stop, template_name;
+  std::string project, region, image, idle_stop, template_name, idempotency_key;
   int64_t cpu_milli = 0, memory_mib = 0, max_run_s = 0;
   bool interactive = false;
   bool requeue = false;
@@ -201,8 +203,14 @@ int run_instance(Session& session, const RunOptions& o) {
   json ports;
   if (!published_ports(o.ports, o.public_ports, ports)) return kUsage;
   if (!ports.empty()) body["ports"] = ports;
+  // Every launch goes with a key, so that a failover's retry cannot launch it twice.
+  std::string key = o.idempotency_key;
+  if (key.empty()) {
+    SystemClock clock;
+    key = "run-" + RandomIdSource(clock).new_secret().substr(6, 32);
+  }
   json answer;
-  const int code = session.try_call("POST", "/v1/instances", body, answer);
+  const int code = session.try_call("POST", "/v1/instances", body, answer, key);
   if (code == kOk) {
     show_launched(session, answer);
   } else {
@@ -311,6 +319,9 @@ void add_cluster_commands(CLI::App& app, Action& action) {
       ->allow_extra_args(false);
   run_cmd->add_flag("--public", run.public_ports,
                     "the published ports answer without a key or a link");
+  run_cmd->add_option("--idempotency-key", run.idempotency_key,
+                      "launch once however often this runs with the same KEY (default: a new "
+                      "key each time)");
   run_cmd->add_flag("--interactive", run.interactive, "runs until stopped");
   run_cmd->add_flag("--requeue", run.requeue, "spot: go back to the queue when preempted");
   run_cmd->add_option("--nodes", run.nodes,

@@ -62,6 +62,41 @@ TEST_F(ClusterCoreTest, WholeGpusGoToTheFirstNodeWithRoomAndItsLowestFreeGpus) {
   EXPECT_EQ(instance(second).gpu_uuids.front(), "b-gpu-0");
 }
 
+TEST_F(ClusterCoreTest, ALaunchKeyNamesOneLaunchOfItsTenantForGood) {
+  ok(CreateTenant{"ten_0000000000000002", "other"});
+  ok(CreateProject{"prj_0000000000000002", "ten_0000000000000002", "p"});
+  auto create = [&](const std::string& id, const std::string& tenant, const std::string& key) {
+    return core.apply(CreateInstance{.id = id,
+                                     .tenant_id = tenant,
+                                     .project_id = "prj_000000000000000" + tenant.substr(19),
+                                     .user_id = "usr_1",
+                                     .spec = {.gpus = 1, .command = {"true"}},
+                                     .launch_key = key,
+                                     .launch_digest = "d"},
+                      kT0);
+  };
+  ASSERT_TRUE(create("ins_00000000000000a1", "ten_0000000000000001", "job-7"));
+  EXPECT_EQ(instance("ins_00000000000000a1").launch_key, "job-7");
+  // The same key again launches nothing, whatever else differs, and says which launch has it.
+  auto again = create("ins_00000000000000a2", "ten_0000000000000001", "job-7");
+  ASSERT_FALSE(again);
+  EXPECT_EQ(again.error().code, ErrorCode::kAlreadyExists);
+  EXPECT_NE(again.error().message.find("ins_00000000000000a1"), std::string::npos);
+  EXPECT_EQ(core.state().instance("ins_00000000000000a2"), nullptr);
+  // Another tenant's keys are its own.
+  ASSERT_TRUE(create("ins_00000000000000a3", "ten_0000000000000002", "job-7"));
+  // The key outlives the instance.
+  ok(StopInstance{"ins_00000000000000a1"});
+  EXPECT_FALSE(create("ins_00000000000000a4", "ten_0000000000000001", "job-7"));
+  for (const std::string& bad :
+       {std::string("has space"), std::string(65, 'k'), std::string("a/b")}) {
+    auto refused = create("ins_00000000000000a5", "ten_0000000000000001", bad);
+    ASSERT_FALSE(refused) << bad;
+    EXPECT_EQ(refused.error().code, ErrorCode::kInvalidArgument) << bad;
+  }
+  EXPECT_EQ(core.state().launch_by_key.size(), 2u);
+}
+
 TEST_F(ClusterCoreTest, FractionsShareAGpuUpToAWholeOneAndNeverAWholeGpusGpu) {
   const std::string whole = launch({.gpus = 1});
   const std::string half = launch({.gpu_milli = 500});

@@ -114,6 +114,16 @@ Result<Rows> apply(const State& state, const CreateInstance& c, TimeMs now_ms,
   if (c.member_ids.size() + 1 != static_cast<size_t>(c.spec.nodes)) {
     return fail(ErrorCode::kInvalidArgument, "a gang needs one member id per node after the first");
   }
+  if (!c.launch_key.empty()) {
+    if (auto ok = check_idempotency_key("an Idempotency-Key", c.launch_key); !ok) {
+      return std::unexpected(ok.error());
+    }
+    if (auto used = state.launch_by_key.find({c.tenant_id, c.launch_key});
+        used != state.launch_by_key.end()) {
+      return fail(ErrorCode::kAlreadyExists,
+                  fmt::format("the Idempotency-Key launched {} already", used->second));
+    }
+  }
   std::vector<std::string> ids{c.id};
   ids.insert(ids.end(), c.member_ids.begin(), c.member_ids.end());
   for (const std::string& id : ids) {
@@ -146,6 +156,10 @@ Result<Rows> apply(const State& state, const CreateInstance& c, TimeMs now_ms,
                       .created_at_ms = now_ms,
                       .gang_id = ids.size() > 1 ? c.id : "",
                       .gang_rank = static_cast<int>(rank)};
+    if (rank == 0) {
+      instance.launch_key = c.launch_key;
+      instance.launch_digest = c.launch_digest;
+    }
     transition(instance, InstanceState::kQueued, now_ms, "waiting for a placement");
     draft.add_instance(std::move(instance));
   }
@@ -263,6 +277,9 @@ void put(State& state, const Instance& instance) {
   state.count_held(instance, 1);
   if (was_queued) unqueue(state, *before);
   state.instances[instance.id] = instance;
+  if (!instance.launch_key.empty()) {
+    state.launch_by_key[{instance.tenant_id, instance.launch_key}] = instance.id;
+  }
   if (is_queued) state.queue_streams[QueueStream::of(instance)].insert(QueueEntry::of(instance));
   auto& unsettled = state.unsettled_by_tenant;
   if ((instance.started_at_ms != 0 || !instance.hold_id.empty()) && !instance.settled) {

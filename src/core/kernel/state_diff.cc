@@ -85,6 +85,7 @@ std::optional<std::string> first_difference(const State& a, const State& b) {
       value_difference("the volumes' users", a.mounts_by_volume, b.mounts_by_volume),
       value_difference("the unsettled volumes", a.unsettled_volumes, b.unsettled_volumes),
       value_difference("the volumes by name", a.volume_by_name, b.volume_by_name),
+      value_difference("the launches by key", a.launch_by_key, b.launch_by_key),
       value_difference("the unsettled instances", a.unsettled_by_tenant, b.unsettled_by_tenant),
       value_difference("the invoice numbers given", a.invoices_numbered, b.invoices_numbered),
       value_difference("the credit-note numbers given", a.credit_notes_numbered,

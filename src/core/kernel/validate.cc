@@ -57,4 +57,17 @@ Status check_id(std::string_view field, std::string_view id, std::string_view pr
   return {};
 }
 
+Status check_idempotency_key(std::string_view what, std::string_view key) {
+  const bool plain = std::ranges::all_of(key, [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
+           c == '_' || c == '.' || c == ':';
+  });
+  if (key.empty() || key.size() > limits::kMaxIdempotencyKeyBytes || !plain) {
+    return fail(ErrorCode::kInvalidArgument,
+                fmt::format("{} is 1 to {} letters, digits, '-', '_', '.' or ':'", what,
+                            limits::kMaxIdempotencyKeyBytes));
+  }
+  return {};
+}
+
 }  // namespace allot

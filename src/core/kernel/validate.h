@@ -21,4 +21,8 @@ namespace allot {
 // An id of the given prefix, as random.h describes.
 [[nodiscard]] Status check_id(std::string_view field, std::string_view id, std::string_view prefix);
 
+// A caller's idempotency key (a top-up's id, a launch's Idempotency-Key): 1 to
+// limits::kMaxIdempotencyKeyBytes letters, digits, '-', '_', '.' or ':'.
+[[nodiscard]] Status check_idempotency_key(std::string_view what, std::string_view key);
+
 }  // namespace allot

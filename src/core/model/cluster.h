@@ -256,6 +256,10 @@ struct Instance {
   // this stretch.
   TimeMs idle_since_ms = 0;
   bool idle_notified = false;
+  // The Idempotency-Key it was launched with (rank 0 of a gang only), and a digest of the launch's
+  // body; empty: none.
+  std::string launch_key;
+  std::string launch_digest;
   // The sum over the days that start in [from_ms, to_ms).
   EnergyUse energy_between(TimeMs from_ms, TimeMs to_ms) const;
 

@@ -119,6 +119,10 @@ struct CreateInstance {
   InstanceSpec spec;
   // For a gang (spec.nodes > 1): the ids of ranks 1..nodes-1; `id` is rank 0 and names the gang.
   std::vector<std::string> member_ids;
+  // The caller's idempotency key, and a digest of what it asked: a second launch with a key the
+  // tenant has used is refused (kAlreadyExists), and the API answers it with the first.
+  std::string launch_key;
+  std::string launch_digest;
 };
 
 // Stopping a gang's member stops the whole gang.

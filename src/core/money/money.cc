@@ -1,7 +1,6 @@
 #include "core/money/money.h"
 
 #include <algorithm>
-#include <cctype>
 #include <limits>
 #include <set>
 
@@ -10,6 +9,7 @@
 #include "common/limits.h"
 #include "common/money.h"
 #include "core/kernel/lookups.h"
+#include "core/kernel/validate.h"
 #include "core/money/metering.h"
 #include "core/money/money_internal.h"
 #include "core/money/storage.h"
@@ -191,14 +191,8 @@ std::optional<std::string> funds_block(const Draft& draft, const std::string& te
 }
 
 Result<Rows> apply(const State& state, const Topup& c, TimeMs now_ms, const Placing& /*placing*/) {
-  if (c.id.empty() || c.id.size() > limits::kMaxIdempotencyKeyBytes ||
-      !std::all_of(c.id.begin(), c.id.end(), [](char ch) {
-        return std::isalnum(static_cast<unsigned char>(ch)) != 0 || ch == '-' || ch == '_' ||
-               ch == '.' || ch == ':';
-      })) {
-    return fail(ErrorCode::kInvalidArgument,
-                fmt::format("a top-up id is 1 to {} letters, digits, '-', '_', '.' or ':'",
-                            limits::kMaxIdempotencyKeyBytes));
+  if (auto ok = check_idempotency_key("a top-up id", c.id); !ok) {
+    return std::unexpected(ok.error());
   }
   const Tenant* tenant = state.tenant(c.tenant_id);
   if (tenant == nullptr) return std::unexpected(not_found("tenant", c.tenant_id));

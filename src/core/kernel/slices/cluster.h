@@ -131,6 +131,8 @@ struct ClusterSlice {
   std::map<std::string, std::set<std::string>> unsettled_volumes;
   // Live volumes' ids by tenant, then name.
   std::map<std::pair<std::string, std::string>, std::string> volume_by_name;
+  // Instances launched with an idempotency key, by tenant and key (instances are never removed).
+  std::map<std::pair<std::string, std::string>, std::string> launch_by_key;
   // Instances not yet in a final state, per tenant (for the tenant's limit).
   std::unordered_map<std::string, size_t> active_by_tenant;
   // When the controller last took up its state from the store (Core::resume): no node's silence
