@@ -16,6 +16,8 @@ packages=(
   podman runc containernetworking-plugins iptables busybox-static
   # A private registry with a password, for the tests of registry credentials.
   docker-registry apache2-utils skopeo
+  # Replicas whose clocks disagree, for the tests of high availability.
+  faketime
 )
 
 missing=()

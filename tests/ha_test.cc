@@ -1,6 +1,7 @@
 // Replicas of allotd on one PostgreSQL (docs/ha.md): two replicas, two agents and eight writers;
 // the leader is killed mid-write, then the new leader is stopped past its lease and continued.
 #include <netinet/in.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -18,6 +19,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "common/clock.h"
 #include "support/daemon.h"
 #include "support/postgres.h"
 #include "support/temp_dir.h"
@@ -76,13 +78,113 @@ int raw_status(const std::string& port, const std::string& method, const std::st
   return std::stoi(answer.substr(9, 3));
 }
 
+// Carries TCP connections from a loopback port of its own to `to_port`: a firewall rule on its
+// port (Cut) then parts whoever connects through it from the database, while others still reach
+// it directly.
+class Relay {
+ public:
+  explicit Relay(int to_port) : to_port_(to_port) {
+    listener_ = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in address = loopback(0);
+    socklen_t size = sizeof(address);
+    (void)bind(listener_, reinterpret_cast<sockaddr*>(&address), sizeof(address));
+    (void)getsockname(listener_, reinterpret_cast<sockaddr*>(&address), &size);
+    port_ = ntohs(address.sin_port);
+    (void)listen(listener_, 64);
+    acceptor_ = std::thread([this] { accept_all(); });
+  }
+  ~Relay() {
+    stop_ = true;
+    acceptor_.join();
+    for (std::thread& carrier : carriers_) carrier.join();
+    close(listener_);
+  }
+  Relay(const Relay&) = delete;
+  Relay& operator=(const Relay&) = delete;
+
+  int port() const { return port_; }
+
+ private:
+  static sockaddr_in loopback(int port) {
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    address.sin_port = htons(static_cast<uint16_t>(port));
+    return address;
+  }
+
+  void accept_all() {
+    while (!stop_) {
+      pollfd ready{.fd = listener_, .events = POLLIN, .revents = 0};
+      if (poll(&ready, 1, 100) <= 0) continue;
+      const int client = accept(listener_, nullptr, nullptr);
+      if (client < 0) continue;
+      const int server = socket(AF_INET, SOCK_STREAM, 0);
+      const sockaddr_in to = loopback(to_port_);
+      if (connect(server, reinterpret_cast<const sockaddr*>(&to), sizeof(to)) != 0) {
+        close(client);
+        close(server);
+        continue;
+      }
+      carriers_.emplace_back([this, client, server] { carry(client, server); });
+    }
+  }
+
+  // Copies both ways until either side closes or the relay stops.
+  void carry(int a, int b) {
+    char buffer[16384];
+    while (!stop_) {
+      pollfd both[2] = {{.fd = a, .events = POLLIN, .revents = 0},
+                        {.fd = b, .events = POLLIN, .revents = 0}};
+      if (poll(both, 2, 100) <= 0) continue;
+      bool open = true;
+      for (int i = 0; i < 2 && open; ++i) {
+        if (both[i].revents == 0) continue;
+        const ssize_t n = read(both[i].fd, buffer, sizeof(buffer));
+        open = n > 0 && write(both[1 - i].fd, buffer, static_cast<size_t>(n)) == n;
+      }
+      if (!open) break;
+    }
+    close(a);
+    close(b);
+  }
+
+  int to_port_;
+  int listener_ = -1;
+  int port_ = 0;
+  std::atomic<bool> stop_{false};
+  std::thread acceptor_;
+  std::vector<std::thread> carriers_;  // One per connection; the acceptor's own until it ends.
+};
+
+// Drops every packet to and from a loopback port while it lives, as a network partition does:
+// nothing is refused or reset, it just never arrives.
+class Cut {
+ public:
+  explicit Cut(int port) : port_(std::to_string(port)) { rules("-I"); }
+  ~Cut() { rules("-D"); }
+  Cut(const Cut&) = delete;
+  Cut& operator=(const Cut&) = delete;
+
+ private:
+  void rules(const std::string& action) {
+    for (const char* side : {"--dport", "--sport"}) {
+      const RunResult done = run_program(
+          "/usr/sbin/iptables", {"-w", action, "INPUT", "-p", "tcp", side, port_, "-j", "DROP"});
+      EXPECT_EQ(done.exit_code, 0) << done.err;
+    }
+  }
+
+  std::string port_;
+};
+
 // What the writers were told was done.
 struct Acknowledged {
   std::mutex mutex;
-  std::map<std::string, std::string> tenants;  // Id to name.
-  std::map<std::string, std::string> topups;   // Tenant id to its top-up's id.
-  std::vector<std::string> instances;
-  int refused = 0;  // Answers that were not 2xx, or no answer.
+  std::map<std::string, std::string> tenants;    // Id to name.
+  std::map<std::string, std::string> topups;     // Tenant id to its top-up's id.
+  std::map<std::string, std::string> instances;  // Launch key to instance id.
+  int refused = 0;                               // Answers that were not 2xx, or no answer.
 };
 
 class HaTest : public ::testing::Test {
@@ -124,7 +226,7 @@ class HaTest : public ::testing::Test {
   std::string base(int i) const { return "http://127.0.0.1:" + ports_[i]; }
   std::string both() const { return base(0) + "," + base(1); }
 
-  bool start(int i) {
+  bool start(int i, std::vector<std::string> extra_env = {}) {
     if (i == 1) {
       // Every replica must share the secrets key that seals tenants' registry passwords.
       std::filesystem::create_directories(replicas_[1]->data_dir());
@@ -132,7 +234,8 @@ class HaTest : public ::testing::Test {
                                  replicas_[1]->data_dir() / "secrets.key",
                                  std::filesystem::copy_options::overwrite_existing);
     }
-    return replicas_[i]->start({"ALLOT_ADMIN_KEY=" + std::string(kAdminKey)});
+    extra_env.push_back("ALLOT_ADMIN_KEY=" + std::string(kAdminKey));
+    return replicas_[i]->start(extra_env);
   }
 
   // /readyz of replica i: its status and body (status 0 when it does not answer).
@@ -153,6 +256,13 @@ class HaTest : public ::testing::Test {
       std::this_thread::sleep_for(milliseconds(100));
     }
     return done();
+  }
+
+  // The body of a GET to `server`, as an operator (/metrics: a follower answers it itself).
+  std::string call_text(const std::string& target, const std::string& server) {
+    auto client = HttpClient::connect_to(server);
+    auto answer = (*client)->send("GET", target, "", std::string(kAdminKey));
+    return answer ? answer->body : std::string();
   }
 
   // A request through both replicas, as an operator.
@@ -208,15 +318,27 @@ class HaTest : public ::testing::Test {
         }
       }
       if (n % 4 == 0) {
-        auto launched = (*client)->send(
-            "POST", "/v1/instances",
-            json{{"project_id", project}, {"gpus", 1}, {"command", {"true"}}}.dump(), member);
+        // With a key, the client sends a launch whose answer was lost again: it happens once.
+        const std::string key = "launch-" + name;
+        auto launched = (*client)->exchange(ClientRequest{.method = "POST",
+                                                          .target = "/v1/instances",
+                                                          .body = launch_body(project, n),
+                                                          .authorization = "Bearer " + member,
+                                                          .idempotency_key = key});
         std::lock_guard lock(done.mutex);
-        if (launched && launched->status == 201) {
-          done.instances.push_back(json::parse(launched->body).value("id", ""));
+        if (launched && (launched->status == 201 || launched->status == 200)) {
+          done.instances[key] = json::parse(launched->body).value("id", "");
         }
       }
     }
+  }
+
+  static std::string launch_body(const std::string& project, int n) {
+    return json{{"project_id", project},
+                {"gpus", 1},
+                {"command", {"true"}},
+                {"labels", {{"n", std::to_string(n)}}}}
+        .dump();
   }
 
   std::string url_;
@@ -308,7 +430,22 @@ TEST_F(HaTest, AKilledLeaderLosesNothingAndAStoppedOneCommitsNothing) {
     EXPECT_EQ(call("GET", "/v1/tenants/" + id + "/balance", nullptr, 200)["cash"], "10.000000")
         << id;
   }
-  for (const std::string& id : done.instances) call("GET", "/v1/instances/" + id, nullptr, 200);
+  // Every launch acknowledged is there, once: sent again under its key, to the new leader, it
+  // is the same instance.
+  ASSERT_FALSE(done.instances.empty());
+  auto client = HttpClient::connect_to(both());
+  for (const auto& [key, id] : done.instances) {
+    call("GET", "/v1/instances/" + id, nullptr, 200);
+    const int n = std::stoi(key.substr(key.rfind('-') + 1));
+    auto again = (*client)->exchange(ClientRequest{.method = "POST",
+                                                   .target = "/v1/instances",
+                                                   .body = launch_body(project, n),
+                                                   .authorization = "Bearer " + member,
+                                                   .idempotency_key = key});
+    ASSERT_TRUE(again);
+    EXPECT_EQ(again->status, 200) << again->body;
+    EXPECT_EQ(json::parse(again->body).value("id", ""), id);
+  }
   const std::string metrics =
       (*HttpClient::connect_to(both()))->send("GET", "/metrics", "", std::string(kAdminKey))->body;
   EXPECT_NE(metrics.find("allot_ledger_balance_sum_micros 0\n"), std::string::npos);
@@ -398,6 +535,121 @@ TEST_F(HaTest, AReplicaThatWouldBeMistakenForAnotherRefusesToStart) {
   EXPECT_EQ(sqlite.exit_code, 2);
   EXPECT_NE(sqlite.err.find("store = postgres"), std::string::npos) << sqlite.err;
   EXPECT_TRUE(leads(0));  // None of them disturbed the leader.
+}
+
+// The lease is kept by the database's clock, and so is the time a leader stamps: replicas whose
+// hosts' clocks are two minutes apart (libfaketime) neither take a live leader's lease, nor wait
+// past its end, nor date anything by their own clocks.
+TEST_F(HaTest, ReplicasWhoseClocksDisagreeByMinutesKeepTheDatabasesTime) {
+  const std::string faketime = "/usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1";
+  ASSERT_TRUE(std::filesystem::exists(faketime)) << "scripts/setup.sh installs faketime";
+  for (int i = 0; i < 2; ++i) {
+    replicas_[i]->set_extra_args({"--advertise-url", base(i), "--lease-ms", "2000"});
+  }
+  auto skewed = [&](const std::string& by) {
+    return std::vector<std::string>{"LD_PRELOAD=" + faketime, "FAKETIME=" + by};
+  };
+  ASSERT_TRUE(start(0, skewed("-60s")));
+  ASSERT_TRUE(within(milliseconds(20'000), [&] { return leads(0); }));
+  ASSERT_TRUE(start(1, skewed("+60s")));
+  ASSERT_TRUE(within(milliseconds(10'000), [&] {
+    const json shown = readiness(1).second;
+    return shown.is_object() && shown["leader"] == base(0);
+  }));
+  const json first_epoch = readiness(0).second["epoch"];
+  // Five leases: the replica a minute ahead never finds the lease of the one a minute behind
+  // expired.
+  for (int n = 0; n < 50; ++n) {
+    ASSERT_TRUE(leads(0)) << n;
+    ASSERT_NE(readiness(1).first, 200) << n;
+    std::this_thread::sleep_for(milliseconds(200));
+  }
+  EXPECT_EQ(readiness(0).second["epoch"], first_epoch);
+  auto stamped_now = [&](const std::string& name) {
+    const json made = call("POST", "/v1/tenants", {{"name", name}}, 201);
+    const auto at = parse_time(made.value("created_at", ""));
+    const auto now = std::chrono::duration_cast<milliseconds>(
+                         std::chrono::system_clock::now().time_since_epoch())
+                         .count();
+    return at && std::abs(*at - now) < 5'000;
+  };
+  EXPECT_TRUE(stamped_now("stamped-by-the-one-behind"));
+
+  // Its leader gone, the replica ahead takes over once the lease has run out by the database's
+  // clock: not at once, and not a minute late.
+  replicas_[0]->kill();
+  const auto killed = steady_clock::now();
+  ASSERT_TRUE(within(milliseconds(15'000), [&] { return leads(1); }));
+  EXPECT_LT(steady_clock::now() - killed, milliseconds(6'000));
+  EXPECT_EQ(readiness(1).second["epoch"], first_epoch.get<int64_t>() + 1);
+  EXPECT_TRUE(stamped_now("stamped-by-the-one-ahead"));
+  const std::string metrics = call_text("/metrics", base(1));
+  const size_t at = metrics.find("\nallot_replica_clock_offset_seconds ");
+  ASSERT_NE(at, std::string::npos) << metrics;
+  const double offset = std::stod(metrics.substr(at + 36));
+  EXPECT_GT(offset, -61.0) << metrics;
+  EXPECT_LT(offset, -59.0) << metrics;
+  EXPECT_NE(replicas_[1]->output().find("off the database's"), std::string::npos);
+}
+
+// A partition between the leader and the database: the leader acknowledges nothing it cannot
+// commit, the other replica takes over, and when the partition heals the old leader follows.
+TEST_F(HaTest, ALeaderCutOffFromTheDatabaseAcknowledgesNothingAndFollowsWhenItHeals) {
+  const size_t colon = url_.rfind(':');
+  const size_t slash = url_.find('/', colon);
+  const int database_port = std::stoi(url_.substr(colon + 1, slash - colon - 1));
+  Relay relay(database_port);
+  const std::string via_relay =
+      url_.substr(0, colon + 1) + std::to_string(relay.port()) + url_.substr(slash);
+  replicas_[0] = std::make_unique<Daemon>(via_relay);
+  replicas_[0]->set_listen_port(ports_[0]);
+  for (int i = 0; i < 2; ++i) {
+    replicas_[i]->set_extra_args({"--advertise-url", base(i), "--lease-ms", "3000"});
+  }
+  ASSERT_TRUE(start(0));
+  ASSERT_TRUE(within(milliseconds(20'000), [&] { return leads(0); }));
+  ASSERT_TRUE(start(1));
+  ASSERT_TRUE(within(milliseconds(10'000), [&] {
+    const json shown = readiness(1).second;
+    return shown.is_object() && shown["leader"] == base(0);
+  }));
+  const std::string before =
+      call("POST", "/v1/tenants", {{"name", "before-the-cut"}}, 201).value("id", "");
+  std::atomic<int> cut_off_status{-1};
+  {
+    const Cut cut(relay.port());
+    const auto cut_at = steady_clock::now();
+    // A write sent to the leader that cannot reach the database.
+    std::thread cut_off([&] {
+      cut_off_status =
+          raw_status(ports_[0], "POST", "/v1/tenants",
+                     json{{"name", "written-while-cut-off"}}.dump(), milliseconds(60'000));
+    });
+    ASSERT_TRUE(within(milliseconds(20'000), [&] { return leads(1); }));
+    EXPECT_LT(steady_clock::now() - cut_at, milliseconds(8'000));
+    EXPECT_EQ(readiness(1).second["leader"], base(1));
+    call("POST", "/v1/tenants", {{"name", "after-the-cut"}}, 201);
+    cut_off.join();
+    EXPECT_NE(cut_off_status / 100, 2) << cut_off_status;
+    // The cut-off one no longer serves: it cannot know that it still leads.
+    EXPECT_NE(raw_status(ports_[0], "GET", "/v1/tenants", "", milliseconds(5'000)), 200);
+  }
+  // Healed, it finds its lease taken and follows.
+  ASSERT_TRUE(within(milliseconds(40'000), [&] {
+    const auto [status, shown] = readiness(0);
+    return status == 503 && shown.is_object() && shown["role"] == "follower" &&
+           shown["leader"] == base(1);
+  })) << replicas_[0]->output();
+  EXPECT_NE(replicas_[0]->output().find("lost the lease"), std::string::npos);
+  std::set<std::string> names;
+  const json tenants = call("GET", "/v1/tenants?limit=1000", nullptr, 200);
+  for (const json& t : tenants["items"]) names.insert(t.value("name", ""));
+  EXPECT_TRUE(names.contains("before-the-cut"));
+  EXPECT_TRUE(names.contains("after-the-cut"));
+  EXPECT_FALSE(names.contains("written-while-cut-off"));
+  EXPECT_EQ(call("GET", "/v1/tenants/" + before, nullptr, 200).value("name", ""), "before-the-cut");
+  const std::string ledger = call_text("/metrics", base(1));
+  EXPECT_NE(ledger.find("allot_ledger_balance_sum_micros 0\n"), std::string::npos);
 }
 
 // A PostgreSQL primary and its streaming standby (tests/support/pg_pair.sh), removed at the end.

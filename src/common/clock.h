@@ -24,6 +24,19 @@ class SystemClock final : public Clock {
   TimeMs now_ms() const override;
 };
 
+// The system clock moved by an offset that may be set at any time: a replica keeps the database's
+// time with it (daemon/replica.h), so that replicas whose own clocks disagree stamp alike.
+class OffsetClock final : public Clock {
+ public:
+  TimeMs now_ms() const override { return system_.now_ms() + offset_ms_.load(); }
+  void set_offset_ms(TimeMs offset_ms) { offset_ms_ = offset_ms; }
+  TimeMs offset_ms() const { return offset_ms_.load(); }
+
+ private:
+  SystemClock system_;
+  std::atomic<TimeMs> offset_ms_{0};
+};
+
 // A clock that moves only when told. Safe to read from several threads.
 class ManualClock final : public Clock {
  public:

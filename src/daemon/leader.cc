@@ -74,11 +74,12 @@ Result<std::unique_ptr<Store>> open_configured_store(const DaemonConfig& config)
   return open_sqlite_store((std::filesystem::path(config.data_dir) / "allot.db").string());
 }
 
-Leader::Leader(const DaemonConfig& config, Metrics& metrics, std::unique_ptr<sched::Policy> policy)
-    : config_(config), metrics_(metrics), scheduler_(std::move(policy)) {}
+Leader::Leader(const DaemonConfig& config, Metrics& metrics, const Clock& clock,
+               std::unique_ptr<sched::Policy> policy)
+    : config_(config), metrics_(metrics), clock_(clock), scheduler_(std::move(policy)) {}
 
 Result<std::unique_ptr<Leader>> Leader::open(const DaemonConfig& config, Metrics& metrics,
-                                             std::optional<Fence> fence,
+                                             const Clock& clock, std::optional<Fence> fence,
                                              const std::string& version) {
   std::vector<sched::AddedScore> added;
   if (config.scheduler_carbon_weight > 0) {
@@ -87,7 +88,7 @@ Result<std::unique_ptr<Leader>> Leader::open(const DaemonConfig& config, Metrics
   }
   auto policy = sched::make_policy(config.scheduler_policy, added);
   if (!policy) return std::unexpected(policy.error());
-  auto leader = std::make_unique<Leader>(config, metrics, std::move(*policy));
+  auto leader = std::make_unique<Leader>(config, metrics, clock, std::move(*policy));
   auto store = open_configured_store(config);
   if (!store) return std::unexpected(store.error());
   leader->store_ = std::move(*store);

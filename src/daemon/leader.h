@@ -24,13 +24,15 @@ namespace allot {
 class Leader {
  public:
   // Opens the store (fenced with `fence` when given), loads and checks the state, makes the first
-  // operator key when there is none yet, and builds the API. `version` is allotd's.
+  // operator key when there is none yet, and builds the API, which keeps time by `clock`.
+  // `version` is allotd's.
   [[nodiscard]] static Result<std::unique_ptr<Leader>> open(const DaemonConfig& config,
-                                                            Metrics& metrics,
+                                                            Metrics& metrics, const Clock& clock,
                                                             std::optional<Fence> fence,
                                                             const std::string& version);
   // Only open() makes a usable one.
-  Leader(const DaemonConfig& config, Metrics& metrics, std::unique_ptr<sched::Policy> policy);
+  Leader(const DaemonConfig& config, Metrics& metrics, const Clock& clock,
+         std::unique_ptr<sched::Policy> policy);
   Leader(const Leader&) = delete;
   Leader& operator=(const Leader&) = delete;
   // Stops the timers, answers what is queued and stops the service.
@@ -49,7 +51,7 @@ class Leader {
  private:
   const DaemonConfig& config_;
   Metrics& metrics_;
-  SystemClock clock_;
+  const Clock& clock_;
   RandomIdSource ids_{clock_};
   sched::PolicyScheduler scheduler_;
   TimedScheduler timed_{scheduler_, metrics_};

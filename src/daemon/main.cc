@@ -86,7 +86,8 @@ void announce(const std::optional<std::string>& first_key, const std::string& ur
 // A single allotd: it leads from the start.
 int run_single(const DaemonConfig& config, const sigset_t& stop_signals) {
   Metrics metrics;
-  auto leader = Leader::open(config, metrics, std::nullopt, ALLOT_VERSION);
+  const SystemClock clock;
+  auto leader = Leader::open(config, metrics, clock, std::nullopt, ALLOT_VERSION);
   if (!leader) {
     spdlog::critical("msg=\"cannot start\" error=\"{}\"", leader.error().message);
     return leader.error().code == ErrorCode::kInvalidArgument ? 2 : 1;
@@ -242,8 +243,8 @@ int run_replica(const DaemonConfig& config, const sigset_t& stop_signals,
     renew = std::thread([&] {
       if (!replica.keep_leading(stopping)) start_afresh(args);
     });
-    auto opened =
-        Leader::open(config, metrics, Fence{replica.holder(), replica.epoch()}, ALLOT_VERSION);
+    auto opened = Leader::open(config, metrics, replica.clock(),
+                               Fence{replica.holder(), replica.epoch()}, ALLOT_VERSION);
     if (!opened) {
       spdlog::critical("msg=\"cannot lead\" error=\"{}\"", opened.error().message);
       stopping = true;

@@ -1,5 +1,6 @@
 #include "daemon/replica.h"
 
+#include <cstdlib>
 #include <thread>
 
 #include <fmt/format.h>
@@ -18,6 +19,9 @@ using std::chrono::steady_clock;
 milliseconds poll_interval(milliseconds duration) {
   return std::clamp(duration / 10, milliseconds(100), milliseconds(1'000));
 }
+
+// A host clock this far off the database's is worth a warning.
+constexpr TimeMs kClockWarnMs = 1'000;
 
 // Sleeps up to `wait`, waking early when `stopping` is set.
 void nap(milliseconds wait, const std::atomic<bool>& stopping) {
@@ -44,12 +48,38 @@ void Replica::saw(const LeaseRow& row) {
   age_at_ = steady_clock::now();
 }
 
+Result<LeaseRow> Replica::read_lease() {
+  const SystemClock host;
+  const TimeMs before = host.now_ms();
+  auto row = lease_->read();
+  if (!row) return row;
+  const TimeMs offset = row->now_ms - (before + host.now_ms()) / 2;
+  const TimeMs was = clock_.offset_ms();
+  clock_.set_offset_ms(offset);
+  if (std::abs(offset) >= kClockWarnMs && std::abs(offset - was) >= kClockWarnMs) {
+    spdlog::warn(
+        "msg=\"this host's clock is {:.1f} s off the database's: allotd keeps the database's "
+        "time\"",
+        static_cast<double>(-offset) / 1000.0);
+  }
+  return row;
+}
+
 Result<bool> Replica::wait_to_lead(const std::atomic<bool>& stopping) {
   std::string last_leader = "?";
   while (!stopping) {
     if (auto ok = lease_->announce(); !ok) {
       if (ok.error().code == ErrorCode::kAlreadyExists) return std::unexpected(ok.error());
       spdlog::warn("msg=\"cannot reach the database\" error=\"{}\"", ok.error().message);
+    }
+    // Read first, so that the clock is the database's before this replica stamps anything.
+    auto row = read_lease();
+    if (row) {
+      saw(*row);
+      if (row->held() && row->url != last_leader) {
+        spdlog::info("msg=\"following\" leader=\"{}\" epoch={}", row->url, row->epoch);
+        last_leader = row->url;
+      }
     }
     const auto asked = steady_clock::now();
     auto taken = lease_->try_acquire();
@@ -63,14 +93,6 @@ Result<bool> Replica::wait_to_lead(const std::atomic<bool>& stopping) {
       valid_until_ = asked + duration_;
       spdlog::info("msg=\"took the lease\" epoch={} holder={}", epoch_, holder_);
       return true;
-    }
-    if (auto row = lease_->read(); row) {
-      saw(*row);
-      if (row->url != last_leader) {
-        spdlog::info("msg=\"following\" leader=\"{}\" epoch={}", row->held() ? row->url : "",
-                     row->epoch);
-        last_leader = row->url;
-      }
     }
     nap(poll_interval(duration_), stopping);
   }
@@ -96,6 +118,7 @@ bool Replica::keep_leading(const std::atomic<bool>& stopping) {
       return false;
     }
     (void)lease_->announce();
+    (void)read_lease();
     std::lock_guard lock(mutex_);
     valid_until_ = asked + duration_;
     lease_age_ms_ = 0;
@@ -171,8 +194,13 @@ std::string Replica::metrics_text() const {
       "# HELP allot_replica_epoch The leader's lease epoch as this replica last saw it.\n"
       "# TYPE allot_replica_epoch gauge\nallot_replica_epoch {}\n"
       "# HELP allot_replica_lease_age_seconds Since the lease was last taken or renewed.\n"
-      "# TYPE allot_replica_lease_age_seconds gauge\nallot_replica_lease_age_seconds {:.3f}\n",
-      cluster_id_, leads ? 1 : 0, epoch_, static_cast<double>(lease_age_ms_) / 1000.0 + since);
+      "# TYPE allot_replica_lease_age_seconds gauge\nallot_replica_lease_age_seconds {:.3f}\n"
+      "# HELP allot_replica_clock_offset_seconds The database's clock less this host's; the "
+      "replica keeps the database's time.\n"
+      "# TYPE allot_replica_clock_offset_seconds gauge\nallot_replica_clock_offset_seconds "
+      "{:.3f}\n",
+      cluster_id_, leads ? 1 : 0, epoch_, static_cast<double>(lease_age_ms_) / 1000.0 + since,
+      static_cast<double>(clock_.offset_ms()) / 1000.0);
 }
 
 }  // namespace allot

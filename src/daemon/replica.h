@@ -14,6 +14,7 @@
 #include <string>
 
 #include "api/http.h"
+#include "common/clock.h"
 #include "store/lease.h"
 
 namespace allot {
@@ -38,6 +39,10 @@ class Replica {
   // Leads, and by the local monotonic clock its lease cannot have expired yet.
   bool serving() const;
 
+  // The time this replica keeps: its host's clock moved to the database's, as measured at each
+  // reading of the lease, so that a leader stamps and bills by the same time as the one before.
+  const Clock& clock() const { return clock_; }
+
   // What this replica answers to a request while it does not serve it.
   HttpResponse answer_elsewhere(const HttpRequest& request) const;
   // /readyz: 200 on the leader when `ready` (its store works), 503 otherwise; both with the role.
@@ -48,6 +53,8 @@ class Replica {
  private:
   // Records what a reading of the lease shows.
   void saw(const LeaseRow& row);
+  // Reads the lease, setting clock_ by the database's time in the row.
+  Result<LeaseRow> read_lease();
 
   using SteadyTime = std::chrono::steady_clock::time_point;
 
@@ -55,6 +62,7 @@ class Replica {
   const std::string holder_;
   const std::string cluster_id_;
   const std::chrono::milliseconds duration_;
+  OffsetClock clock_;
   mutable std::mutex mutex_;
   bool leading_ = false;      // Guarded by mutex_.
   int64_t epoch_ = 0;         // Guarded by mutex_: the lease's epoch, ours when leading.
