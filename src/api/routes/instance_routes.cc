@@ -1,5 +1,4 @@
 // Instances: launch, list, get, stop, logs and events.
-#include <algorithm>
 #include <charconv>
 
 #include <fmt/format.h>
@@ -15,6 +14,8 @@
 #include "common/limits.h"
 #include "common/money.h"
 #include "common/random.h"
+#include "core/kernel/draft.h"
+#include "core/kernel/lifecycle.h"
 #include "core/kernel/validate.h"
 
 namespace allot {
@@ -46,16 +47,7 @@ Result<Launch> read_launch_of(const Call& call) {
 // A launch as its answer shows it: the instance, and a gang's members in rank order.
 json launch_reply(const State& state, const Instance& instance) {
   json out = to_json(instance);
-  if (instance.spec.nodes > 1) {
-    std::vector<std::pair<int, std::string>> ranked;
-    for (const auto& [id, member] : state.instances) {
-      if (member.gang_id == instance.id) ranked.emplace_back(member.gang_rank, id);
-    }
-    std::ranges::sort(ranked);
-    json members = json::array();
-    for (const auto& [rank, id] : ranked) members.push_back(id);
-    out["members"] = std::move(members);
-  }
+  if (instance.spec.nodes > 1) out["members"] = gang_members(Draft(state), instance.id);
   return out;
 }
 
