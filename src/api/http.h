@@ -4,6 +4,7 @@
 #include <functional>
 #include <string>
 #include <utility>  // Boost 1.74's Asio uses std::exchange without it.
+#include <vector>
 
 #include <boost/asio/awaitable.hpp>
 
@@ -20,6 +21,7 @@ struct HttpRequest {
   std::string body;
   std::string remote;           // The peer's address, for logs.
   std::string idempotency_key;  // The Idempotency-Key header (POST /v1/instances reads it).
+  std::string origin;  // The Origin header, which browsers send with cross-origin requests.
 };
 
 struct HttpResponse {
@@ -28,6 +30,8 @@ struct HttpResponse {
   std::string content_type = "application/json";
   std::string cache_control;  // Left out when empty.
   std::string location;       // For redirects; left out when empty.
+  // More header fields, written as they stand (the cross-origin ones of api/cors.h).
+  std::vector<std::pair<std::string, std::string>> headers;
   // An answer to a request whose Idempotency-Key an earlier one used: it repeats what that one
   // made (Idempotent-Replayed: true).
   bool replayed = false;

@@ -272,6 +272,7 @@ class BeastServer final : public HttpServer {
     }
     if (!response.location.empty()) out.set(http::field::location, response.location);
     if (response.replayed) out.set("Idempotent-Replayed", "true");
+    for (const auto& [name, value] : response.headers) out.set(name, value);
     out.keep_alive(keep_alive);
     out.body() = std::move(response.body);
     out.prepare_payload();
@@ -402,7 +403,8 @@ class BeastServer final : public HttpServer {
           .cookie = wants_cookie ? std::string(message[http::field::cookie]) : std::string(),
           .body = std::move(message.body()),
           .remote = self.address,
-          .idempotency_key = std::string(message["Idempotency-Key"])};
+          .idempotency_key = std::string(message["Idempotency-Key"]),
+          .origin = std::string(message[http::field::origin])};
       const unsigned version = message.version();
       const bool keep_alive = message.keep_alive();
       HttpResponse response = co_await call_handler(std::move(request));

@@ -19,6 +19,7 @@
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include "api/cors.h"
 #include "api/http_server.h"
 #include "api/reply.h"
 #include "common/signals.h"
@@ -177,6 +178,25 @@ HttpResponse follower_answer(const Replica& replica, const Metrics& metrics,
   return replica.answer_elsewhere(request);
 }
 
+// A request from a page of another origin: a preflight is answered here; any other request is
+// let through, and its answer readable by the page only when the origin is a replica's.
+// Returns whether the request was answered.
+bool answer_cross_origin(const Replica& replica, const HttpRequest& request, Responder& respond) {
+  if (request.origin.empty()) return false;
+  const bool allowed = replica.allows_origin(request.origin);
+  if (request.method == "OPTIONS") {
+    respond(preflight_reply(request, allowed));
+    return true;
+  }
+  if (allowed) {
+    respond = [respond = std::move(respond), origin = request.origin](HttpResponse response) {
+      allow_origin(response, origin);
+      respond(std::move(response));
+    };
+  }
+  return false;
+}
+
 // One replica of several on one PostgreSQL: it follows until it takes the lease, then leads.
 int run_replica(const DaemonConfig& config, const sigset_t& stop_signals,
                 const std::vector<std::string>& args) {
@@ -211,6 +231,7 @@ int run_replica(const DaemonConfig& config, const sigset_t& stop_signals,
       config.listen_host, config.listen_port,
       [&](HttpRequest request, Responder respond) {
         Leader* serving = replica.serving() ? leading.load() : nullptr;
+        if (answer_cross_origin(replica, request, respond)) return;
         if (request.target == "/readyz" || request.target.starts_with("/readyz?")) {
           return respond(replica.readiness(serving != nullptr && serving->service().ready()));
         }

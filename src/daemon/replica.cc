@@ -7,6 +7,7 @@
 #include <spdlog/spdlog.h>
 #include <nlohmann/json.hpp>
 
+#include "api/cors.h"
 #include "api/reply.h"
 
 namespace allot {
@@ -65,6 +66,25 @@ Result<LeaseRow> Replica::read_lease() {
   return row;
 }
 
+void Replica::read_replicas() {
+  auto rows = lease_->replicas();
+  if (!rows) return;
+  std::set<std::string, std::less<>> origins;
+  std::vector<std::string> live;
+  for (const ReplicaRow& row : *rows) {
+    if (std::string origin = url_origin(row.url); !origin.empty()) origins.insert(origin);
+    if (row.age_ms < 3 * duration_.count()) live.push_back(row.url);
+  }
+  std::lock_guard lock(mutex_);
+  origins_ = std::move(origins);
+  live_urls_ = std::move(live);
+}
+
+bool Replica::allows_origin(std::string_view origin) const {
+  std::lock_guard lock(mutex_);
+  return origins_.contains(origin);
+}
+
 Result<bool> Replica::wait_to_lead(const std::atomic<bool>& stopping) {
   std::string last_leader = "?";
   while (!stopping) {
@@ -74,6 +94,7 @@ Result<bool> Replica::wait_to_lead(const std::atomic<bool>& stopping) {
     }
     // Read first, so that the clock is the database's before this replica stamps anything.
     auto row = read_lease();
+    read_replicas();
     if (row) {
       saw(*row);
       if (row->held() && row->url != last_leader) {
@@ -119,6 +140,7 @@ bool Replica::keep_leading(const std::atomic<bool>& stopping) {
     }
     (void)lease_->announce();
     (void)read_lease();
+    read_replicas();
     std::lock_guard lock(mutex_);
     valid_until_ = asked + duration_;
     lease_age_ms_ = 0;
@@ -173,7 +195,8 @@ HttpResponse Replica::readiness(bool ready) const {
       {"role", leads ? "leader" : "follower"},
       {"cluster", cluster_id_},
       {"epoch", epoch_},
-      {"leader", leader_url_.empty() ? nlohmann::json() : nlohmann::json(leader_url_)}};
+      {"leader", leader_url_.empty() ? nlohmann::json() : nlohmann::json(leader_url_)},
+      {"replicas", live_urls_}};
   if (leads && ready) {
     body["status"] = "ready";
     return json_reply(200, body);

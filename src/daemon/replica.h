@@ -1,7 +1,8 @@
 // One allotd among replicas on one PostgreSQL (--advertise-url). A replica follows until it takes
 // the leader's lease (store/lease.h), then leads: it alone loads the state, applies commands and
 // runs timers, renewing the lease well inside its duration. A follower answers /readyz with 503
-// and where the leader is, /metrics with its role, and every other request with 307 to the
+// and where the leader is (every replica lists the live ones there, and lets pages from their
+// origins call it), /metrics with its role, and every other request with 307 to the
 // leader (503 not_leader while there is none). A leader that loses its lease never goes back to
 // following in place: its memory may hold what it could not commit, so it starts afresh.
 #pragma once
@@ -11,7 +12,10 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "api/http.h"
 #include "common/clock.h"
@@ -43,6 +47,10 @@ class Replica {
   // reading of the lease, so that a leader stamps and bills by the same time as the one before.
   const Clock& clock() const { return clock_; }
 
+  // Whether a page from `origin` may call this replica: the origin of a URL that a replica of
+  // this database has advertised (api/cors.h), so that the dashboard follows the leader.
+  bool allows_origin(std::string_view origin) const;
+
   // What this replica answers to a request while it does not serve it.
   HttpResponse answer_elsewhere(const HttpRequest& request) const;
   // /readyz: 200 on the leader when `ready` (its store works), 503 otherwise; both with the role.
@@ -55,6 +63,8 @@ class Replica {
   void saw(const LeaseRow& row);
   // Reads the lease, setting clock_ by the database's time in the row.
   Result<LeaseRow> read_lease();
+  // Reads which replicas have announced themselves.
+  void read_replicas();
 
   using SteadyTime = std::chrono::steady_clock::time_point;
 
@@ -70,6 +80,10 @@ class Replica {
   int64_t lease_age_ms_ = 0;  // Guarded by mutex_: since the lease was last taken or renewed.
   SteadyTime age_at_;         // Guarded by mutex_: when lease_age_ms_ was read.
   SteadyTime valid_until_;    // Guarded by mutex_: leading, the lease is surely ours until then.
+  // Guarded by mutex_: the origins of every URL a replica advertised, and the URLs of those seen
+  // within three lease durations, which /readyz lists.
+  std::set<std::string, std::less<>> origins_;
+  std::vector<std::string> live_urls_;
 };
 
 }  // namespace allot

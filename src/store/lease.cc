@@ -110,17 +110,16 @@ Status Lease::announce() {
 }
 
 Result<std::vector<ReplicaRow>> Lease::replicas() {
-  const DbValue p[] = {3 * duration_ms_};
-  auto rows = db_->query(fmt::format("SELECT url, holder, seen_ms FROM replicas "
-                                     "WHERE seen_ms > {} - $1 ORDER BY url",
-                                     kDbNowMs),
-                         p);
+  auto rows = db_->query(fmt::format(
+      "SELECT url, holder, seen_ms, {} - seen_ms FROM replicas ORDER BY url", kDbNowMs));
   if (!rows) return std::unexpected(rows.error());
   std::vector<ReplicaRow> out;
   out.reserve(rows->size());
   for (const DbRow& r : *rows) {
-    out.push_back(ReplicaRow{
-        .url = db_text(r.at(0)), .holder = db_text(r.at(1)), .seen_ms = db_int(r.at(2))});
+    out.push_back(ReplicaRow{.url = db_text(r.at(0)),
+                             .holder = db_text(r.at(1)),
+                             .seen_ms = db_int(r.at(2)),
+                             .age_ms = db_int(r.at(3))});
   }
   return out;
 }

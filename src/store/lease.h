@@ -38,6 +38,7 @@ struct ReplicaRow {
   std::string url;
   std::string holder;
   int64_t seen_ms = 0;
+  int64_t age_ms = 0;  // Since it last announced itself, by the database's clock.
 };
 
 // Checks, inside the caller's open transaction, that `fence` still holds the lease; kNotLeader if
@@ -65,7 +66,7 @@ class Lease {
   // Records this replica as alive. kAlreadyExists when another process advertising the same
   // URL was seen within the lease's duration: clients could not tell the two apart.
   [[nodiscard]] Status announce();
-  // The replicas seen within three lease durations, by URL.
+  // Every replica that has announced itself, gone ones too, by URL.
   [[nodiscard]] Result<std::vector<ReplicaRow>> replicas();
   // A setting every replica must share: the stored value of `name`, which is set to `value` if
   // it has none yet.

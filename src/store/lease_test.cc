@@ -115,10 +115,14 @@ TEST_F(LeaseTest, TwoLiveReplicasMayNotAdvertiseOneUrl) {
   EXPECT_EQ(refused.error().code, ErrorCode::kAlreadyExists);
   EXPECT_NE(refused.error().message.find("--advertise-url"), std::string::npos);
   ASSERT_TRUE(a->announce());  // Itself again is fine.
-  EXPECT_EQ(a->replicas()->size(), 1u);
+  ASSERT_EQ(a->replicas()->size(), 1u);
+  EXPECT_EQ(a->replicas()->front().holder, "rep_a");
+  EXPECT_LT(a->replicas()->front().age_ms, 5'000);
   // One that has been gone longer than a lease may be replaced.
   ASSERT_TRUE(db_->exec("UPDATE replicas SET seen_ms = seen_ms - 60000"));
+  EXPECT_GE(a->replicas()->front().age_ms, 60'000);
   EXPECT_TRUE(twin->announce());
+  EXPECT_EQ(a->replicas()->front().holder, "rep_twin");
 }
 
 TEST_F(LeaseTest, SharedSettingsKeepTheirFirstValue) {

@@ -6,40 +6,12 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { createRequire } from 'node:module';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const require = createRequire(path.join(root, 'web/package.json'));
-const { chromium } = require('playwright-core');
-
-const bin = (env, rel) => path.resolve(root, process.env[env] ?? rel);
-const ALLOTD = bin('ALLOTD', 'build/debug/src/daemon/allotd');
-const AGENT = bin('ALLOT_AGENT', 'build/debug/src/agent/allot-agent');
-const WEB_DIR = bin('ALLOT_WEB_DIR', 'web/dist');
-const SHOTS = bin('ALLOT_SCREENSHOT_DIR', 'tests/browser/screenshots');
-const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
-
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-async function eventually(what, fn, timeoutMs = 20000) {
-  const deadline = Date.now() + timeoutMs;
-  let last;
-  while (Date.now() < deadline) {
-    try {
-      const v = await fn();
-      if (v) return v;
-    } catch (e) {
-      last = e;
-    }
-    await sleep(150);
-  }
-  throw new Error(`timed out waiting for ${what}${last ? `: ${last.message}` : ''}`);
-}
+import { AGENT, ALLOTD, CHROMIUM, eventually, launchChromium, SHOTS, sleep, stopAll, WEB_DIR } from './support.mjs';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'allot-browser-'));
 const adminKey = `allot_${crypto.randomBytes(20).toString('hex')}`;
@@ -155,15 +127,7 @@ before(async () => {
   s.globexRun = (await call('POST', '/v1/instances', { command: ['sh', '-c', 'echo globex; sleep 120'], gpus: 2, project_id: s.nlp }, s.bobKey)).id;
   await eventually('globex work to run', async () => (await call('GET', `/v1/instances/${s.globexRun}`)).state === 'running');
 
-  browser = await chromium.launchPersistentContext(path.join(dir, 'chromium'), {
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
-    // A common laptop-to-desktop width: every table must keep its key columns in view at it.
-    viewport: { width: 1400, height: 1000 },
-    timeout: 30000,
-  });
+  browser = await launchChromium(path.join(dir, 'chromium'));
   page = browser.pages()[0] ?? (await browser.newPage());
   page.setDefaultTimeout(15000);
   page.on('dialog', (d) => d.accept());
@@ -181,13 +145,7 @@ after(async () => {
       // allotd is gone already.
     }
   }
-  for (const { child } of [...procs].reverse()) {
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGTERM');
-      await Promise.race([new Promise((r) => child.once('exit', r)), sleep(5000)]);
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-    }
-  }
+  await stopAll([...procs].reverse().map((p) => p.child));
   fs.rmSync(dir, { recursive: true, force: true });
 });
 

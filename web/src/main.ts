@@ -1,5 +1,5 @@
 import './style.css';
-import { api, forgetKey, listAll, setUnauthenticatedHandler, storedKey } from './api';
+import { api, forgetKey, learnReplicas, listAll, serverUrl, setLeaderChangeHandler, setUnauthenticatedHandler, storedKey } from './api';
 import { makeCtx, type Ctx, type PageFactory, type PageView } from './context';
 import { errorText, h, replace } from './dom';
 import { ago } from './format';
@@ -76,6 +76,10 @@ function signOut(message?: string): void {
 }
 
 setUnauthenticatedHandler((error) => signOut(`Signed out: ${error.message}`));
+setLeaderChangeHandler((server) => {
+  if (ctx) toast(`allotd's leader is now ${server}`);
+  updateStatus();
+});
 
 function stopPage(): void {
   if (timer !== undefined) clearInterval(timer);
@@ -128,6 +132,7 @@ function updateStatus(): void {
     h('span', { class: `dot ${fresh ? 'dot-live' : 'dot-stale'}` }),
     fresh ? 'Live' : 'Stale',
     h('span', { class: 'muted' }, lastOk ? ` · updated ${ago(new Date(lastOk).toISOString())}` : ''),
+    h('span', { class: 'muted', 'data-testid': 'server', title: 'The allotd replica this console calls' }, serverUrl() === location.origin ? '' : ` · via ${serverUrl()}`),
   );
 }
 
@@ -194,6 +199,7 @@ async function route(): Promise<void> {
     replace(root, h('div', { class: 'splash' }, 'Connecting to allotd…'));
     try {
       const me = await api<WhoAmI>('/v1/whoami');
+      void learnReplicas();
       ctx = makeCtx(me, toast);
       await refreshShared(ctx).catch(() => undefined);
     } catch (e) {

@@ -3,7 +3,7 @@
 // with a short-lived ticket, since a browser cannot send the key with it.
 import { Terminal } from '@xterm/xterm';
 import '@xterm/xterm/css/xterm.css';
-import { api } from './api';
+import { api, serverUrl } from './api';
 
 const COLS = 120;
 const ROWS = 30;
@@ -29,8 +29,8 @@ export async function openShell(instanceId: string, parent: HTMLElement, onEnd: 
   const ticket = await api<{ path: string }>(`/v1/instances/${instanceId}/shell-ticket`, { method: 'POST', body: {} });
   const term = new Terminal({ cols: COLS, rows: ROWS, convertEol: false, cursorBlink: true, fontSize: 13 });
   term.open(parent);
-  const scheme = location.protocol === 'https:' ? 'wss:' : 'ws:';
-  const socket = new WebSocket(`${scheme}//${location.host}${ticket.path}&cols=${COLS}&rows=${ROWS}`);
+  // The replica that issued the ticket, which may not be the one that served this page.
+  const socket = new WebSocket(`${serverUrl().replace(/^http/, 'ws')}${ticket.path}&cols=${COLS}&rows=${ROWS}`);
   socket.binaryType = 'arraybuffer';
   let pending = new Uint8Array(0);
   let ended = false;

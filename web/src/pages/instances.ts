@@ -1,4 +1,4 @@
-import { api, listAll } from '../api';
+import { api, listAll, newIdempotencyKey } from '../api';
 import type { Ctx, PageView } from '../context';
 import { badge, card, errorText, h, kpi, link, page, renderIf, replace, table, type Column } from '../dom';
 import { attempt } from '../forms';
@@ -156,8 +156,10 @@ function launchForm(ctx: Ctx, launched: (i: Instance) => void): { el: HTMLElemen
         if (model.value) body.gpu_models = [model.value];
         if (interactive.checked) body.interactive = true;
         submit.disabled = true;
+        const idempotencyKey = newIdempotencyKey('web');
         try {
-          const created = await api<Instance>('/v1/instances', { method: 'POST', body });
+          // Keyed, so that a launch whose answer a failover lost is asked for again, not made twice.
+          const created = await api<Instance>('/v1/instances', { method: 'POST', body, idempotencyKey });
           ctx.toast(`Launched ${created.id}`);
           launched(created);
         } catch (err) {

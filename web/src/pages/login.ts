@@ -1,4 +1,4 @@
-import { api, storeKey } from '../api';
+import { api, learnReplicas, parseServers, storedServers, storeKey, storeServers } from '../api';
 import { errorText, h } from '../dom';
 import type { WhoAmI } from '../types';
 
@@ -14,6 +14,16 @@ export function loginPage(message: string | null, done: () => void): HTMLElement
     'data-testid': 'key-input',
   });
   const remember = h('input', { type: 'checkbox', id: 'remember', checked: true });
+  const servers = h('input', {
+    type: 'text',
+    name: 'servers',
+    id: 'servers',
+    value: storedServers().join(', '),
+    placeholder: 'https://allot-a:8080, https://allot-b:8080',
+    autocomplete: 'off',
+    spellcheck: 'false',
+    'data-testid': 'servers-input',
+  });
   const error = h('div', { class: 'error', role: 'alert', hidden: !message, 'data-testid': 'signin-error' }, message ?? '');
   const button = h('button', { class: 'btn btn-primary', type: 'submit', 'data-testid': 'sign-in' }, 'Sign in');
   const form = h(
@@ -26,8 +36,10 @@ export function loginPage(message: string | null, done: () => void): HTMLElement
         error.hidden = true;
         button.disabled = true;
         try {
+          storeServers(parseServers(servers.value));
           await api<WhoAmI>('/v1/whoami', { key: value });
           storeKey(value, remember.checked);
+          await learnReplicas();
           done();
         } catch (e) {
           error.textContent = errorText(e);
@@ -42,6 +54,14 @@ export function loginPage(message: string | null, done: () => void): HTMLElement
     h('label', { for: 'key' }, 'API key'),
     key,
     h('label', { class: 'check' }, remember, ' Remember on this browser'),
+    h(
+      'details',
+      { class: 'servers', open: storedServers().length > 0 },
+      h('summary', null, 'allotd replicas'),
+      h('label', { for: 'servers' }, 'Server URLs, comma-separated'),
+      servers,
+      h('p', { class: 'hint' }, 'Where allotd runs as replicas, the console calls the one that leads and follows a failover. It learns the replicas from this server; list them here to reach them when this one is down.'),
+    ),
     error,
     button,
     h('p', { class: 'hint' }, 'Operators: the admin key allotd printed at its first start. Everyone else: ', h('code', null, 'allot keys create NAME'), '.'),
