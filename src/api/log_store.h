@@ -3,6 +3,7 @@
 // idempotent by offset: what is already held of a chunk is dropped, and a gap is refused.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -21,9 +22,15 @@ struct LogChunk {
   int64_t size = 0;  // The output's whole size so far.
 };
 
+// Instances whose output size a LogStore keeps in memory, to check the offsets agents ship logs
+// at, before it reads them from the store again.
+inline constexpr size_t kLogSizesKept = 100'000;
+
 class LogStore {
  public:
-  explicit LogStore(Store& store) : store_(store) {}
+  // Knows the sizes of up to `sizes_kept` instances' output before it starts afresh (trim()).
+  explicit LogStore(Store& store, size_t sizes_kept = kLogSizesKept)
+      : store_(store), sizes_kept_(sizes_kept) {}
 
   // The part of `data`, which starts at `offset` of the instance's output, that is not held yet:
   // a piece for the batch being committed, or nullopt when every byte is held. A gap (an offset
@@ -39,9 +46,16 @@ class LogStore {
   [[nodiscard]] Result<int64_t> size(const std::string& instance_id);
   // Forgets the sizes it knows, which a failed commit may have left ahead of the store.
   void forget() { sizes_.clear(); }
+  // Forgets them too once they are more than it keeps, so that they do not grow with every
+  // instance that ever ran. Only after a commit, when no size is ahead of the store.
+  void trim() {
+    if (sizes_.size() > sizes_kept_) sizes_.clear();
+  }
+  size_t sizes_known() const { return sizes_.size(); }
 
  private:
   Store& store_;
+  size_t sizes_kept_;
   std::unordered_map<std::string, int64_t> sizes_;
 };
 

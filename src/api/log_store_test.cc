@@ -70,6 +70,29 @@ TEST_F(LogStoreTest, ForgetsSizesThatACommitNeverWrote) {
   EXPECT_EQ(logs_->read("ins_1", 0, 100)->data, "kept\nagain\n");
 }
 
+TEST_F(LogStoreTest, KeepsTheSizesOfAFewInstancesAndReadsTheOthersAgain) {
+  LogStore few(*store_, 2);
+  const auto ship_to = [&](const std::string& id, int64_t offset, std::string_view data) {
+    auto piece = few.accept(id, offset, data);
+    ASSERT_TRUE(piece && *piece);
+    Batch batch;
+    batch.logs.push_back(std::move(**piece));
+    ASSERT_TRUE(store_->commit(batch));
+    few.trim();
+  };
+  ship_to("ins_1", 0, "one\n");
+  ship_to("ins_2", 0, "two\n");
+  EXPECT_EQ(few.sizes_known(), 2u);
+  ship_to("ins_3", 0, "three\n");
+  EXPECT_EQ(few.sizes_known(), 0u);
+  // Read again from the store: a chunk sent twice is still written once, and a gap refused.
+  EXPECT_FALSE(*few.accept("ins_1", 0, "one\n"));
+  EXPECT_EQ(few.accept("ins_2", 9, "x").error().code, ErrorCode::kConflict);
+  ship_to("ins_3", 6, "more\n");
+  EXPECT_EQ(few.read("ins_3", 0, 100)->data, "three\nmore\n");
+  EXPECT_EQ(*few.size("ins_1"), 4);
+}
+
 TEST_F(LogStoreTest, TakesInTheLogFilesOfOlderVersionsOnce) {
   const auto dir = dir_.path() / "logs";
   std::filesystem::create_directories(dir);
