@@ -34,6 +34,18 @@ class ClusterCoreTest : public ::testing::Test {
     beat(id, {});
   }
 
+  // A local volume in region eu, and its mount at /data.
+  VolumeMount local_volume_in_eu() {
+    ok(CreateVolume{Volume{.id = "vol_0000000000000001",
+                           .tenant_id = "ten_0000000000000001",
+                           .project_id = "prj_0000000000000001",
+                           .name = "data",
+                           .region = "eu",
+                           .backend = std::string(kVolumeLocal),
+                           .size_gb = 1}});
+    return VolumeMount{.volume_id = "vol_0000000000000001", .name = "data", .path = "/data"};
+  }
+
   void beat(const std::string& node, std::vector<WorkloadReport> workloads, TimeMs at = kT0) {
     ok(NodeHeartbeat{.node_id = node, .workloads = std::move(workloads)}, at);
   }
@@ -415,16 +427,27 @@ TEST_F(ClusterCoreTest, OnDemandWorkPreemptsTheSpotWorkThatLosesTheFewestGpuSeco
   EXPECT_EQ(instance(old_spot).state, InstanceState::kRunning);
 }
 
+TEST_F(ClusterCoreTest, WorkHeldToALostNodeByItsLocalVolumesSaysSoAndRunsWhenItComesBack) {
+  const VolumeMount mount = local_volume_in_eu();
+  const std::string first = launch({.gpus = 8, .regions = {"eu"}, .volumes = {mount}});
+  const std::string held = instance(first).node_id;
+  ASSERT_EQ(held, "nod_0000000000000001");
+  // The node falls silent and is lost, with the work on it.
+  beat("nod_0000000000000002", {}, kT0 + 12'001);
+  ok(Tick{}, kT0 + 12'001);
+  ASSERT_EQ(node(held).state(), NodeState::kLost);
+  const std::string next = launch({.gpus = 8, .regions = {"eu"}, .volumes = {mount}}, kT0 + 12'002);
+  EXPECT_EQ(instance(next).state, InstanceState::kQueued);
+  EXPECT_NE(instance(next).reason.find("on node " + held + ", which is lost"), std::string::npos)
+      << instance(next).reason;
+  beat(held, {}, kT0 + 13'000);
+  EXPECT_EQ(instance(next).node_id, held);
+  EXPECT_NE(instance(next).state, InstanceState::kQueued);
+}
+
 TEST_F(ClusterCoreTest, WorkHeldToItsLocalVolumesNodePreemptsNothingElsewhere) {
   join("nod_0000000000000003", "c", "eu");
-  ok(CreateVolume{Volume{.id = "vol_0000000000000001",
-                         .tenant_id = "ten_0000000000000001",
-                         .project_id = "prj_0000000000000001",
-                         .name = "data",
-                         .region = "eu",
-                         .backend = std::string(kVolumeLocal),
-                         .size_gb = 1}});
-  const VolumeMount mount{.volume_id = "vol_0000000000000001", .name = "data", .path = "/data"};
+  const VolumeMount mount = local_volume_in_eu();
   const std::string writer = launch({.gpus = 8, .regions = {"eu"}, .volumes = {mount}});
   const std::string held = instance(writer).node_id;
   EXPECT_EQ(core.state().volume("vol_0000000000000001")->node_id, held);

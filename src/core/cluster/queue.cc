@@ -194,6 +194,33 @@ void set_reason(Draft& draft, const std::string& id, const std::string& why) {
   if (draft.instance(id)->reason != why) draft.edit_instance(id).reason = why;
 }
 
+// Why work held by its local volumes to `node_id` waits: plainly so when that node cannot take
+// work, since nothing else can run it and the owner must act or wait for the node.
+std::string pinned_reason(const Draft& draft, const std::string& node_id, const std::string& why) {
+  const Node* node = draft.node(node_id);
+  const NodeState state = node == nullptr ? NodeState::kDeleted : node->state();
+  switch (state) {
+    case NodeState::kDeleted:
+      return fmt::format(
+          "its local volumes are on node {}, which was deleted: their data went with it; stop "
+          "this instance and launch it without them",
+          node_id);
+    case NodeState::kLost:
+      return fmt::format(
+          "its local volumes are on node {}, which is lost: it runs when the node's agent comes "
+          "back, or stop it",
+          node_id);
+    case NodeState::kCordoned:
+    case NodeState::kDraining:
+      return fmt::format(
+          "its local volumes are on node {}, which is cordoned: it runs when an operator "
+          "uncordons the node, or stop it",
+          node_id);
+    default:
+      return fmt::format("its local volumes are on node {}: {}", node_id, why);
+  }
+}
+
 }  // namespace
 
 Outcome try_place(Draft& draft, const std::string& id, TimeMs now_ms, const Placing& placing,
@@ -253,7 +280,7 @@ Outcome try_place(Draft& draft, const std::string& id, TimeMs now_ms, const Plac
   if (const std::string limited = hard_limits_reason(draft, probe, now_ms); !limited.empty()) {
     why = fmt::format("waits within its limits: {}; {}", limited, why);
   }
-  if (pinned) why = fmt::format("its local volumes are on node {}: {}", *pinned, why);
+  if (pinned) why = pinned_reason(draft, *pinned, why);
   if (failed != nullptr && by_shape) failed->why.emplace(key, why);
   set_reason(draft, id, why);
   return Outcome::kNoRoom;
