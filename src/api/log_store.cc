@@ -32,6 +32,7 @@ Result<std::optional<LogPiece>> LogStore::accept(const std::string& instance_id,
                  .offset = *held,
                  .data = std::string(data.substr(static_cast<size_t>(skip)))};
   sizes_[instance_id] = *held + static_cast<int64_t>(piece.data.size());
+  pending_[instance_id].push_back(piece);
   return piece;
 }
 
@@ -43,6 +44,9 @@ Result<LogChunk> LogStore::read(const std::string& instance_id, int64_t offset, 
   const int64_t end = std::min(chunk.size, offset + limit);
   auto pieces = store_.read_log(instance_id, offset, end);
   if (!pieces) return std::unexpected(pieces.error());
+  if (auto it = pending_.find(instance_id); it != pending_.end()) {
+    pieces->insert(pieces->end(), it->second.begin(), it->second.end());
+  }
   for (const LogPiece& piece : *pieces) {
     // Each piece starts where the one before it ended; cut the first and last to [offset, end).
     const int64_t from = std::max(offset, piece.offset);

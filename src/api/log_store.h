@@ -10,6 +10,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <vector>
 
 #include "common/error.h"
 #include "store/store.h"
@@ -28,7 +29,7 @@ inline constexpr size_t kLogSizesKept = 100'000;
 
 class LogStore {
  public:
-  // Knows the sizes of up to `sizes_kept` instances' output before it starts afresh (trim()).
+  // Knows the sizes of up to `sizes_kept` instances' output before it starts afresh (committed()).
   explicit LogStore(Store& store, size_t sizes_kept = kLogSizesKept)
       : store_(store), sizes_kept_(sizes_kept) {}
 
@@ -44,11 +45,17 @@ class LogStore {
   [[nodiscard]] Result<LogChunk> tail(const std::string& instance_id, int lines, int64_t limit);
   // How many bytes are held for the instance.
   [[nodiscard]] Result<int64_t> size(const std::string& instance_id);
-  // Forgets the sizes it knows, which a failed commit may have left ahead of the store.
-  void forget() { sizes_.clear(); }
-  // Forgets them too once they are more than it keeps, so that they do not grow with every
-  // instance that ever ran. Only after a commit, when no size is ahead of the store.
-  void trim() {
+  // Forgets the pieces it accepted and the sizes it knows, which a failed commit may have left
+  // ahead of the store.
+  void forget() {
+    sizes_.clear();
+    pending_.clear();
+  }
+  // The batch that held the pieces accepted so far is durable: they are read from the store
+  // from now on. The sizes it knows are forgotten too once they are more than it keeps, so that
+  // they do not grow with every instance that ever ran.
+  void committed() {
+    pending_.clear();
     if (sizes_.size() > sizes_kept_) sizes_.clear();
   }
   size_t sizes_known() const { return sizes_.size(); }
@@ -57,6 +64,9 @@ class LogStore {
   Store& store_;
   size_t sizes_kept_;
   std::unordered_map<std::string, int64_t> sizes_;
+  // Accepted pieces whose batch is not committed yet: a read in the same batch (answered only
+  // once it commits) sees them, so that an instance's end never shows before its last output.
+  std::unordered_map<std::string, std::vector<LogPiece>> pending_;
 };
 
 // Takes in the log files older versions kept, INSTANCE.log in `dir` (data_dir/logs), once: an

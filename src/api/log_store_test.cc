@@ -25,7 +25,9 @@ class LogStoreTest : public ::testing::Test {
     if (!piece) return std::unexpected(piece.error());
     Batch batch;
     if (*piece) batch.logs.push_back(std::move(**piece));
-    return store_->commit(batch);
+    auto ok = store_->commit(batch);
+    if (ok) logs_->committed();
+    return ok;
   }
 
   testing::TempDir dir_;
@@ -70,6 +72,23 @@ TEST_F(LogStoreTest, ForgetsSizesThatACommitNeverWrote) {
   EXPECT_EQ(logs_->read("ins_1", 0, 100)->data, "kept\nagain\n");
 }
 
+TEST_F(LogStoreTest, AReadInTheBatchOfAPieceSeesItAndNotAfterAFailedCommit) {
+  ASSERT_TRUE(ship("ins_1", 0, "hi\n"));
+  // The last output and the instance's end come in one heartbeat; a read of the logs in the
+  // same batch, answered only once it commits, must show that output with the end.
+  auto piece = logs_->accept("ins_1", 3, "bye\n");
+  ASSERT_TRUE(piece && *piece);
+  EXPECT_EQ(logs_->read("ins_1", 3, 100)->data, "bye\n");
+  EXPECT_EQ(logs_->read("ins_1", 0, 100)->data, "hi\nbye\n");
+  EXPECT_EQ(logs_->tail("ins_1", 1, 100)->data, "bye\n");
+  // The commit failed: nothing of it is shown, and the piece is accepted again.
+  logs_->forget();
+  EXPECT_EQ(logs_->read("ins_1", 0, 100)->data, "hi\n");
+  ASSERT_TRUE(ship("ins_1", 3, "bye\n"));
+  logs_->committed();
+  EXPECT_EQ(logs_->read("ins_1", 0, 100)->data, "hi\nbye\n");
+}
+
 TEST_F(LogStoreTest, KeepsTheSizesOfAFewInstancesAndReadsTheOthersAgain) {
   LogStore few(*store_, 2);
   const auto ship_to = [&](const std::string& id, int64_t offset, std::string_view data) {
@@ -78,7 +97,7 @@ TEST_F(LogStoreTest, KeepsTheSizesOfAFewInstancesAndReadsTheOthersAgain) {
     Batch batch;
     batch.logs.push_back(std::move(**piece));
     ASSERT_TRUE(store_->commit(batch));
-    few.trim();
+    few.committed();
   };
   ship_to("ins_1", 0, "one\n");
   ship_to("ins_2", 0, "two\n");

@@ -208,7 +208,7 @@ void Service::run_batch(std::deque<Item>& items) {
   } else {
     // Durable now: readers may see it, before anyone is told it is done.
     view_.update(batch.rows);
-    logs_.trim();
+    logs_.committed();
   }
   for (size_t i = 0; i < items.size(); ++i) {
     if (!parked[i]) items[i].done(std::move(replies[i]));
