@@ -4,7 +4,8 @@
 #                         listens; sets dir, key and pids (stopped and removed on exit) and exports
 #                         ALLOT_SERVER and ALLOT_KEY for the allot CLI
 #   start_agents N ARG... N allot-agents (node-1 .. node-N) simulating 8 H100s each, joined with a
-#                         fresh join token, with the ARGs added; their pids join pids
+#                         fresh join token, with the ARGs added; their pids join pids. With
+#                         OWN_ADDRESSES=1, node-i's workloads serve on 127.0.0.(i+1)
 #   field NAME            the first "NAME": "value" of `allot -o json` output on stdin
 
 use_build() {
@@ -34,7 +35,7 @@ start_agents() {
   for i in $(seq 1 "$count"); do
     $bin/src/agent/allot-agent --server "$ALLOT_SERVER" --join-token "$token" \
       --state-dir "$dir/agent-$i" --name "node-$i" --simulate 8xH100-80GB --log-level warn \
-      "$@" 2>"$dir/agent-$i.log" &
+      ${OWN_ADDRESSES:+--workload-address 127.0.0.$((i + 1))} "$@" 2>"$dir/agent-$i.log" &
     pids+=($!)
   done
 }

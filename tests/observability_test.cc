@@ -5,6 +5,7 @@
 #include <set>
 
 #include "api/app.h"
+#include "api/service_proxy.h"
 #include "support/fixture.h"
 
 namespace allot::testing {
@@ -65,13 +66,19 @@ TEST_F(ObservabilityTest, TheOpenApiDocumentNamesEveryRouteTheApiServes) {
   EXPECT_TRUE(doc["openapi"].get<std::string>().starts_with("3."));
   const json& paths = doc["paths"];
   std::set<std::pair<std::string, std::string>> served;
+  auto lower = [](std::string_view text) {
+    std::string out(text);
+    for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return out;
+  };
   for (const Route& route : all_routes()) {
-    std::string method(route.method);
-    for (char& c : method) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    const std::string method = lower(route.method);
     served.emplace(std::string(route.pattern), method);
     EXPECT_TRUE(paths.contains(route.pattern) && paths[route.pattern].contains(method))
         << route.method << " " << route.pattern << " is missing from docs/openapi.json";
   }
+  // The OpenAI-style routes the service proxy answers are served too.
+  for (const auto& [method, path] : kModelRoutes) served.emplace(std::string(path), lower(method));
   // And nothing it describes is an API route that does not exist.
   for (const auto& [path, operations] : paths.items()) {
     if (path == "/healthz" || path == "/readyz" || path == "/version" || path == "/openapi.json") {

@@ -13,6 +13,7 @@
 
 #include "common/asio.h"
 #include "support/cluster.h"
+#include "support/raw_http.h"
 
 namespace allot::testing {
 namespace {
@@ -89,12 +90,7 @@ print('serving', flush=True)
 serve(port, http)
 )PY";
 
-// A free TCP port on loopback (free now; the instance binds it a moment later).
-int free_port() {
-  asio::io_context io;
-  tcp::acceptor acceptor(io, tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0));
-  return acceptor.local_endpoint().port();
-}
+int free_port() { return free_loopback_port(); }
 
 struct Answer {
   int status = 0;
@@ -131,26 +127,12 @@ class PortTest : public ClusterTest {
   // One request to allotd, with `key` as a Bearer token when not empty.
   Answer request(const std::string& method, const std::string& target, const std::string& key,
                  const std::string& body = "", const std::string& cookie = "") {
-    asio::io_context io;
-    beast::tcp_stream stream(io);
-    const std::string address = daemon_.url().substr(std::string("http://").size());
-    const size_t colon = address.rfind(':');
-    stream.connect(tcp::resolver(io).resolve(address.substr(0, colon), address.substr(colon + 1)));
-    http::request<http::string_body> out{http::string_to_verb(method), target, 11};
-    out.set(http::field::host, "localhost");
-    if (!key.empty()) out.set(http::field::authorization, "Bearer " + key);
-    if (!cookie.empty()) out.set(http::field::cookie, cookie);
-    out.body() = body;
-    out.prepare_payload();
-    http::write(stream, out);
-    beast::flat_buffer buffer;
-    http::response<http::string_body> in;
-    http::read(stream, buffer, in);
-    return Answer{.status = static_cast<int>(in.result_int()),
-                  .body = in.body(),
-                  .set_cookie = std::string(in[http::field::set_cookie]),
-                  .location = std::string(in[http::field::location]),
-                  .csp = std::string(in["Content-Security-Policy"])};
+    const RawAnswer in = raw_request(daemon_.url(), method, target, key, body, cookie);
+    return Answer{.status = in.status,
+                  .body = in.body,
+                  .set_cookie = in.header("set-cookie"),
+                  .location = in.header("location"),
+                  .csp = in.header("content-security-policy")};
   }
   Answer get(const std::string& target, const std::string& key) {
     return request("GET", target, key);

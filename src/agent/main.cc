@@ -28,6 +28,7 @@ std::string host_name() {
 
 struct RuntimeFlags {
   std::string kind;  // "container", "process" or empty: containers where podman works.
+  std::string workload_address = "127.0.0.1";  // The process runtime's (ALLOT_HOST).
   allot::agent::ContainerOptions container;
   std::string cdi_dir = "/var/run/cdi";
   std::string written_spec;  // The simulated GPUs' CDI spec, removed when the agent stops.
@@ -39,7 +40,9 @@ allot::Result<std::unique_ptr<allot::agent::Runtime>> open_runtime(
     const allot::Clock& clock, int64_t orphan_timeout_ms) {
   using namespace allot::agent;
   const std::string dir = config.state_dir + "/workloads";
-  if (flags.kind == "process") return open_process_runtime(dir, clock, orphan_timeout_ms);
+  if (flags.kind == "process") {
+    return open_process_runtime(dir, clock, orphan_timeout_ms, flags.workload_address);
+  }
   if (allot::Status podman = probe_podman(flags.container.podman); !podman) {
     return allot::fail(allot::ErrorCode::kUnavailable,
                        podman.error().message +
@@ -119,6 +122,10 @@ int main(int argc, char** argv) {
                  "container (podman; the default) or process (trusted single-tenant nodes only)")
       ->envname("ALLOT_RUNTIME")
       ->check(CLI::IsMember({"container", "process"}));
+  app.add_option("--workload-address", runtime_flags.workload_address,
+                 "process runtime: the IPv4 address its workloads serve on, told them in "
+                 "ALLOT_HOST (default 127.0.0.1; agents sharing a host take 127.0.0.2, ...)")
+      ->check(CLI::ValidIPV4);
   app.add_option("--podman", runtime_flags.container.podman, "the podman program");
   app.add_option("--cdi-dir", runtime_flags.cdi_dir,
                  "where the simulated GPUs' CDI spec is written (default /var/run/cdi)");

@@ -19,6 +19,7 @@
 #include "api/routes/pools.h"
 #include "api/routes/regions.h"
 #include "api/routes_util.h"
+#include "api/service_proxy.h"
 #include "api/tunnel_hub.h"
 #include "api/web_files.h"
 
@@ -61,13 +62,23 @@ Result<Caller> authenticate_for(const Route& route, const State& state,
 
 HttpResponse run_route(const Route& route, const HttpRequest& request, const Target& target,
                        std::vector<std::string> params, Context& ctx, const ApiOptions& options,
-                       const Metrics& metrics, TunnelHub& tunnels,
+                       const Metrics& metrics, TunnelHub& tunnels, ServiceTraffic& traffic,
                        std::function<void(AuditEntry)> audit_later) {
   // Agents' heartbeats and waits are not people's calls: they stay out of the audit log.
   const bool mutating = request.method != "GET" && route.auth != RouteAuth::kNode;
   auto caller = authenticate_for(route, ctx.state(), request.authorization);
-  Call call{request, target,  ctx,     caller.value_or(Caller{}), std::move(params), {}, ctx.logs(),
-            options, metrics, tunnels, std::move(audit_later)};
+  Call call{request,
+            target,
+            ctx,
+            caller.value_or(Caller{}),
+            std::move(params),
+            {},
+            ctx.logs(),
+            options,
+            metrics,
+            tunnels,
+            std::move(audit_later),
+            traffic};
   Result<HttpResponse> result =
       caller ? route.handler(call) : Result<HttpResponse>(std::unexpected(caller.error()));
   HttpResponse response = result ? std::move(*result) : error_reply(result.error());
@@ -169,6 +180,10 @@ void App::route_and_answer(HttpRequest request, std::string& route, Responder re
     route = "/i/{instance}/{port}";
     return answer_port(std::move(request), std::move(respond));
   }
+  if (request.target.starts_with(kServicePathPrefix)) {
+    route = "/s/{service}";
+    return answer_service(std::move(request), std::move(respond));
+  }
   auto target = parse_target(request.target);
   if (!target) return respond(error_reply(target.error()));
   const std::string& path = target->path;
@@ -184,6 +199,11 @@ void App::route_and_answer(HttpRequest request, std::string& route, Responder re
   if (path == "/readyz") {
     if (service_.ready()) return respond(json_reply(200, {{"status", "ready"}}));
     return respond(error_reply(Error{ErrorCode::kUnavailable, "the store is unavailable"}));
+  }
+  if ((request.method == "POST" && is_model_path(path)) ||
+      (request.method == "GET" && path == kModelsPath)) {
+    route = path;
+    return answer_service(std::move(request), std::move(respond));
   }
   const bool api = !target->segments.empty() && target->segments.front() == "v1";
   if (!api && request.method == "GET" && path != "/metrics") {
@@ -206,7 +226,8 @@ void App::route_and_answer(HttpRequest request, std::string& route, Responder re
         [this, r, request = std::move(request), target = std::move(*target),
          params = std::move(params)](Context& ctx) mutable {
           return run_route(r, request, target, std::move(params), ctx, options_, metrics_,
-                           *tunnels_, [this](AuditEntry entry) { audit_later(std::move(entry)); });
+                           *tunnels_, traffic_,
+                           [this](AuditEntry entry) { audit_later(std::move(entry)); });
         },
         std::move(respond));
     return;

@@ -18,6 +18,7 @@
 #include "api/read_view.h"
 #include "api/request.h"
 #include "api/service.h"
+#include "api/service_traffic.h"
 #include "common/address_policy.h"
 #include "common/seal.h"
 #include "reports/invoice_render.h"
@@ -40,6 +41,8 @@ struct ApiOptions {
   int64_t max_volume_gb = 10'000;         // The largest volume a tenant may create.
   std::set<std::string> nfs_regions;      // Regions whose nodes mount an NFS export for volumes.
   bool public_ports = true;               // Ports may be published without a key.
+  int64_t service_hold_ms = 60'000;       // How long a service's request waits for a replica.
+  int64_t probe_interval_ms = 1'000;      // How often each running replica's readiness is probed.
   billing::Issuer issuer;                 // Who issues invoices, in what currency, on what terms.
   int read_threads = 0;                   // Threads answering reads; 0: default_read_threads().
 };
@@ -61,6 +64,9 @@ struct Call {
   // Writes an audit entry in a later batch, from any thread: for what a relay learns after the
   // answer (how an exec session ended).
   std::function<void(AuditEntry)> audit_later;
+  // Services' replicas' health and traffic, as the proxy and prober see them; the service routes
+  // publish a service's name and model at once.
+  ServiceTraffic& traffic;
 };
 
 using RouteHandler = Result<HttpResponse> (*)(Call&);
@@ -185,6 +191,11 @@ class App {
   // The HttpHandler: answers health checks at once, everything else through the service.
   void handle(HttpRequest request, Responder respond);
 
+  // What the service controller (daemon/service_controller.h) and the proxy share.
+  ServiceTraffic& traffic() { return traffic_; }
+  // One round of services' readiness probes; run on the network thread (HttpServer::repeat).
+  boost::asio::awaitable<void> probe_services();
+
  private:
   // Answers the request; sets `route` to the pattern (or name) it was routed by.
   void route_and_answer(HttpRequest request, std::string& route, Responder respond);
@@ -195,6 +206,9 @@ class App {
   // Answers a request for a published port (/i/INSTANCE/PORT/...) on a read thread.
   void answer_port(HttpRequest request, Responder respond);
   HttpResponse port_answer(const HttpRequest& request);
+  // The same for a service's endpoint (/s/SERVICE/...).
+  void answer_service(HttpRequest request, Responder respond);
+  HttpResponse service_answer(const HttpRequest& request);
 
   // Answers a route's view handler on a read thread.
   void read(const Route& route, HttpRequest request, Target target, std::vector<std::string> params,
@@ -206,6 +220,7 @@ class App {
   ApiOptions options_;
   std::vector<Route> routes_;
   std::unique_ptr<TunnelHub> tunnels_;
+  ServiceTraffic traffic_;
   // Last: its threads are joined, answering what is queued, before the rest goes.
   ReadPool reads_;
 };

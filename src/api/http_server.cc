@@ -171,6 +171,12 @@ class BeastServer final : public HttpServer {
     io_.run();
   }
 
+  void repeat(int64_t interval_ms, std::function<awaitable<void>()> task) override {
+    asio::post(io_, [this, interval_ms, task = std::move(task)]() mutable {
+      if (!stopping_) asio::co_spawn(io_, repeating(interval_ms, std::move(task)), asio::detached);
+    });
+  }
+
   void stop() override {
     asio::post(io_, [this] {
       if (stopping_) return;
@@ -185,6 +191,16 @@ class BeastServer final : public HttpServer {
   }
 
  private:
+  awaitable<void> repeating(int64_t interval_ms, std::function<awaitable<void>()> task) {
+    asio::steady_timer pause(io_);
+    while (!stopping_) {
+      co_await task();
+      pause.expires_after(std::chrono::milliseconds(interval_ms));
+      boost::system::error_code ec;
+      co_await pause.async_wait(asio::redirect_error(use_awaitable, ec));
+    }
+  }
+
   awaitable<void> accept_loop() {
     asio::steady_timer pause(io_);
     while (!stopping_) {

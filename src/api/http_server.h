@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -39,6 +40,11 @@ class HttpServer {
 
   // Serves until stop(); returns once every accepted request has been answered.
   virtual void run() = 0;
+
+  // Runs `task` on the network thread, again `interval_ms` after each run ends, until stop():
+  // work of the server's own that uses what only that thread may (api/tunnel_hub.h). Safe from
+  // any thread.
+  virtual void repeat(int64_t interval_ms, std::function<boost::asio::awaitable<void>()> task) = 0;
 
   // Stops accepting, closes idle connections and lets run() return when in-flight requests are
   // answered. Safe from any thread, and more than once.

@@ -121,7 +121,8 @@ awaitable<void> relay_body(TunnelLease& lease, http::response_parser<http::buffe
 
 }  // namespace
 
-awaitable<bool> proxy_http(TunnelHub& hub, ProxiedRequest request, Exchange& exchange) {
+awaitable<bool> proxy_http(TunnelHub& hub, ProxiedRequest request, Exchange& exchange,
+                           std::optional<Error>* unreached) {
   const bool upgrade = beast::websocket::is_upgrade(exchange.request) ||
                        exchange.request.count(http::field::upgrade) > 0;
   http::request<http::string_body> out = outgoing(request, exchange.request, upgrade);
@@ -140,6 +141,10 @@ awaitable<bool> proxy_http(TunnelHub& hub, ProxiedRequest request, Exchange& exc
       nlohmann::json where = {
           {"instance", request.instance_id}, {"port", request.port}, {"tls", request.tls}};
       auto opened = co_await hub.open(request.node_id, std::move(where));
+      if (!opened && unreached != nullptr) {
+        *unreached = opened.error();
+        co_return exchange.keep_alive;
+      }
       if (!opened) co_return co_await refuse(exchange, opened.error());
       lease = std::move(*opened);
     }
@@ -161,6 +166,10 @@ awaitable<bool> proxy_http(TunnelHub& hub, ProxiedRequest request, Exchange& exc
       const Error silent{ErrorCode::kBadGateway,
                          fmt::format("port {} of instance {} did not answer: {}", request.port,
                                      request.instance_id, ec.message())};
+      if (unreached != nullptr) {
+        *unreached = silent;
+        co_return exchange.keep_alive;
+      }
       co_return co_await refuse(exchange, silent);
     }
   }
@@ -168,6 +177,7 @@ awaitable<bool> proxy_http(TunnelHub& hub, ProxiedRequest request, Exchange& exc
   const bool switching = answer.result() == http::status::switching_protocols;
   answer.set("Content-Security-Policy", std::string(kSandbox));
   if (!request.set_cookie.empty()) answer.insert(http::field::set_cookie, request.set_cookie);
+  if (!request.replica.empty()) answer.set("X-Allot-Replica", request.replica);
   const bool client_keeps = exchange.keep_alive && answer.keep_alive() && !answer.need_eof();
   if (!switching) answer.keep_alive(client_keeps);
   http::serializer<false, http::buffer_body> serializer{answer};
@@ -297,6 +307,37 @@ awaitable<bool> relay_browser_exec(TunnelHub& hub, std::string node_id, nlohmann
   while (!node_ended) co_await ended.async_wait(asio::redirect_error(use_awaitable, ignored));
   audit(watcher->exit_code().value_or(-1), watcher->exit_code() ? "" : "disconnected");
   co_return false;
+}
+
+}  // namespace allot
+
+namespace allot {
+
+awaitable<Result<int>> probe_http(TunnelHub& hub, std::string node_id, std::string instance_id,
+                                  int port, std::string path, int64_t timeout_ms) {
+  nlohmann::json where = {{"instance", instance_id}, {"port", port}, {"tls", false}};
+  auto opened = co_await hub.open(node_id, std::move(where));
+  if (!opened) co_return std::unexpected(opened.error());
+  TunnelLease lease = std::move(*opened);
+  http::request<http::empty_body> ask{http::verb::get, path, 11};
+  ask.set(http::field::host, "localhost");
+  ask.set(http::field::user_agent, "allotd-probe");
+  ask.keep_alive(false);
+  http::response_parser<http::empty_body> parser;
+  parser.skip(true);
+  boost::system::error_code ec;
+  lease.conn().expires_after(std::chrono::milliseconds(timeout_ms));
+  co_await http::async_write(lease.conn(), ask, asio::redirect_error(use_awaitable, ec));
+  if (!ec) {
+    co_await http::async_read_header(lease.conn(), lease.pending(), parser,
+                                     asio::redirect_error(use_awaitable, ec));
+  }
+  lease.conn().expires_never();
+  if (ec) {
+    co_return fail(ErrorCode::kBadGateway,
+                   fmt::format("GET {} did not answer: {}", path, ec.message()));
+  }
+  co_return static_cast<int>(parser.get().result_int());
 }
 
 }  // namespace allot

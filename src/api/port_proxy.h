@@ -3,6 +3,7 @@
 // answer streamed back; and a plain TCP connection spliced to a port.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "api/exchange.h"
@@ -20,11 +21,21 @@ struct ProxiedRequest {
   std::string prefix;      // "/i/INSTANCE/PORT", sent as X-Forwarded-Prefix.
   std::string set_cookie;  // A Set-Cookie header to add to the answer; empty: none.
   std::string remote;      // The client's address, sent as X-Forwarded-For.
+  std::string replica;  // Sent back as X-Allot-Replica when set: the service replica that answered.
 };
 
 // Answers the client with the instance's answer: a 502 (bad_gateway) when the port cannot be
-// reached. Returns whether the client's connection may carry another request.
-boost::asio::awaitable<bool> proxy_http(TunnelHub& hub, ProxiedRequest request, Exchange& exchange);
+// reached. Returns whether the client's connection may carry another request. With `unreached`,
+// a port that cannot be reached is not answered: *unreached says why, and nothing has been sent
+// to the client, so that the request may go to another replica.
+boost::asio::awaitable<bool> proxy_http(TunnelHub& hub, ProxiedRequest request, Exchange& exchange,
+                                        std::optional<Error>* unreached = nullptr);
+
+// One GET of `path` on the port through its node's tunnel, as a readiness probe: the status, or
+// why there was none within `timeout_ms`.
+boost::asio::awaitable<Result<int>> probe_http(TunnelHub& hub, std::string node_id,
+                                               std::string instance_id, int port, std::string path,
+                                               int64_t timeout_ms);
 
 // Answers 101 and splices the client's connection to the port until both sides end; a 502 when
 // the port cannot be reached.

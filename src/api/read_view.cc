@@ -55,6 +55,7 @@ struct ReadView::Tables {
   std::map<std::string, ShownNode, std::less<>> nodes;
   std::unordered_map<std::string, ApiKey> keys_by_hash;
   std::unordered_map<std::string, User> users;
+  std::unordered_map<std::string, ServiceKey> service_keys_by_hash;
 
   // What authenticate_key() looks keys and users up in.
   const ApiKey* key_for_hash(const std::string& hash) const {
@@ -93,12 +94,15 @@ struct ReadView::Tables {
   }
   void take(ApiKey key) { keys_by_hash.insert_or_assign(key.token_hash, std::move(key)); }
   void take(User user) { users.insert_or_assign(user.id, std::move(user)); }
+  void take(ServiceKey key) {
+    service_keys_by_hash.insert_or_assign(key.token_hash, std::move(key));
+  }
 };
 
 namespace {
 
 // What one row becomes in the view, made outside the lock; nothing for rows it does not keep.
-using Taken = std::variant<std::monostate, ShownInstance, ShownNode, ApiKey, User>;
+using Taken = std::variant<std::monostate, ShownInstance, ShownNode, ApiKey, User, ServiceKey>;
 
 Taken prepare(const Row& row) {
   return std::visit(
@@ -108,7 +112,8 @@ Taken prepare(const Row& row) {
           return std::make_shared<const Shown<Instance>>(object);
         } else if constexpr (std::is_same_v<T, Node>) {
           return std::make_shared<const Shown<Node>>(object);
-        } else if constexpr (std::is_same_v<T, ApiKey> || std::is_same_v<T, User>) {
+        } else if constexpr (std::is_same_v<T, ApiKey> || std::is_same_v<T, User> ||
+                             std::is_same_v<T, ServiceKey>) {
           return object;
         } else {
           return std::monostate{};
@@ -130,6 +135,7 @@ void ReadView::reset(const State& state) {
   for (const auto& [id, node] : state.nodes) fresh->take(std::make_shared<const Shown<Node>>(node));
   for (const auto& [id, key] : state.keys) fresh->take(key);
   for (const auto& [id, user] : state.users) fresh->take(user);
+  for (const auto& [id, key] : state.service_keys) fresh->take(key);
   std::unique_lock lock(mutex_);
   tables_.swap(fresh);
   lock.unlock();
@@ -159,6 +165,14 @@ void ReadView::update(const std::vector<Row>& rows) {
 Result<Caller> ReadView::authenticate(std::string_view authorization) const {
   std::shared_lock lock(mutex_);
   return authenticate_key(*tables_, authorization);
+}
+
+std::optional<ServiceKey> ReadView::service_key(std::string_view token) const {
+  const std::string hash = sha256_hex(token);
+  std::shared_lock lock(mutex_);
+  auto it = tables_->service_keys_by_hash.find(hash);
+  if (it == tables_->service_keys_by_hash.end()) return std::nullopt;
+  return it->second;
 }
 
 ShownInstance ReadView::instance(const std::string& id) const {

@@ -66,6 +66,8 @@ class ReadView {
 
   // Any thread. The caller of an API key, as authenticate() on the state would find it.
   [[nodiscard]] Result<Caller> authenticate(std::string_view authorization) const;
+  // Any thread. The service key whose whole text is `token`, revoked or not; nullopt: none.
+  std::optional<ServiceKey> service_key(std::string_view token) const;
   // Null when there is no such object.
   ShownInstance instance(const std::string& id) const;
   ShownNode node(const std::string& id) const;

@@ -76,9 +76,10 @@ struct PlacementOptions {
   std::string price_class, max_price, prefer, from, regions;
   bool spot = false;
 };
-// Adds --prefer, --from and --regions, and with `shape` also --gpus, --milli, --gpu-type,
-// --class, --spot and --max-price.
-void add_placement_options(CLI::App& command, PlacementOptions& options, bool shape);
+// Adds --prefer, --from and --regions, and with `shape` also --gpus, --milli, --gpu-type (and
+// --model for it, unless `model_alias` is false), --class, --spot and --max-price.
+void add_placement_options(CLI::App& command, PlacementOptions& options, bool shape,
+                           bool model_alias = true);
 // The options that were given, as the API's fields.
 void put_placement(const PlacementOptions& options, nlohmann::json& body);
 
@@ -89,5 +90,11 @@ void add_project_idle_commands(CLI::App& projects, Action& action);
 // An idle policy's body from "PCT:WINDOW[:notify]" (WINDOW in seconds, or with s, m, h or d);
 // nullopt with `error` set when the text is not of that form.
 std::optional<nlohmann::json> parse_idle_spec(const std::string& spec, std::string& error);
+// "600", "600s", "10m", "2h" or "1d" in seconds; nullopt otherwise (the server checks the range).
+std::optional<int64_t> window_seconds(std::string_view text);
+// KEY=VALUE pairs into an object; false (with a message) on a malformed one.
+bool pairs(const std::vector<std::string>& items, const char* flag, nlohmann::json& out);
+// services: endpoints served over replicas that scale with traffic.
+void add_service_commands(CLI::App& app, Action& action);
 
 }  // namespace allot::cli

@@ -141,6 +141,19 @@ inline constexpr size_t kMaxPublishedPorts = 8;
 inline constexpr size_t kMaxVolumeName = 63;
 inline constexpr size_t kMaxVolumePath = 1'024;
 inline constexpr int64_t kMaxVolumeGb = 1'000'000;
+// Services: live ones per tenant, replicas one may have, revisions kept, a name's and a model
+// name's length, a readiness path's, and the targets the autoscaler takes.
+inline constexpr size_t kMaxServicesPerTenant = 64;
+inline constexpr int kMaxServiceReplicas = 64;
+inline constexpr size_t kServiceRevisionsKept = 10;
+inline constexpr size_t kMaxServiceName = 63;
+inline constexpr size_t kMaxServiceModel = 128;
+inline constexpr size_t kMaxReadinessPath = 1'024;
+inline constexpr int kMaxServiceTarget = 100'000;
+inline constexpr size_t kMaxServiceKeys = 1'000;  // Live keys of one service.
+inline constexpr int64_t kMaxScaleToZeroMs = int64_t{30} * 24 * 3'600'000;
+inline constexpr int64_t kMinScaleToZeroMs = 10'000;
+inline constexpr int64_t kMaxReadyTimeoutMs = int64_t{24} * 3'600'000;
 // Registry credentials one tenant may hold.
 inline constexpr size_t kMaxRegistryCredentials = 64;
 // The ports a gang member's container publishes on its node, for its peers on other nodes: each

@@ -16,6 +16,7 @@
 #include "core/cluster/idle.h"
 #include "core/cluster/image_pulls.h"
 #include "core/cluster/registries.h"
+#include "core/cluster/services.h"
 #include "core/cluster/volumes.h"
 #include "core/identity/identity.h"
 #include "core/money/budgets.h"

@@ -163,7 +163,7 @@ struct WholeSetting {
   int64_t DaemonConfig::* field;
   int64_t least = 1;
 };
-constexpr std::array<WholeSetting, 24> kWholeSettings = {{
+constexpr std::array<WholeSetting, 27> kWholeSettings = {{
     {"lease_ms", &DaemonConfig::lease_ms},
     {"heartbeat_interval_ms", &DaemonConfig::heartbeat_interval_ms},
     {"heartbeat_timeout_ms", &DaemonConfig::heartbeat_timeout_ms},
@@ -176,6 +176,9 @@ constexpr std::array<WholeSetting, 24> kWholeSettings = {{
     {"webhook_max_attempts", &DaemonConfig::webhook_max_attempts},
     {"scheduler_carbon_weight", &DaemonConfig::scheduler_carbon_weight, 0},
     {"autoscale_interval_ms", &DaemonConfig::autoscale_interval_ms},
+    {"service_interval_ms", &DaemonConfig::service_interval_ms},
+    {"service_probe_interval_ms", &DaemonConfig::service_probe_interval_ms},
+    {"service_hold_ms", &DaemonConfig::service_hold_ms},
     {"pool_command_timeout_ms", &DaemonConfig::pool_command_timeout_ms},
     {"idle_min_window_s", &DaemonConfig::idle_min_window_s},
     {"max_active_instances_per_tenant", &DaemonConfig::max_active_instances_per_tenant},
@@ -393,6 +396,12 @@ Result<DaemonConfig> load_daemon_config(const std::vector<std::string>& args, co
             "internal CIDR ranges tenants' webhooks may reach, e.g. 10.20.0.0/16");
   whole_flag("--autoscale-interval-ms", &DaemonConfig::autoscale_interval_ms,
              "how often the autoscaler decides");
+  whole_flag("--service-interval-ms", &DaemonConfig::service_interval_ms,
+             "how often the service controller decides");
+  whole_flag("--service-probe-interval-ms", &DaemonConfig::service_probe_interval_ms,
+             "how often each running service replica's readiness is probed");
+  whole_flag("--service-hold-ms", &DaemonConfig::service_hold_ms,
+             "how long a request to a service waits for a replica to be ready");
   whole_flag("--pool-command-timeout-ms", &DaemonConfig::pool_command_timeout_ms,
              "how long a pool's create or delete command may run");
   text_flag("--local-agent-path", &DaemonConfig::local_agent_path,

@@ -52,6 +52,11 @@ struct DaemonConfig {
   int64_t autoscale_interval_ms = 5'000;
   int64_t pool_command_timeout_ms = 120'000;
   std::string local_agent_path;
+  // Services: how often the controller decides and each running replica is probed, and how long
+  // a request may wait for a replica (a service at zero starting one).
+  int64_t service_interval_ms = 1'000;
+  int64_t service_probe_interval_ms = 1'000;
+  int64_t service_hold_ms = 60'000;
   // Instances one tenant may have queued or running at once (1 .. a million).
   int64_t max_active_instances_per_tenant = limits::kDefaultMaxActiveInstancesPerTenant;
   // Idle stop: the shortest window a new policy may have (1 s .. a week).

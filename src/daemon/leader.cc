@@ -43,6 +43,8 @@ ApiOptions api_options(const DaemonConfig& config, std::shared_ptr<const Sealer>
                     .max_volume_gb = config.max_volume_gb,
                     .nfs_regions = nfs_region_set(config),
                     .public_ports = config.public_ports,
+                    .service_hold_ms = config.service_hold_ms,
+                    .probe_interval_ms = config.service_probe_interval_ms,
                     .issuer = billing::Issuer{.legal_name = config.invoice_legal_name,
                                               .address = config.invoice_address,
                                               .tax_id = config.invoice_tax_id,
@@ -182,11 +184,15 @@ void Leader::start_timers(const std::string& url) {
                         .forecast = config_.forecast,
                         .forecast_lead_h = static_cast<int>(config_.forecast_lead_h),
                         .forecast_history_h = static_cast<int>(config_.forecast_history_h)});
+  services_ = std::make_unique<ServiceController>(
+      *service_, app_->traffic(),
+      ServiceControllerOptions{.interval_ms = config_.service_interval_ms});
 }
 
 Leader::~Leader() {
   stopping_ = true;
   if (autoscaler_) autoscaler_->stop();
+  if (services_) services_->stop();
   if (ticker_.joinable()) ticker_.join();
   if (webhooks_) webhooks_->stop();
   if (service_) service_->stop();

@@ -12,6 +12,7 @@
 #include "api/app.h"
 #include "daemon/autoscaler.h"
 #include "daemon/config.h"
+#include "daemon/service_controller.h"
 #include "daemon/timed_scheduler.h"
 #include "daemon/webhook.h"
 #include "sched/core_scheduler.h"
@@ -63,6 +64,7 @@ class Leader {
   std::optional<std::string> first_key_;
   std::unique_ptr<WebhookSender> webhooks_;
   std::unique_ptr<Autoscaler> autoscaler_;
+  std::unique_ptr<ServiceController> services_;
   std::atomic<bool> stopping_{false};
   std::thread ticker_;
 };

@@ -84,6 +84,8 @@ void announce(const std::optional<std::string>& first_key, const std::string& ur
   std::fflush(stdout);
 }
 
+boost::asio::awaitable<void> nothing_to_do() { co_return; }
+
 // A single allotd: it leads from the start.
 int run_single(const DaemonConfig& config, const sigset_t& stop_signals) {
   Metrics metrics;
@@ -105,6 +107,7 @@ int run_single(const DaemonConfig& config, const sigset_t& stop_signals) {
     return 1;
   }
   const std::string url = fmt::format("http://{}:{}", config.listen_host, (*server)->port());
+  (*server)->repeat(config.service_probe_interval_ms, [&app] { return app.probe_services(); });
   announce((*leader)->first_key(), url);
   write_port_file(config, (*server)->port());
   (*leader)->start_timers(url);
@@ -245,6 +248,10 @@ int run_replica(const DaemonConfig& config, const sigset_t& stop_signals,
     return 1;
   }
   const std::string url = fmt::format("http://{}:{}", config.listen_host, (*server)->port());
+  (*server)->repeat(config.service_probe_interval_ms, [&leading] {
+    Leader* serving = leading.load();
+    return serving != nullptr ? serving->app().probe_services() : nothing_to_do();
+  });
   announce(std::nullopt, url);
   write_port_file(config, (*server)->port());
   std::atomic<bool> stopping{false};

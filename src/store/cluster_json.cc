@@ -74,7 +74,8 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(InstanceSpec, gpus, gpu_milli, g
                                                 cpu_milli, memory_mib, region, price_class, image,
                                                 command, env, labels, max_run_s, interactive,
                                                 requeue, nodes, max_price_micros, regions, prefer,
-                                                from, idle, from_template, volumes, ports)
+                                                from, idle, from_template, volumes, ports,
+                                                service_id, service_revision)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(
     Instance, id, tenant_id, project_id, user_id, spec, state, reason, node_id, gpu_indices,
     gpu_uuids, stop_requested, stop_reason, exit_code, created_at_ms, started_at_ms, ended_at_ms,
@@ -90,6 +91,29 @@ Result<IdlePolicy> idle_policy_from_document(const json& d) {
 json instance_document(const Instance& i) { return i; }
 Result<Instance> instance_from_document(const json& d) {
   return from_document<Instance>(d, "instance");
+}
+
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ServiceRevision, number, spec, port, readiness,
+                                                created_at_ms)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(HostedService, id, tenant_id, project_id, user_id,
+                                                name, model, min_replicas, max_replicas, target_rps,
+                                                target_concurrency, scale_to_zero_after_ms,
+                                                ready_timeout_ms, spot_fallback, revisions,
+                                                revision, serving_revision, rollout, rollout_reason,
+                                                desired, scale_reason, scaled_at_ms, restarts,
+                                                created_at_ms, updated_at_ms, deleted_at_ms)
+
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ServiceKey, id, tenant_id, service_id, name, prefix,
+                                                token_hash, created_at_ms, revoked_at_ms)
+
+json service_key_document(const ServiceKey& k) { return k; }
+Result<ServiceKey> service_key_from_document(const json& d) {
+  return from_document<ServiceKey>(d, "service key");
+}
+
+json service_document(const HostedService& s) { return s; }
+Result<HostedService> service_from_document(const json& d) {
+  return from_document<HostedService>(d, "service");
 }
 
 // Kept flat: the GPU's telemetry beside its other fields.

@@ -7,6 +7,7 @@
 #include "common/error.h"
 #include "core/model/cluster.h"
 #include "core/model/rules.h"
+#include "core/model/service.h"
 #include "meter/rating.h"
 
 namespace allot {
@@ -20,6 +21,10 @@ nlohmann::json idle_policy_document(const IdlePolicy& policy);
 
 [[nodiscard]] Result<Node> node_from_document(const nlohmann::json& doc);
 [[nodiscard]] Result<Instance> instance_from_document(const nlohmann::json& doc);
+nlohmann::json service_document(const HostedService& service);
+[[nodiscard]] Result<HostedService> service_from_document(const nlohmann::json& doc);
+nlohmann::json service_key_document(const ServiceKey& key);
+[[nodiscard]] Result<ServiceKey> service_key_from_document(const nlohmann::json& doc);
 
 nlohmann::json price_document(const meter::Price& price);
 [[nodiscard]] Result<meter::Price> price_from_document(const nlohmann::json& doc);

@@ -262,7 +262,15 @@ constexpr std::array<std::string_view, 5> kReplicas = {
     "size BIGINT NOT NULL, data TEXT NOT NULL, PRIMARY KEY (instance_id, start_at))",
 };
 
-constexpr std::array<Migration, 19> kMigrations = {
+// Services: tenants' endpoints served over replicas, deleted ones too, and their callers' keys.
+constexpr std::array<std::string_view, 2> kServices = {
+    "CREATE TABLE services (id TEXT PRIMARY KEY, tenant_id TEXT NOT NULL, "
+    "created_at_ms BIGINT NOT NULL, doc TEXT NOT NULL)",
+    "CREATE TABLE service_keys (id TEXT PRIMARY KEY, tenant_id TEXT NOT NULL, "
+    "created_at_ms BIGINT NOT NULL, doc TEXT NOT NULL)",
+};
+
+constexpr std::array<Migration, 20> kMigrations = {
     Migration{1, "identity: tenants, projects, users, API keys, audit log", kIdentity},
     Migration{2, "cluster: join tokens, nodes, instances", kCluster},
     Migration{3, "rules: quotas, reservations, tenant weights", kRules},
@@ -283,6 +291,7 @@ constexpr std::array<Migration, 19> kMigrations = {
     Migration{18, "exec: whether a tenant's members may exec into its instances", kExec},
     Migration{19, "replicas: the leader's lease, replicas, shared settings, instance logs",
               kReplicas},
+    Migration{20, "services: endpoints served over replicas that scale with traffic", kServices},
 };
 
 }  // namespace

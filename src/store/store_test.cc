@@ -84,12 +84,12 @@ AuditEntry audit(int64_t seq, std::string tenant) {
 }
 
 TEST_P(StoreTest, MigrationsRunOnceAndReachTheLatestVersion) {
-  EXPECT_EQ(store_->schema_version(), 19);
+  EXPECT_EQ(store_->schema_version(), 20);
   EXPECT_EQ(store_->backend(), GetParam());
   store_.reset();
   auto again = open();
   ASSERT_NE(again, nullptr);
-  EXPECT_EQ(again->schema_version(), 19);
+  EXPECT_EQ(again->schema_version(), 20);
 }
 
 TEST_P(StoreTest, WhatIsCommittedLoadsBackAfterReopening) {
@@ -325,6 +325,59 @@ TEST_P(StoreTest, VolumesLoadBackWithTheirNodeAndADeletedOneStaysForItsBilling) 
   EXPECT_EQ(state.volume_named(kTenant.id, "datasets"), nullptr);
   ASSERT_NE(state.volume(shared.id), nullptr);
   EXPECT_EQ(state.volume(shared.id)->deleted_at_ms, 9);
+}
+
+TEST_P(StoreTest, ServicesLoadBackWithTheirRevisionsKeysAndReplicas) {
+  HostedService service{
+      .id = "svc_0000000000000001",
+      .tenant_id = kTenant.id,
+      .project_id = kProject.id,
+      .user_id = "usr_1",
+      .name = "chat",
+      .model = "llama-3-8b",
+      .max_replicas = 4,
+      .target_concurrency = 4,
+      .scale_to_zero_after_ms = 600'000,
+      .revisions = {ServiceRevision{.number = 1,
+                                    .spec = InstanceSpec{.gpus = 1,
+                                                         .command = {"serve"},
+                                                         .interactive = true,
+                                                         .ports = {PublishedPort{.port = 8000}}},
+                                    .port = 8000,
+                                    .readiness = "/health",
+                                    .created_at_ms = 5}},
+      .revision = 1,
+      .created_at_ms = 5};
+  const ServiceKey key{.id = "svk_0000000000000001",
+                       .tenant_id = kTenant.id,
+                       .service_id = service.id,
+                       .name = "acme",
+                       .prefix = "allot_svc_abcdef",
+                       .token_hash = std::string(64, 'd'),
+                       .created_at_ms = 6};
+  Instance replica{.id = "ins_0000000000000001",
+                   .tenant_id = kTenant.id,
+                   .project_id = kProject.id,
+                   .spec = service.revisions.front().spec,
+                   .created_at_ms = 7};
+  replica.spec.service_id = service.id;
+  replica.spec.service_revision = 1;
+  const Status made =
+      store_->commit(Batch{.rows = {kTenant, kUser, kProject, service, key, replica}});
+  ASSERT_TRUE(made) << made.error().message;
+  service.serving_revision = 1;
+  service.rollout = "done";
+  service.desired = 0;
+  ASSERT_TRUE(store_->commit(Batch{.rows = {service}}));
+  auto rows = reopen_and_load();
+  ASSERT_TRUE(rows) << rows.error().message;
+  State state;
+  for (const Row& row : *rows) state.put(row);
+  EXPECT_EQ(*state.service(service.id), service);
+  EXPECT_EQ(state.service_keys.at(key.id), key);
+  EXPECT_EQ(state.instance(replica.id)->spec.service_id, service.id);
+  EXPECT_TRUE(state.replicas_by_service.at(service.id) == std::set<std::string>{replica.id});
+  EXPECT_EQ(state.service_by_name.at({kTenant.id, "chat"}), service.id);
 }
 
 TEST_P(StoreTest, APullAndANodesImagesLoadBackAsTheyWere) {

@@ -75,6 +75,10 @@ void ClusterTest::start_agent(size_t i) {
                                    "8xH100-80GB", "--faults",    agent.faults.string(),
                                    "--log-level", "warn"};
   args.insert(args.end(), extra_agent_args_.begin(), extra_agent_args_.end());
+  if (own_addresses_) {
+    args.emplace_back("--workload-address");
+    args.push_back("127.0.0." + std::to_string(i + 2));
+  }
   agent.pid =
       spawn_program(bin_dir() + "/src/agent/allot-agent", args, {"ALLOT_RUNTIME=" + runtime_},
                     dir_.path() / (agent.name + ".out"), dir_.path() / (agent.name + ".err"));

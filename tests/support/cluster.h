@@ -65,7 +65,10 @@ class ClusterTest : public ::testing::Test {
   size_t agent_count_ = 3;
   std::vector<std::string> extra_daemon_args_;  // Added to allotd's flags.
   std::vector<std::string> extra_agent_args_;   // Added to every agent's flags.
-  std::string runtime_ = "process";             // The agents' --runtime (ALLOT_RUNTIME).
+  // Each agent's workloads serve on a loopback address of their own (agent i: 127.0.0.i+2),
+  // so that the same port on two nodes does not clash.
+  bool own_addresses_ = false;
+  std::string runtime_ = "process";  // The agents' --runtime (ALLOT_RUNTIME).
   // Every model of the agents' region "default" priced at 0 in every class (Daemon::
   // set_free_prices); tests about money turn it off and set their own prices.
   bool free_prices_ = true;

@@ -1,7 +1,8 @@
 // Checks of docs/openapi.json that Redocly's rules do not make (tools/openapi/lint.sh runs both):
 //   1. the document is valid against the official OpenAPI 3.1 JSON Schema (in strict mode);
 //   2. every request body refuses unknown fields (`additionalProperties: false` on each of its
-//      object schemas), as allotd does, except the agent's join and heartbeat, which ignore them;
+//      object schemas), as allotd does, except the agent's join and heartbeat, which ignore them,
+//      and the OpenAI-style calls, which go whole to a service's replica;
 //   3. every operation has an operationId, a summary, one tag and 2xx and 4xx answers, and its
 //      error answers use the shared Error schema.
 // Usage: node lint.mjs [FILE] (default ../../docs/openapi.json). Exits 1 on any problem.
@@ -32,7 +33,9 @@ function deref(node) {
 }
 
 // 2. Strict request bodies: every object schema reachable from a request body.
-const lenient = new Set(['agentJoin', 'agentHeartbeat']);
+// The agent's calls ignore unknown fields; the OpenAI-style calls pass the body whole to a replica.
+const lenient = new Set(['agentJoin', 'agentHeartbeat', 'createChatCompletion', 'createCompletion',
+  'createEmbedding']);
 function checkStrict(schema, where, allowOpen, seen) {
   const s = deref(schema);
   if (!s || typeof s !== 'object' || seen.has(s)) return;

@@ -21,16 +21,20 @@
 
 namespace allot::agent {
 
-Result<int> dial_loopback(int port) {
+Result<int> dial_loopback(int port) { return dial_address("127.0.0.1", port); }
+
+Result<int> dial_address(const std::string& address, int port) {
+  sockaddr_in to{};
+  to.sin_family = AF_INET;
+  to.sin_port = htons(static_cast<uint16_t>(port));
+  if (::inet_pton(AF_INET, address.c_str(), &to.sin_addr) != 1) {
+    return fail(ErrorCode::kInvalidArgument, "not an IPv4 address: " + address);
+  }
   const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) {
     return fail(ErrorCode::kUnavailable, fmt::format("no socket: {}", std::strerror(errno)));
   }
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_port = htons(static_cast<uint16_t>(port));
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (::connect(fd, reinterpret_cast<const sockaddr*>(&address), sizeof address) != 0) {
+  if (::connect(fd, reinterpret_cast<const sockaddr*>(&to), sizeof to) != 0) {
     const int error = errno;
     ::close(fd);
     return fail(

@@ -20,6 +20,8 @@ using PortDialer = std::function<Result<int>(const std::string& instance_id, int
 
 // 127.0.0.1:port of the host.
 [[nodiscard]] Result<int> dial_loopback(int port);
+// address:port of the host, for an IPv4 `address` (a process-runtime node's workload address).
+[[nodiscard]] Result<int> dial_address(const std::string& address, int port);
 // 127.0.0.1:port in the network namespace of process `pid`.
 [[nodiscard]] Result<int> dial_in_namespace(pid_t pid, int port);
 // The process id of the container of `instance_id` (container_runtime.h's name for it), from

@@ -58,17 +58,19 @@ struct Tracked {
 class ProcessRuntime final : public Runtime {
  public:
   ProcessRuntime(std::string state_dir, const Clock& clock, CgroupHost cgroups,
-                 int64_t orphan_timeout_ms)
+                 int64_t orphan_timeout_ms, std::string address)
       : state_dir_(std::move(state_dir)),
         clock_(clock),
         cgroups_(std::move(cgroups)),
-        orphan_timeout_ms_(orphan_timeout_ms) {}
+        orphan_timeout_ms_(orphan_timeout_ms),
+        address_(std::move(address)) {}
 
   std::string_view kind() const override { return "process"; }
 
-  // Its workloads share the host's network.
+  // Its workloads share the host's network, serving at the node's workload address.
   PortDialer dialer() const override {
-    return [](const std::string&, int port) { return dial_loopback(port); };
+    return
+        [address = address_](const std::string&, int port) { return dial_address(address, port); };
   }
   // Its workloads are processes of the host: a command runs beside them, on the host.
   std::vector<std::string> exec_argv(const std::string&, const std::vector<std::string>& argv,
@@ -97,6 +99,7 @@ class ProcessRuntime final : public Runtime {
   const Clock& clock_;
   CgroupHost cgroups_;
   int64_t orphan_timeout_ms_;
+  std::string address_;
   TimeMs alive_marked_ms_ = 0;
   std::map<std::string, Tracked, std::less<>> workloads_;
   // Shims this object forked and has not waited for yet. Shims of an earlier agent are not its
@@ -137,7 +140,9 @@ Result<WorkloadStatus> ProcessRuntime::start(const WorkloadSpec& spec) {
     }
   }
 
-  LaunchPlan plan = make_launch_plan(spec, paths, record.cgroup_dir);
+  WorkloadSpec with_host = spec;
+  with_host.env["ALLOT_HOST"] = address_;
+  LaunchPlan plan = make_launch_plan(with_host, paths, record.cgroup_dir);
   plan.alive_path = agent_alive_path(state_dir_);
   plan.orphan_timeout_ms = orphan_timeout_ms_;
   const auto spawned = spawn_workload(plan);
@@ -312,7 +317,8 @@ void ProcessRuntime::adopt_existing() {
 
 Result<std::unique_ptr<Runtime>> open_process_runtime_with(const std::string& state_dir,
                                                            const Clock& clock, CgroupHost cgroups,
-                                                           int64_t orphan_timeout_ms) {
+                                                           int64_t orphan_timeout_ms,
+                                                           std::string address) {
   std::error_code ec;
   std::filesystem::create_directories(state_dir, ec);
   if (ec) {
@@ -327,18 +333,18 @@ Result<std::unique_ptr<Runtime>> open_process_runtime_with(const std::string& st
   }
   ::close(fd);
   ::unlink(probe.c_str());
-  auto runtime =
-      std::make_unique<ProcessRuntime>(state_dir, clock, std::move(cgroups), orphan_timeout_ms);
+  auto runtime = std::make_unique<ProcessRuntime>(state_dir, clock, std::move(cgroups),
+                                                  orphan_timeout_ms, std::move(address));
   runtime->mark_alive();  // Before anything else: the shims of a restarted agent see it back.
   runtime->adopt_existing();
   return std::unique_ptr<Runtime>(std::move(runtime));
 }
 
 Result<std::unique_ptr<Runtime>> open_process_runtime(const std::string& state_dir,
-                                                      const Clock& clock,
-                                                      int64_t orphan_timeout_ms) {
+                                                      const Clock& clock, int64_t orphan_timeout_ms,
+                                                      std::string address) {
   return open_process_runtime_with(state_dir, clock, CgroupHost::probe(std::string(kCgroupRoot)),
-                                   orphan_timeout_ms);
+                                   orphan_timeout_ms, std::move(address));
 }
 
 }  // namespace allot::agent

@@ -12,6 +12,6 @@ namespace allot::agent {
 
 [[nodiscard]] Result<std::unique_ptr<Runtime>> open_process_runtime_with(
     const std::string& state_dir, const Clock& clock, CgroupHost cgroups,
-    int64_t orphan_timeout_ms = kDefaultOrphanTimeoutMs);
+    int64_t orphan_timeout_ms = kDefaultOrphanTimeoutMs, std::string address = "127.0.0.1");
 
 }  // namespace allot::agent

@@ -136,8 +136,11 @@ inline constexpr int64_t kOrphanGraceMs = 10'000;
 // the runtime marks the agent alive (the file agent.alive in `state_dir`) when it opens and while
 // it is polled, and each workload's shim stops its workload once that mark is older than the
 // timeout it was started with. None is left untracked.
+// `address` is where its workloads serve: it dials their ports there and tells them so in
+// ALLOT_HOST (several agents on one host each take a loopback address of their own, 127.0.0.N,
+// so that their workloads' ports do not clash).
 [[nodiscard]] Result<std::unique_ptr<Runtime>> open_process_runtime(
     const std::string& state_dir, const Clock& clock,
-    int64_t orphan_timeout_ms = kDefaultOrphanTimeoutMs);
+    int64_t orphan_timeout_ms = kDefaultOrphanTimeoutMs, std::string address = "127.0.0.1");
 
 }  // namespace allot::agent

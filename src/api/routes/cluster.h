@@ -23,6 +23,8 @@ std::span<const Route> volume_routes();
 [[nodiscard]] Result<std::vector<VolumeMount>> resolve_volumes(const Call& call,
                                                                const std::string& tenant_id,
                                                                std::vector<VolumeMount> mounts);
+// Tenants' services: endpoints served over replicas.
+std::span<const Route> service_routes();
 std::span<const Route> image_routes();
 // The nodes' tunnels, port-forwards and the list of an instance's published ports.
 std::span<const Route> tunnel_routes();

@@ -93,20 +93,6 @@ struct RunOptions {
   int nodes = 1;
 };
 
-// KEY=VALUE pairs into an object; false (with a message) on a malformed one.
-bool pairs(const std::vector<std::string>& items, const char* flag, json& out) {
-  out = json::object();
-  for (const std::string& item : items) {
-    const size_t eq = item.find('=');
-    if (eq == std::string::npos || eq == 0) {
-      std::cerr << "error: " << flag << " takes KEY=VALUE, not '" << item << "'\n";
-      return false;
-    }
-    out[item.substr(0, eq)] = item.substr(eq + 1);
-  }
-  return true;
-}
-
 // NAME:/PATH[:ro|:rw] flags into the API's mounts; false (with a message) on a malformed one.
 bool volume_mounts(const std::vector<std::string>& items, json& out) {
   out = json::array();
@@ -239,6 +225,19 @@ int show_logs(Session& session, const std::string& id, int tail, bool follow) {
 }
 
 }  // namespace
+
+bool pairs(const std::vector<std::string>& items, const char* flag, json& out) {
+  out = json::object();
+  for (const std::string& item : items) {
+    const size_t eq = item.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      std::cerr << "error: " << flag << " takes KEY=VALUE, not '" << item << "'\n";
+      return false;
+    }
+    out[item.substr(0, eq)] = item.substr(eq + 1);
+  }
+  return true;
+}
 
 void add_cluster_commands(CLI::App& app, Action& action) {
   static std::string id, name;

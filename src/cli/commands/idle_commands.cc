@@ -18,7 +18,8 @@ std::optional<int64_t> whole(std::string_view text) {
   return value;
 }
 
-// "600", "600s", "10m", "2h" or "1d" in seconds; nullopt otherwise (the server checks the range).
+}  // namespace
+
 std::optional<int64_t> window_seconds(std::string_view text) {
   int64_t unit = 1;
   if (!text.empty()) {
@@ -44,8 +45,6 @@ std::optional<int64_t> window_seconds(std::string_view text) {
   if (!number || *number < 0 || *number > INT64_MAX / 86'400) return std::nullopt;
   return *number * (unit == 0 ? 1 : unit);
 }
-
-}  // namespace
 
 std::optional<json> parse_idle_spec(const std::string& spec, std::string& error) {
   const size_t first = spec.find(':');

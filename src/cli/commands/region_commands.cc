@@ -104,11 +104,13 @@ int show_quote(Session& session, const PlacementOptions& o) {
 
 }  // namespace
 
-void add_placement_options(CLI::App& command, PlacementOptions& o, bool shape) {
+void add_placement_options(CLI::App& command, PlacementOptions& o, bool shape, bool model_alias) {
   if (shape) {
     command.add_option("--gpus", o.gpus, "whole GPUs, 1 to 8 (default 1)");
     command.add_option("--milli,--gpu-milli", o.milli, "a fraction of one GPU, 1 to 999 milli");
-    command.add_option("--gpu-type,--model", o.gpu_types, "allowed model or family, repeatable")
+    command
+        .add_option(model_alias ? "--gpu-type,--model" : "--gpu-type", o.gpu_types,
+                    "allowed GPU model or family, repeatable")
         ->allow_extra_args(false);
     command.add_option("--class", o.price_class, "on-demand (default), spot or reserved");
     command.add_flag("--spot", o.spot, "spot work: the same as --class spot");

@@ -103,6 +103,15 @@ Result<Rows> apply(const State& state, const CreateInstance& c, TimeMs now_ms,
     return std::unexpected(not_found("project", c.project_id));
   }
   if (auto ok = check_instance_spec(c.spec); !ok) return std::unexpected(ok.error());
+  if (!c.spec.service_id.empty()) {
+    const HostedService* service = state.service(c.spec.service_id);
+    if (service == nullptr || service->deleted() || service->tenant_id != c.tenant_id) {
+      return std::unexpected(not_found("service", c.spec.service_id));
+    }
+    if (service->revision_of(c.spec.service_revision) == nullptr || !c.member_ids.empty()) {
+      return fail(ErrorCode::kInvalidArgument, "a replica is of one of its service's revisions");
+    }
+  }
   if (auto ok = check_volume_mounts(state, c.tenant_id, c.spec); !ok) {
     return std::unexpected(ok.error());
   }
@@ -241,6 +250,19 @@ void keep_mounts(State& state, const Instance* active_before, const Instance& no
   }
 }
 
+// Moves a service's replica in the index of replicas: in while it has not ended.
+void keep_replicas(State& state, const Instance& now) {
+  if (now.spec.service_id.empty()) return;
+  if (!is_final(now.state)) {
+    state.replicas_by_service[now.spec.service_id].insert(now.id);
+    return;
+  }
+  auto it = state.replicas_by_service.find(now.spec.service_id);
+  if (it == state.replicas_by_service.end()) return;
+  it->second.erase(now.id);
+  if (it->second.empty()) state.replicas_by_service.erase(it);
+}
+
 }  // namespace
 
 void put(State& state, const Instance& instance) {
@@ -261,6 +283,7 @@ void put(State& state, const Instance& instance) {
   if (!is_final(instance.state))
     state.active_by_shape[work_shape(instance.spec)].insert(instance.id);
   keep_mounts(state, was_active ? &old->second : nullptr, instance);
+  keep_replicas(state, instance);
   if (was_active != !is_final(instance.state)) {
     size_t& active = state.active_by_tenant[instance.tenant_id];
     assert(!was_active || active > 0);

@@ -207,6 +207,20 @@ class Checker {
     if (mounts != state_.mounts_by_volume) {
       fail("tenant_index", "the index of volumes' users is not the instances' mounts");
     }
+    std::map<std::string, std::set<std::string>> replicas;
+    for (const auto& [id, i] : state_.instances) {
+      if (!is_final(i.state) && !i.spec.service_id.empty()) replicas[i.spec.service_id].insert(id);
+    }
+    if (replicas != state_.replicas_by_service) {
+      fail("tenant_index", "the index of services' replicas is not the instances' services");
+    }
+    std::map<std::pair<std::string, std::string>, std::string> services_named;
+    for (const auto& [id, service] : state_.services) {
+      if (!service.deleted()) services_named[{service.tenant_id, service.name}] = id;
+    }
+    if (services_named != state_.service_by_name) {
+      fail("tenant_index", "the index of services by name is not the live services");
+    }
     std::map<std::string, std::set<std::string>> unsettled_volumes;
     std::map<std::pair<std::string, std::string>, std::string> named;
     for (const auto& [id, v] : state_.volumes) {

@@ -194,6 +194,10 @@ struct InstanceSpec {
   // Volumes it mounts; they go with it when preemption requeues it.
   std::vector<VolumeMount> volumes;
   std::vector<PublishedPort> ports;
+  // The service (core/model/service.h) it is a replica of, and of which revision; set by allotd's
+  // service controller, never read from a request. Empty: none.
+  std::string service_id;
+  int service_revision = 0;
 
   bool operator==(const InstanceSpec&) const = default;
 };

@@ -14,6 +14,7 @@
 #include "core/model/idle_policy.h"
 #include "core/model/image.h"
 #include "core/model/registry.h"
+#include "core/model/service.h"
 #include "core/model/volume.h"
 
 namespace allot {
@@ -140,7 +141,10 @@ using ClusterCommands =
     TypeList<CreateJoinToken, RevokeJoinToken, JoinNode, NodeHeartbeat, SetNodeAdmin,
              RevokeNodeCredential, DeleteNode, CreateInstance, StopInstance, SetProjectIdle,
              SetRegistryCredential, DeleteRegistryCredential, RequestImagePull, CreateVolume,
-             DeleteVolume>;
-using ClusterRows = TypeList<JoinToken, Node, RegistryCredential, ImagePull, Instance, Volume>;
+             DeleteVolume, CreateService, UpdateService, DeleteService, ScaleService,
+             RecordServiceRollout, CreateServiceKey, RevokeServiceKey>;
+// Services come before instances: a replica names its service.
+using ClusterRows = TypeList<JoinToken, Node, RegistryCredential, ImagePull, HostedService,
+                             ServiceKey, Instance, Volume>;
 
 }  // namespace allot

@@ -31,6 +31,16 @@ constexpr DocumentCodec<Volume> kVolumes{.table = "volumes",
                                          .encode = volume_document,
                                          .decode = volume_from_document,
                                          .order = "created_at_ms, id"};
+constexpr DocumentCodec<HostedService> kServices{.table = "services",
+                                                 .keys = "id, tenant_id, created_at_ms",
+                                                 .encode = service_document,
+                                                 .decode = service_from_document,
+                                                 .order = "created_at_ms, id"};
+constexpr DocumentCodec<ServiceKey> kServiceKeys{.table = "service_keys",
+                                                 .keys = "id, tenant_id, created_at_ms",
+                                                 .encode = service_key_document,
+                                                 .decode = service_key_from_document,
+                                                 .order = "created_at_ms, id"};
 // Oldest first, so that the queue is rebuilt in arrival order.
 constexpr DocumentCodec<Instance> kInstances{
     .table = "instances",
@@ -50,5 +60,7 @@ const DocumentCodec<RegistryCredential>& codec_of(Tag<RegistryCredential> /*tag*
 const DocumentCodec<ImagePull>& codec_of(Tag<ImagePull> /*tag*/) { return kImagePulls; }
 const DocumentCodec<Instance>& codec_of(Tag<Instance> /*tag*/) { return kInstances; }
 const DocumentCodec<Volume>& codec_of(Tag<Volume> /*tag*/) { return kVolumes; }
+const DocumentCodec<HostedService>& codec_of(Tag<HostedService> /*tag*/) { return kServices; }
+const DocumentCodec<ServiceKey>& codec_of(Tag<ServiceKey> /*tag*/) { return kServiceKeys; }
 
 }  // namespace allot

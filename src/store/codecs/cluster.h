@@ -1,5 +1,5 @@
 // The cluster domain's rows in the store: join tokens, nodes, registry credentials, image
-// pulls, instances, volumes.
+// pulls, instances, volumes, services and their keys.
 #pragma once
 
 #include "store/codecs/columns.h"
@@ -12,5 +12,7 @@ const DocumentCodec<RegistryCredential>& codec_of(Tag<RegistryCredential> tag);
 const DocumentCodec<ImagePull>& codec_of(Tag<ImagePull> tag);
 const DocumentCodec<Instance>& codec_of(Tag<Instance> tag);
 const DocumentCodec<Volume>& codec_of(Tag<Volume> tag);
+const DocumentCodec<HostedService>& codec_of(Tag<HostedService> tag);
+const DocumentCodec<ServiceKey>& codec_of(Tag<ServiceKey> tag);
 
 }  // namespace allot

@@ -108,6 +108,10 @@ const ImagePull* ClusterSlice::image_pull(const std::string& id) const {
 
 const Volume* ClusterSlice::volume(const std::string& id) const { return find_by_id(volumes, id); }
 
+const HostedService* ClusterSlice::service(const std::string& id) const {
+  return find_by_id(services, id);
+}
+
 const Volume* ClusterSlice::volume_named(const std::string& tenant_id,
                                          const std::string& name) const {
   auto it = volume_by_name.find({tenant_id, name});

@@ -13,6 +13,7 @@
 #include "core/model/cluster.h"
 #include "core/model/image.h"
 #include "core/model/registry.h"
+#include "core/model/service.h"
 #include "core/model/volume.h"
 
 namespace allot {
@@ -91,6 +92,10 @@ struct ClusterSlice {
   std::map<std::string, ImagePull> image_pulls;
   // Every volume by id, deleted ones too (kept so that storage can be billed to their deletion).
   std::map<std::string, Volume> volumes;
+  // Every service by id, deleted ones too.
+  std::map<std::string, HostedService> services;
+  // Services' keys by id, revoked ones too.
+  std::map<std::string, ServiceKey> service_keys;
 
   // Derived indexes, kept true by put().
   std::unordered_map<std::string, std::string> node_by_credential;  // credential hash -> node id
@@ -131,6 +136,10 @@ struct ClusterSlice {
   std::map<std::string, std::set<std::string>> unsettled_volumes;
   // Live volumes' ids by tenant, then name.
   std::map<std::pair<std::string, std::string>, std::string> volume_by_name;
+  // Live services' ids by tenant, then name.
+  std::map<std::pair<std::string, std::string>, std::string> service_by_name;
+  // Replicas not yet ended (queued ones too) by service id; no empty sets.
+  std::map<std::string, std::set<std::string>> replicas_by_service;
   // Instances launched with an idempotency key, by tenant and key (instances are never removed).
   std::map<std::pair<std::string, std::string>, std::string> launch_by_key;
   // Instances not yet in a final state, per tenant (for the tenant's limit).
@@ -152,6 +161,7 @@ struct ClusterSlice {
                                                 const std::string& host) const;
   const ImagePull* image_pull(const std::string& id) const;
   const Volume* volume(const std::string& id) const;
+  const HostedService* service(const std::string& id) const;
   // The tenant's live volume of that name.
   const Volume* volume_named(const std::string& tenant_id, const std::string& name) const;
 };

@@ -1,0 +1,114 @@
+// The balancer's choices and the traffic the autoscaler reads, without a network.
+#include "api/service_traffic.h"
+
+#include <gtest/gtest.h>
+
+#include "api/service_proxy.h"
+
+namespace allot {
+namespace {
+
+constexpr TimeMs kT0 = 1'800'000'000'000;
+
+class ServiceTrafficTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    traffic.publish(ServiceRoute{.id = "svc_1", .tenant_id = "ten_a", .name = "chat"},
+                    {Endpoint{.instance_id = "ins_1", .node_id = "nod_1", .port = 80},
+                     Endpoint{.instance_id = "ins_2", .node_id = "nod_2", .port = 80},
+                     Endpoint{.instance_id = "ins_3", .node_id = ""}},
+                    "");
+  }
+  ServiceTraffic traffic;
+};
+
+TEST_F(ServiceTrafficTest, OnlyReadyReplicasAreChosenTheLeastBusyFirst) {
+  EXPECT_FALSE(traffic.acquire("svc_1", {}));  // Nothing probed yet: nothing ready.
+  auto due = traffic.due_probes(kT0, 1'000);
+  ASSERT_EQ(due.size(), 2U);                            // Running replicas only.
+  EXPECT_TRUE(traffic.due_probes(kT0, 1'000).empty());  // Each is being probed.
+  traffic.record_probe("ins_1", true, "GET / answered 200", kT0);
+  traffic.record_probe("ins_2", true, "GET / answered 200", kT0);
+  const auto first = traffic.acquire("svc_1", {});
+  ASSERT_TRUE(first);
+  const auto second = traffic.acquire("svc_1", {});
+  ASSERT_TRUE(second);
+  EXPECT_NE(first->instance_id, second->instance_id);  // The idle one, not the busy one.
+  EXPECT_EQ(traffic.stats("svc_1").in_flight, 2);
+  traffic.release("svc_1", first->instance_id, false);
+  traffic.release("svc_1", second->instance_id, false);
+  // Among equals, the one that has served least, so that one request after another goes round.
+  std::set<std::string> seen;
+  for (int i = 0; i < 4; ++i) {
+    const auto e = traffic.acquire("svc_1", {});
+    seen.insert(e->instance_id);
+    traffic.release("svc_1", e->instance_id, false);
+  }
+  EXPECT_EQ(seen.size(), 2U);
+  // One that could not be reached is out until a probe finds it ready again; `avoid` skips one.
+  const auto failed = traffic.acquire("svc_1", {});
+  traffic.release("svc_1", failed->instance_id, true);
+  EXPECT_FALSE(traffic.health(failed->instance_id)->ready);
+  const auto other = traffic.acquire("svc_1", {});
+  ASSERT_TRUE(other);
+  EXPECT_NE(other->instance_id, failed->instance_id);
+  EXPECT_FALSE(traffic.acquire("svc_1", {other->instance_id}));
+}
+
+TEST_F(ServiceTrafficTest, ADrainingReplicaTakesNoNewRequests) {
+  traffic.due_probes(kT0, 1'000);
+  traffic.record_probe("ins_1", true, "", kT0);
+  traffic.record_probe("ins_2", true, "", kT0);
+  traffic.publish(ServiceRoute{.id = "svc_1", .tenant_id = "ten_a", .name = "chat"},
+                  {Endpoint{.instance_id = "ins_1", .node_id = "nod_1", .draining = true},
+                   Endpoint{.instance_id = "ins_2", .node_id = "nod_2"}},
+                  "");
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(traffic.acquire("svc_1", {})->instance_id, "ins_2");
+  // Gone from the list: its health goes too.
+  traffic.publish(ServiceRoute{.id = "svc_1", .tenant_id = "ten_a", .name = "chat"},
+                  {Endpoint{.instance_id = "ins_2", .node_id = "nod_2"}}, "");
+  EXPECT_FALSE(traffic.health("ins_1"));
+}
+
+TEST_F(ServiceTrafficTest, ServicesAreFoundByTheirTenantsOnly) {
+  EXPECT_TRUE(traffic.find("ten_a", "chat"));
+  EXPECT_TRUE(traffic.find("ten_a", "svc_1"));
+  EXPECT_TRUE(traffic.find("", "svc_1"));  // An operator admin, by id.
+  EXPECT_FALSE(traffic.find("", "chat"));
+  EXPECT_FALSE(traffic.find("ten_b", "chat"));
+  EXPECT_FALSE(traffic.find("ten_b", "svc_1"));
+}
+
+TEST_F(ServiceTrafficTest, RatesAreAveragedOverTheStableAndPanicWindows) {
+  for (int s = 0; s < 6; ++s) {
+    for (int i = 0; i < 12; ++i) traffic.arrive("svc_1", kT0 + TimeMs{s} * 1'000);
+  }
+  const TrafficStats stats = traffic.sample("svc_1", kT0 + 6'000);
+  // Six whole seconds of 12 requests and the newest, begun: over the last 6 s, 60 requests; over
+  // the 7 s measured so far (less than the stable window), 72.
+  EXPECT_DOUBLE_EQ(stats.rps_panic, 10.0);
+  EXPECT_DOUBLE_EQ(stats.rps_stable, 72.0 / 7);
+  EXPECT_EQ(stats.last_request_ms, kT0 + 5'000);
+}
+
+TEST(ServicePathTest, ThePathNamesTheServiceAndWhatItsReplicaIsAsked) {
+  auto p = parse_service_path("/s/chat/v1/x?y=1");
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->key, "chat");
+  EXPECT_EQ(p->target, "/v1/x?y=1");
+  EXPECT_FALSE(p->bare);
+  p = parse_service_path("/s/chat?y=1");
+  ASSERT_TRUE(p);
+  EXPECT_TRUE(p->bare);
+  EXPECT_EQ(p->target, "/?y=1");
+  EXPECT_FALSE(parse_service_path("/s/"));
+  EXPECT_FALSE(parse_service_path("/s//x"));
+  EXPECT_TRUE(request_model(R"({"model": "m", "messages": []})"));
+  EXPECT_FALSE(request_model(R"({"model": ""})"));
+  EXPECT_FALSE(request_model("not json"));
+  EXPECT_TRUE(is_model_path("/v1/chat/completions"));
+  EXPECT_FALSE(is_model_path("/v1/instances"));
+}
+
+}  // namespace
+}  // namespace allot

@@ -1,0 +1,373 @@
+// Services under a real allotd and three agents: a small HTTP server as a service whose replicas
+// answer through /s/SERVICE/ with the tenant's key (and nobody else's), grow under load, go to
+// zero when it stops, wake for the next request (held while a replica starts), and roll over to
+// a new revision without a failed request; a revision that never gets ready stops its rollout
+// while the old one serves on.
+#include <atomic>
+#include <fstream>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "common/asio.h"
+#include "support/cluster.h"
+#include "support/raw_http.h"
+
+namespace allot::testing {
+namespace {
+
+using nlohmann::json;
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+using tcp = asio::ip::tcp;
+
+// On PORT: GET /health (503 while NOT_READY is set), any other GET answered with the revision's
+// VERSION, what it was asked and the Authorization header it got, after ?sleep=S; and a POST
+// answered as an OpenAI chat completion, its usage one token per word asked and one answered.
+constexpr std::string_view kServer = R"PY(
+import json, os, sys, time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import urlparse, parse_qs
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = 'HTTP/1.1'
+    def log_message(self, *args): pass
+    def answer(self, status, text):
+        out = text.encode()
+        self.send_response(status)
+        self.send_header('Content-Type', 'text/plain')
+        self.send_header('Content-Length', str(len(out)))
+        self.end_headers()
+        self.wfile.write(out)
+    def do_GET(self):
+        url = urlparse(self.path)
+        if url.path == '/health':
+            return self.answer(503 if os.environ.get('NOT_READY') else 200, 'ok')
+        time.sleep(float(parse_qs(url.query).get('sleep', ['0'])[0]))
+        self.answer(200, 'v%s %s auth=%s' % (os.environ.get('VERSION', '?'), url.path,
+                                             self.headers.get('Authorization', '-')))
+    def do_POST(self):
+        asked = json.loads(self.rfile.read(int(self.headers.get('Content-Length', '0'))))
+        words = sum(len(m['content'].split()) for m in asked.get('messages', []))
+        self.answer(200, json.dumps({'object': 'chat.completion', 'model': asked['model'],
+            'path': self.path, 'choices': [{'message': {'role': 'assistant', 'content': 'hi'}}],
+            'usage': {'prompt_tokens': words, 'completion_tokens': 1,
+                      'total_tokens': words + 1}}))
+ThreadingHTTPServer.daemon_threads = True
+ThreadingHTTPServer((os.environ.get('ALLOT_HOST', '127.0.0.1'), int(sys.argv[1])), Handler).serve_forever()
+)PY";
+
+struct Answer {
+  int status = 0;
+  std::string body;
+  std::string replica;
+  std::string retry_after;
+};
+
+class ServiceTest : public ClusterTest {
+ protected:
+  ServiceTest() {
+    agent_count_ = 3;
+    own_addresses_ = true;  // Replicas on two nodes serve the same port.
+    extra_daemon_args_ = {"--service-interval-ms", "200", "--service-probe-interval-ms", "200",
+                          "--service-hold-ms",     "8000"};
+  }
+
+  void SetUp() override {
+    ClusterTest::SetUp();
+    if (HasFatalFailure()) return;
+    port_ = free_loopback_port();
+    script_ = (dir_.path() / "server.py").string();
+    std::ofstream(script_) << kServer;
+  }
+
+  Answer get(const std::string& target, const std::string& key) {
+    const RawAnswer in = raw_request(daemon_.url(), "GET", target, key);
+    return Answer{.status = in.status,
+                  .body = in.body,
+                  .replica = in.header("x-allot-replica"),
+                  .retry_after = in.header("retry-after")};
+  }
+
+  json service(const std::string& name) {
+    return call_with(member_key_, "GET", "/v1/services/" + name, "", 200);
+  }
+
+  // The command of every replica: the server on the service's port. Eight GPUs: one replica
+  // fills one simulated node.
+  json replica(const std::string& version, bool ready = true) {
+    json env = {{"VERSION", version}};
+    if (!ready) env["NOT_READY"] = "1";
+    return {{"gpus", 8}, {"env", env}, {"command", {"python3", script_, std::to_string(port_)}}};
+  }
+
+  int port_ = 0;
+  std::string script_;
+};
+
+std::string error_code(const Answer& answer) {
+  const json body = json::parse(answer.body, nullptr, false);
+  return body.is_object() ? body["error"].value("code", "") : "";
+}
+
+TEST_F(ServiceTest, AServiceAnswersGrowsSleepsWakesAndRollsOverWithoutAFailedRequest) {
+  // Made with the CLI, as a tenant member would.
+  const RunResult made = cli({"services",
+                              "create",
+                              "echo",
+                              "--gpus",
+                              "8",
+                              "--port",
+                              std::to_string(port_),
+                              "--replicas",
+                              "2:3",
+                              "--target-concurrency",
+                              "2",
+                              "--scale-to-zero-after",
+                              "10s",
+                              "--readiness",
+                              "/health",
+                              "--model",
+                              "echo-1",
+                              "--env",
+                              "VERSION=1",
+                              "--",
+                              "python3",
+                              script_,
+                              std::to_string(port_)},
+                             member_key_);
+  ASSERT_EQ(made.exit_code, 0) << made.out << made.err;
+  EXPECT_NE(made.out.find("url:       /s/svc_"), std::string::npos) << made.out;
+  ASSERT_TRUE(eventually([&] {
+    const json s = service("echo");
+    return s["ready_replicas"] == 2 && s["rollout"]["state"] == "done";
+  })) << service("echo").dump(2);
+  const json first = service("echo");
+  EXPECT_EQ(first["serving_revision"], 1);
+
+  // Through its URL, by id or name, with the tenant's key; the key never reaches the replica;
+  // requests one after another go to both replicas.
+  std::set<std::string> answered_by;
+  for (int i = 0; i < 6; ++i) {
+    const Answer a = get("/s/echo/hello?x=1", member_key_);
+    ASSERT_EQ(a.status, 200) << a.body;
+    EXPECT_EQ(a.body, "v1 /hello auth=-");
+    answered_by.insert(a.replica);
+  }
+  EXPECT_EQ(answered_by.size(), 2U);
+  EXPECT_EQ(get(fmt::format("/s/{}/hello", first["id"].get<std::string>()), member_key_).status,
+            200);
+  EXPECT_EQ(get("/s/echo", member_key_).status, 308);
+
+  // Nobody else: no key, a bad key, another tenant's key, a service that is not there.
+  const Answer anonymous = get("/s/echo/hello", "");
+  EXPECT_EQ(anonymous.status, 401) << anonymous.body;
+  EXPECT_EQ(error_code(anonymous), "unauthenticated");
+  EXPECT_EQ(get("/s/echo/hello", "not-a-key").status, 401);
+  const json rival = as_operator("POST", "/v1/tenants", {{"name", "rival"}}, 201);
+  const json eve =
+      as_operator("POST", "/v1/users",
+                  {{"name", "Eve"}, {"email", "eve@rival"}, {"tenant_id", rival["id"]}}, 201);
+  const std::string stranger =
+      as_operator("POST", "/v1/keys", {{"name", "k"}, {"user_id", eve["id"]}}, 201)["secret"];
+  EXPECT_EQ(get("/s/echo/hello", stranger).status, 404);
+  EXPECT_EQ(get(fmt::format("/s/{}/hello", first["id"].get<std::string>()), stranger).status, 404);
+  call_with(stranger, "GET", "/v1/services/echo", "", 404);
+  EXPECT_EQ(get("/s/nothing/hello", member_key_).status, 404);
+
+  // OpenAI-style: routed by the body's model to the service that declares it.
+  const ClientResponse chat = daemon_.request(
+      "POST", "/v1/chat/completions",
+      json{{"model", "echo-1"}, {"messages", {{{"role", "user"}, {"content", "say hi now"}}}}}
+          .dump(),
+      member_key_);
+  ASSERT_EQ(chat.status, 200) << chat.body;
+  const json completion = json::parse(chat.body);
+  EXPECT_EQ(completion["path"], "/v1/chat/completions");
+  EXPECT_EQ(completion["usage"]["total_tokens"], 4);
+  const json models = call_with(member_key_, "GET", "/v1/models", "", 200);
+  ASSERT_EQ(models["data"].size(), 1U) << models.dump();
+  EXPECT_EQ(models["data"][0]["id"], "echo-1");
+  EXPECT_EQ(
+      daemon_.request("POST", "/v1/chat/completions", R"({"model": "gpt-9"})", member_key_).status,
+      404);
+  EXPECT_EQ(
+      daemon_.request("POST", "/v1/chat/completions", R"({"messages": []})", member_key_).status,
+      400);
+  EXPECT_EQ(
+      daemon_.request("POST", "/v1/chat/completions", R"({"model": "echo-1"})", stranger).status,
+      404);
+  EXPECT_EQ(daemon_.request("POST", "/v1/chat/completions", R"({"model": "echo-1"})", "").status,
+            401);
+
+  // A service key, as the tenant gives one to its own customer: this service's endpoint, by path
+  // or by model, and nothing else; revoked, nothing at all.
+  const json issued =
+      call_with(member_key_, "POST", "/v1/services/echo/keys", R"({"name": "acme"})", 201);
+  const std::string caller = issued["secret"];
+  EXPECT_TRUE(caller.starts_with("allot_svc_")) << issued.dump();
+  EXPECT_EQ(get("/s/echo/hello", caller).body, "v1 /hello auth=-");
+  EXPECT_EQ(
+      daemon_.request("POST", "/v1/chat/completions", R"({"model": "echo-1"})", caller).status,
+      200);
+  call_with(caller, "GET", "/v1/services", "", 401);
+  call_with(caller, "GET", "/v1/instances", "", 401);
+  call_with(caller, "POST", "/v1/services/echo/keys", R"({"name": "more"})", 401);
+  const json key_list = call_with(member_key_, "GET", "/v1/services/echo/keys", "", 200);
+  ASSERT_EQ(key_list["items"].size(), 1U);
+  EXPECT_FALSE(key_list["items"][0].contains("secret"));
+  call_with(stranger, "DELETE", "/v1/services/echo/keys/" + issued["id"].get<std::string>(), "",
+            404);
+  call_with(member_key_, "DELETE", "/v1/services/echo/keys/" + issued["id"].get<std::string>(), "",
+            200);
+  EXPECT_EQ(get("/s/echo/hello", caller).status, 401);
+
+  // Load: eight requests at a time, each half a second, against two in flight per replica.
+  std::atomic<bool> loading{true};
+  std::atomic<int> failures{0};
+  std::vector<std::thread> load;
+  load.reserve(8);
+  for (int i = 0; i < 8; ++i) {
+    load.emplace_back([&] {
+      while (loading) {
+        if (get("/s/echo/slow?sleep=0.5", member_key_).status != 200) ++failures;
+      }
+    });
+  }
+  EXPECT_TRUE(eventually([&] { return service("echo")["ready_replicas"] == 3; }))
+      << service("echo").dump(2);
+  loading = false;
+  for (std::thread& t : load) t.join();
+  EXPECT_EQ(failures, 0);
+  EXPECT_NE(service("echo")["scale_reason"].get<std::string>().find("in flight"), std::string::npos)
+      << service("echo").dump(2);
+
+  // Quiet for ten seconds: no replicas at all.
+  ASSERT_TRUE(eventually([&] {
+    const json s = service("echo");
+    return s["desired"] == 0 && s["replicas"].empty();
+  })) << service("echo").dump(2);
+  EXPECT_EQ(service("echo")["scale_reason"], "no request for 10 s");
+
+  // The next request waits while a replica starts, and is answered.
+  const Answer woken = get("/s/echo/hello", member_key_);
+  EXPECT_EQ(woken.status, 200) << woken.body;
+  EXPECT_EQ(woken.body, "v1 /hello auth=-");
+  ASSERT_TRUE(eventually([&] { return service("echo")["ready_replicas"] >= 2; }));
+
+  // A rolling update under steady requests: every replica replaced, no request failed (with
+  // three replicas on three nodes, one old replica makes room for each new one).
+  std::atomic<int> seen_v2{0};
+  loading = true;
+  std::thread steady([&] {
+    while (loading) {
+      const Answer a = get("/s/echo/hello", member_key_);
+      if (a.status != 200) {
+        ++failures;
+        ADD_FAILURE() << a.status << " " << a.body;
+      } else if (a.body.starts_with("v2")) {
+        ++seen_v2;
+      }
+    }
+  });
+  call_with(member_key_, "PATCH", "/v1/services/echo", json{{"replica", replica("2")}}.dump(), 200);
+  const bool rolled = eventually([&] {
+    const json s = service("echo");
+    if (s["serving_revision"] != 2 || s["replicas"].size() != s["desired"]) return false;
+    return std::ranges::all_of(s["replicas"], [](const json& r) { return r["revision"] == 2; });
+  });
+  loading = false;
+  steady.join();
+  ASSERT_TRUE(rolled) << service("echo").dump(2);
+  EXPECT_EQ(failures, 0);
+  EXPECT_GT(seen_v2, 0);
+  EXPECT_EQ(get("/s/echo/hello", member_key_).body, "v2 /hello auth=-");
+  const RunResult shown = cli({"services", "show", "echo"}, member_key_);
+  EXPECT_EQ(shown.exit_code, 0) << shown.err;
+  EXPECT_NE(shown.out.find("revision:  2, rollout done"), std::string::npos) << shown.out;
+
+  // Deleted: its replicas stop and its URL is gone.
+  call_with(member_key_, "DELETE", "/v1/services/echo", "", 200);
+  EXPECT_TRUE(eventually([&] { return get("/s/echo/hello", member_key_).status == 404; }));
+  const json listed = call_with(member_key_, "GET", "/v1/instances?state=running", "", 200);
+  EXPECT_TRUE(eventually([&] {
+    return call_with(member_key_, "GET", "/v1/instances?state=running", "", 200)["items"].empty();
+  })) << listed.dump(2);
+}
+
+TEST_F(ServiceTest, ARevisionThatNeverGetsReadyStopsItsRolloutAndTheOldOneServesOn) {
+  json body = {{"name", "steady"},       {"port", port_},     {"readiness", "/health"},
+               {"min_replicas", 1},      {"max_replicas", 2}, {"ready_timeout_s", 3},
+               {"replica", replica("1")}};
+  call_with(member_key_, "POST", "/v1/services", body.dump(), 201);
+  ASSERT_TRUE(eventually([&] { return service("steady")["ready_replicas"] == 1; }));
+  call_with(member_key_, "PATCH", "/v1/services/steady",
+            json{{"replica", replica("2", false)}}.dump(), 200);
+  ASSERT_TRUE(eventually([&] { return service("steady")["rollout"]["state"] == "failed"; }))
+      << service("steady").dump(2);
+  const json s = service("steady");
+  EXPECT_NE(s["rollout"]["reason"].get<std::string>().find("was not ready within 3 s"),
+            std::string::npos)
+      << s.dump(2);
+  EXPECT_NE(s["rollout"]["reason"].get<std::string>().find("answered 503"), std::string::npos)
+      << s.dump(2);
+  EXPECT_EQ(s["serving_revision"], 1);
+  EXPECT_EQ(get("/s/steady/hello", member_key_).body, "v1 /hello auth=-");
+  EXPECT_TRUE(eventually([&] {
+    const json now = service("steady");
+    return now["replicas"].size() == 1 && now["replicas"][0]["revision"] == 1;
+  })) << service("steady").dump(2);
+
+  // A service at zero whose replica no node can take: a request waits its bounded time and is
+  // told why, with when to try again.
+  json nowhere = replica("1");
+  nowhere["gpu_models"] = {"A100-80GB"};  // The agents simulate H100s only.
+  call_with(member_key_, "POST", "/v1/services",
+            json{{"name", "idle"},
+                 {"port", port_},
+                 {"min_replicas", 0},
+                 {"scale_to_zero_after_s", 10},
+                 {"replica", nowhere}}
+                .dump(),
+            201);
+  EXPECT_EQ(service("idle")["desired"], 0);
+  EXPECT_TRUE(service("idle")["replicas"].empty());
+  const Answer waited = get("/s/idle/hello", member_key_);
+  EXPECT_EQ(waited.status, 503) << waited.body;
+  EXPECT_EQ(waited.retry_after, "5");
+  EXPECT_NE(waited.body.find("no replica of service idle was ready within 8 s: replica ins_"),
+            std::string::npos)
+      << waited.body;
+  EXPECT_NE(waited.body.find("is queued"), std::string::npos) << waited.body;
+
+  // A key of this service reaches no other service of the tenant.
+  const std::string caller =
+      call_with(member_key_, "POST", "/v1/services/steady/keys", R"({"name": "a"})", 201)["secret"];
+  EXPECT_EQ(get("/s/steady/hello", caller).status, 200);
+  EXPECT_EQ(get("/s/idle/hello", caller).status, 404);
+  call_with(member_key_, "DELETE", "/v1/services/idle", "", 200);
+
+  // Careless input: each refused with its code, nothing made.
+  auto refused = [&](json fields, const std::string& code) {
+    json bad = body;
+    bad["name"] = "other";
+    for (auto& [k, v] : fields.items()) bad[k] = v;
+    const ClientResponse answer = daemon_.request("POST", "/v1/services", bad.dump(), member_key_);
+    const json error = json::parse(answer.body, nullptr, false);
+    EXPECT_EQ(error.is_object() ? error["error"].value("code", "") : "", code)
+        << fields.dump() << " " << answer.body;
+  };
+  refused({{"name", "steady"}}, "already_exists");
+  refused({{"min_replicas", 3}}, "invalid_argument");
+  refused({{"port", 0}}, "invalid_argument");
+  refused({{"readiness", "health"}}, "invalid_argument");
+  refused({{"target_rps", 5}, {"target_concurrency", 5}}, "invalid_argument");
+  refused({{"scale_to_zero_after_s", 2}}, "invalid_argument");
+  refused({{"replica", {{"gpus", 1}, {"nodes", 2}, {"command", {"true"}}}}}, "invalid_argument");
+  refused({{"replica", {{"gpus", 1}}}}, "missing_field");
+  refused({{"surprise", 1}}, "unknown_field");
+  EXPECT_EQ(call_with(member_key_, "GET", "/v1/services", "", 200)["items"].size(), 1U);
+}
+
+}  // namespace
+}  // namespace allot::testing
