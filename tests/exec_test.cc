@@ -84,12 +84,7 @@ TEST_F(ExecTest, ExecReturnsTheCommandsOutputAndExitCodeAndIsAudited) {
 
 TEST_F(ExecTest, ExecIsRefusedToStrangersWhereTurnedOffAndOnWorkThatDoesNotRun) {
   // Another tenant's key: as if there were no such instance.
-  const json tenant = as_operator("POST", "/v1/tenants", {{"name", "rival"}}, 201);
-  const json user =
-      as_operator("POST", "/v1/users",
-                  {{"name", "Eve"}, {"email", "eve@rival"}, {"tenant_id", tenant["id"]}}, 201);
-  const std::string stranger =
-      as_operator("POST", "/v1/keys", {{"name", "k"}, {"user_id", user["id"]}}, 201)["secret"];
+  const std::string stranger = stranger_key();
   const RunResult theirs = cli({"exec", id_, "--", "id"}, stranger);
   EXPECT_EQ(theirs.exit_code, 4) << theirs.err;
   EXPECT_EQ(cli({"exec", "ins_0000000000000000", "--", "id"}, member_key_).exit_code, 4);

@@ -138,23 +138,11 @@ class PortTest : public ClusterTest {
     return request("GET", target, key);
   }
 
-  // A second tenant's member, with a key.
-  std::string stranger_key() {
-    const json tenant = as_operator("POST", "/v1/tenants", {{"name", "rival"}}, 201);
-    const json user =
-        as_operator("POST", "/v1/users",
-                    {{"name", "Eve"}, {"email", "eve@rival"}, {"tenant_id", tenant["id"]}}, 201);
-    return as_operator("POST", "/v1/keys", {{"name", "k"}, {"user_id", user["id"]}}, 201)["secret"];
-  }
-
   int port_ = 0;
   std::string id_;
 };
 
-std::string error_code(const Answer& answer) {
-  const json body = json::parse(answer.body, nullptr, false);
-  return body.is_object() ? body["error"].value("code", "") : "";
-}
+std::string error_code(const Answer& answer) { return error_code_of(answer.body); }
 
 TEST_F(PortTest, APublishedPortAnswersItsTenantAndNoOneElse) {
   // Through allotd to the instance: the path under the prefix, the query, the body; allotd's key

@@ -105,10 +105,7 @@ class ServiceTest : public ClusterTest {
   std::string script_;
 };
 
-std::string error_code(const Answer& answer) {
-  const json body = json::parse(answer.body, nullptr, false);
-  return body.is_object() ? body["error"].value("code", "") : "";
-}
+std::string error_code(const Answer& answer) { return error_code_of(answer.body); }
 
 TEST_F(ServiceTest, AServiceAnswersGrowsSleepsWakesAndRollsOverWithoutAFailedRequest) {
   // Made with the CLI, as a tenant member would.
@@ -164,12 +161,7 @@ TEST_F(ServiceTest, AServiceAnswersGrowsSleepsWakesAndRollsOverWithoutAFailedReq
   EXPECT_EQ(anonymous.status, 401) << anonymous.body;
   EXPECT_EQ(error_code(anonymous), "unauthenticated");
   EXPECT_EQ(get("/s/echo/hello", "not-a-key").status, 401);
-  const json rival = as_operator("POST", "/v1/tenants", {{"name", "rival"}}, 201);
-  const json eve =
-      as_operator("POST", "/v1/users",
-                  {{"name", "Eve"}, {"email", "eve@rival"}, {"tenant_id", rival["id"]}}, 201);
-  const std::string stranger =
-      as_operator("POST", "/v1/keys", {{"name", "k"}, {"user_id", eve["id"]}}, 201)["secret"];
+  const std::string stranger = stranger_key();
   EXPECT_EQ(get("/s/echo/hello", stranger).status, 404);
   EXPECT_EQ(get(fmt::format("/s/{}/hello", first["id"].get<std::string>()), stranger).status, 404);
   call_with(stranger, "GET", "/v1/services/echo", "", 404);

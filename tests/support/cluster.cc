@@ -116,6 +116,14 @@ json ClusterTest::call_with(const std::string& key, const std::string& method,
   return json::parse(response.body, nullptr, false);
 }
 
+std::string ClusterTest::stranger_key() {
+  const json tenant = as_operator("POST", "/v1/tenants", {{"name", "rival"}}, 201);
+  const json user =
+      as_operator("POST", "/v1/users",
+                  {{"name", "Eve"}, {"email", "eve@rival"}, {"tenant_id", tenant["id"]}}, 201);
+  return as_operator("POST", "/v1/keys", {{"name", "k"}, {"user_id", user["id"]}}, 201)["secret"];
+}
+
 std::string ClusterTest::launch(json body) {
   body["project_id"] = project_id_;
   return call("POST", "/v1/instances", body, 201).value("id", "");

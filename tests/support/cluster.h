@@ -43,6 +43,8 @@ class ClusterTest : public ::testing::Test {
                              const nlohmann::json& body, int expected_status);
   nlohmann::json operator_call(const std::string& method, const std::string& target,
                                int expected_status);
+  // A key of a member of a second tenant, "rival" (made by this call).
+  std::string stranger_key();
   // Launches as the member; returns the new instance's id.
   std::string launch(nlohmann::json body);
   nlohmann::json instance(const std::string& id);

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 
+#include <nlohmann/json.hpp>
+
 #include "common/asio.h"
 
 namespace allot::testing {
@@ -37,6 +39,13 @@ RawAnswer raw_request(const std::string& url, const std::string& method, const s
     answer.headers[name] = std::string(field.value());
   }
   return answer;
+}
+
+std::string error_code_of(const std::string& body) {
+  const nlohmann::json parsed = nlohmann::json::parse(body, nullptr, false);
+  return parsed.is_object() && parsed.contains("error") && parsed["error"].is_object()
+             ? parsed["error"].value("code", "")
+             : "";
 }
 
 int free_loopback_port() {

@@ -24,6 +24,9 @@ RawAnswer raw_request(const std::string& url, const std::string& method, const s
                       const std::string& key, const std::string& body = "",
                       const std::string& cookie = "");
 
+// The "code" of an error answer's body ({"error": {"code", ...}}); empty for any other body.
+std::string error_code_of(const std::string& body);
+
 // A free TCP port on loopback (free now; something binds it a moment later).
 int free_loopback_port();
 
