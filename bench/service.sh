@@ -16,7 +16,7 @@ use_build allotd allot allot-agent http_load
 threads=${THREADS:-1}
 requests=${REQUESTS:-20000}
 now_ms() { date +%s%3N; }
-service() { curl -sf -H "Authorization: Bearer $key" "$ALLOT_SERVER/v1/services/bench"; }
+service() { curl -sf -H "Authorization: Bearer $key" "$ALLOT_SERVER/v1/services/$svc"; }
 json_of() { python3 -c "import json, sys; d = json.load(sys.stdin); print($1)"; }
 
 start_allotd --process-runtime-tenants all
@@ -26,10 +26,10 @@ sleep 1
 tenant=$($bin/src/cli/allot -o json tenants create bench | field id)
 project=$($bin/src/cli/allot -o json projects create bench --tenant "$tenant" | field id)
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-$bin/src/cli/allot services create bench --project "$project" --gpus 8 --port "$port" \
+svc=$($bin/src/cli/allot -o json services create bench --project "$project" --gpus 8 --port "$port" \
   --replicas 1:2 --target-concurrency 4 --scale-to-zero-after 10s --readiness /healthz -- \
-  sh -c "exec '$PWD/$bin/src/daemon/allotd' --listen \$ALLOT_HOST:$port --data-dir \$(mktemp -d) --log-level warn" \
-  >/dev/null
+  sh -c "exec '$PWD/$bin/src/daemon/allotd' --listen \$ALLOT_HOST:$port --data-dir \$(mktemp -d) --log-level warn" |
+  field id)
 for _ in $(seq 1 300); do
   [ "$(service | json_of 'd["ready_replicas"]')" = 1 ] && break
   sleep 0.1
@@ -42,13 +42,13 @@ address=127.0.0.$((${name#node-} + 1))
 direct=$($bin/bench/http_load --url "http://$address:$port" --threads "$threads" \
   --requests "$requests" --path /healthz) || { echo "direct: $direct" >&2; exit 1; }
 proxied=$($bin/bench/http_load --url "$ALLOT_SERVER" --key "$key" --threads "$threads" \
-  --requests "$requests" --path /s/bench/healthz) || { echo "proxied: $proxied" >&2; exit 1; }
+  --requests "$requests" --path /s/$svc/healthz) || { echo "proxied: $proxied" >&2; exit 1; }
 
 # Scale-up: 16 requests at a time against 4 per replica; when is a second replica asked for, when
 # does it run, and when is it ready.
 load_start=$(now_ms)
 $bin/bench/http_load --url "$ALLOT_SERVER" --key "$key" --threads 16 --requests 400000 \
-  --path /s/bench/healthz >/dev/null 2>&1 &
+  --path /s/$svc/healthz >/dev/null 2>&1 &
 load=$!
 asked=0 running=0 ready=0
 for _ in $(seq 1 600); do
@@ -72,7 +72,7 @@ for _ in $(seq 1 1200); do
   sleep 0.1
 done
 cold=$(curl -s -o /dev/null -w '%{time_total}' -H "Authorization: Bearer $key" \
-  "$ALLOT_SERVER/s/bench/healthz")
+  "$ALLOT_SERVER/s/$svc/healthz")
 replica=$(service | json_of 'd["replicas"][0]["instance_id"]')
 started=$(curl -sf -H "Authorization: Bearer $key" "$ALLOT_SERVER/v1/instances/$replica" |
   json_of '(d["started_at_ms"] - d["created_at_ms"]) / 1000')
