@@ -4,7 +4,8 @@
 # loopback; the cold start of a service at zero (the first request's wait, and where it went);
 # and how fast the autoscaler answers load (from the load's start to a second replica asked for,
 # and to it running and ready). The replica is an allotd answering /healthz: a fast server, so that
-# what is measured is allotd. The two process-runtime nodes' workloads serve on loopback addresses
+# what is measured is allotd; and the same through another tenant's caller key, whose use is
+# counted and billed. The two process-runtime nodes' workloads serve on loopback addresses
 # of their own (127.0.0.2 and .3), so that two replicas can serve the same port.
 #   bench/service.sh                   (builds the release preset first)
 #   THREADS=8 REQUESTS=40000 bench/service.sh
@@ -44,6 +45,20 @@ direct=$($bin/bench/http_load --url "http://$address:$port" --threads "$threads"
 proxied=$($bin/bench/http_load --url "$ALLOT_SERVER" --key "$key" --threads "$threads" \
   --requests "$requests" --path /s/$svc/healthz) || { echo "proxied: $proxied" >&2; exit 1; }
 
+# Billed: the same requests by another tenant's caller key to the service shared with prices, so
+# that each answer's status, headers and body pass the tap that counts its use.
+$bin/src/cli/allot services update "$svc" --shared yes --price-per-request 0.000001 >/dev/null
+caller_tenant=$($bin/src/cli/allot -o json tenants create caller | field id)
+$bin/src/cli/allot tenants set "$caller_tenant" --billing prepaid >/dev/null
+$bin/src/cli/allot topup "$caller_tenant" 1000000 >/dev/null
+caller_user=$($bin/src/cli/allot -o json users create --name caller --email caller@bench \
+  --tenant "$caller_tenant" | field id)
+caller_key=$($bin/src/cli/allot -o json keys create bench --user "$caller_user" | field secret)
+svc_key=$(ALLOT_KEY=$caller_key $bin/src/cli/allot -o json services keys create "$svc" bench |
+  field secret)
+billed=$($bin/bench/http_load --url "$ALLOT_SERVER" --key "$svc_key" --threads "$threads" \
+  --requests "$requests" --path /s/$svc/healthz) || { echo "billed: $billed" >&2; exit 1; }
+
 # Scale-up: 16 requests at a time against 4 per replica; when is a second replica asked for, when
 # does it run, and when is it ready.
 load_start=$(now_ms)
@@ -76,6 +91,6 @@ cold=$(curl -s -o /dev/null -w '%{time_total}' -H "Authorization: Bearer $key" \
 replica=$(service | json_of 'd["replicas"][0]["instance_id"]')
 started=$(curl -sf -H "Authorization: Bearer $key" "$ALLOT_SERVER/v1/instances/$replica" |
   json_of '(d["started_at_ms"] - d["created_at_ms"]) / 1000')
-echo "{\"threads\": $threads, \"direct\": $direct, \"proxied\": $proxied," \
+echo "{\"threads\": $threads, \"direct\": $direct, \"proxied\": $proxied, \"billed\": $billed," \
   "\"scale_up\": {\"asked_s\": $(((asked - load_start)))e-3, \"running_s\": $(((running - load_start)))e-3, \"ready_s\": $(((ready - load_start)))e-3}," \
   "\"cold_start\": {\"first_answer_s\": $cold, \"placed_to_running_s\": $started}}"

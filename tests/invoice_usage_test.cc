@@ -90,9 +90,9 @@ TEST_F(InvoiceUsageTest, APrepaidTenantsInvoiceShowsItPaidFromTheBalanceWithNoth
       << html.body;
   EXPECT_NE(html.body.find("Amount due</td><td class=\"n\">0.00 USD"), std::string::npos);
   const ClientResponse csv = daemon_.request("GET", path + "?format=csv", "", member_key_);
-  EXPECT_NE(
-      csv.body.find("\r\npaid_from_balance,,,,,,," + amount + ",,,\r\namount_due,,,,,,,0.000000"),
-      std::string::npos)
+  EXPECT_NE(csv.body.find("\r\npaid_from_balance,,,,,,," + amount +
+                          ",,,,,,\r\namount_due,,,,,,,0.000000"),
+            std::string::npos)
       << csv.body;
   // A credit note may still give back what the balance paid.
   as_operator("POST", path + "/finalize", {{"early", true}}, 200);
@@ -159,7 +159,8 @@ TEST_F(InvoiceUsageTest, TheInvoiceChargesWhatRanAndCreditNotesStayWithinItsTota
   const ClientResponse csv = daemon_.request("GET", path + "?format=csv", "", member_key_);
   EXPECT_EQ(csv.status, 200);
   EXPECT_TRUE(csv.body.starts_with("project_id,project,gpu_model,")) << csv.body;
-  EXPECT_NE(csv.body.find("\r\ntotal,,,,,,," + amount + ",,,\r\n"), std::string::npos) << csv.body;
+  EXPECT_NE(csv.body.find("\r\ntotal,,,,,,," + amount + ",,,,,,\r\n"), std::string::npos)
+      << csv.body;
   const ClientResponse html = daemon_.request("GET", path + "?format=html", "", member_key_);
   EXPECT_EQ(html.status, 200);
   EXPECT_TRUE(html.body.starts_with("<!DOCTYPE html>"));

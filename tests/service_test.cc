@@ -2,7 +2,7 @@
 // answer through /s/SERVICE/ with the tenant's key (and nobody else's), grow under load, go to
 // zero when it stops, wake for the next request (held while a replica starts), and roll over to
 // a new revision without a failed request; a revision that never gets ready stops its rollout
-// while the old one serves on.
+// while the old one serves on; a replica that stops answering its probes is restarted.
 #include <atomic>
 #include <fstream>
 #include <thread>
@@ -10,8 +10,7 @@
 #include <fmt/format.h>
 
 #include "common/asio.h"
-#include "support/cluster.h"
-#include "support/raw_http.h"
+#include "service_fixture.h"
 
 namespace allot::testing {
 namespace {
@@ -21,91 +20,6 @@ namespace asio = boost::asio;
 namespace beast = boost::beast;
 namespace http = beast::http;
 using tcp = asio::ip::tcp;
-
-// On PORT: GET /health (503 while NOT_READY is set), any other GET answered with the revision's
-// VERSION, what it was asked and the Authorization header it got, after ?sleep=S; and a POST
-// answered as an OpenAI chat completion, its usage one token per word asked and one answered.
-constexpr std::string_view kServer = R"PY(
-import json, os, sys, time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from urllib.parse import urlparse, parse_qs
-class Handler(BaseHTTPRequestHandler):
-    protocol_version = 'HTTP/1.1'
-    def log_message(self, *args): pass
-    def answer(self, status, text):
-        out = text.encode()
-        self.send_response(status)
-        self.send_header('Content-Type', 'text/plain')
-        self.send_header('Content-Length', str(len(out)))
-        self.end_headers()
-        self.wfile.write(out)
-    def do_GET(self):
-        url = urlparse(self.path)
-        if url.path == '/health':
-            return self.answer(503 if os.environ.get('NOT_READY') else 200, 'ok')
-        time.sleep(float(parse_qs(url.query).get('sleep', ['0'])[0]))
-        self.answer(200, 'v%s %s auth=%s' % (os.environ.get('VERSION', '?'), url.path,
-                                             self.headers.get('Authorization', '-')))
-    def do_POST(self):
-        asked = json.loads(self.rfile.read(int(self.headers.get('Content-Length', '0'))))
-        words = sum(len(m['content'].split()) for m in asked.get('messages', []))
-        self.answer(200, json.dumps({'object': 'chat.completion', 'model': asked['model'],
-            'path': self.path, 'choices': [{'message': {'role': 'assistant', 'content': 'hi'}}],
-            'usage': {'prompt_tokens': words, 'completion_tokens': 1,
-                      'total_tokens': words + 1}}))
-ThreadingHTTPServer.daemon_threads = True
-ThreadingHTTPServer((os.environ.get('ALLOT_HOST', '127.0.0.1'), int(sys.argv[1])), Handler).serve_forever()
-)PY";
-
-struct Answer {
-  int status = 0;
-  std::string body;
-  std::string replica;
-  std::string retry_after;
-};
-
-class ServiceTest : public ClusterTest {
- protected:
-  ServiceTest() {
-    agent_count_ = 3;
-    own_addresses_ = true;  // Replicas on two nodes serve the same port.
-    extra_daemon_args_ = {"--service-interval-ms", "200", "--service-probe-interval-ms", "200",
-                          "--service-hold-ms",     "8000"};
-  }
-
-  void SetUp() override {
-    ClusterTest::SetUp();
-    if (HasFatalFailure()) return;
-    port_ = free_loopback_port();
-    script_ = (dir_.path() / "server.py").string();
-    std::ofstream(script_) << kServer;
-  }
-
-  Answer get(const std::string& target, const std::string& key) {
-    const RawAnswer in = raw_request(daemon_.url(), "GET", target, key);
-    return Answer{.status = in.status,
-                  .body = in.body,
-                  .replica = in.header("x-allot-replica"),
-                  .retry_after = in.header("retry-after")};
-  }
-
-  json service(const std::string& name) {
-    return call_with(member_key_, "GET", "/v1/services/" + name, "", 200);
-  }
-
-  // The command of every replica: the server on the service's port. Eight GPUs: one replica
-  // fills one simulated node.
-  json replica(const std::string& version, bool ready = true) {
-    json env = {{"VERSION", version}};
-    if (!ready) env["NOT_READY"] = "1";
-    return {{"gpus", 8}, {"env", env}, {"command", {"python3", script_, std::to_string(port_)}}};
-  }
-
-  int port_ = 0;
-  std::string script_;
-};
-
-std::string error_code(const Answer& answer) { return error_code_of(answer.body); }
 
 TEST_F(ServiceTest, AServiceAnswersGrowsSleepsWakesAndRollsOverWithoutAFailedRequest) {
   // Made with the CLI, as a tenant member would.
@@ -309,6 +223,17 @@ TEST_F(ServiceTest, ARevisionThatNeverGetsReadyStopsItsRolloutAndTheOldOneServes
     const json now = service("steady");
     return now["replicas"].size() == 1 && now["replicas"][0]["revision"] == 1;
   })) << service("steady").dump(2);
+
+  // A replica that stops answering its probes after it was ready is restarted, and counted.
+  const std::string sick = service("steady")["replicas"][0]["instance_id"];
+  const int64_t restarts = service("steady")["restarts"];
+  EXPECT_EQ(get("/s/steady/sicken", member_key_).body, "sick");
+  ASSERT_TRUE(eventually([&] {
+    const json now = service("steady");
+    return now["restarts"] == restarts + 1 && now["ready_replicas"] == 1 &&
+           now["replicas"][0]["instance_id"] != sick;
+  })) << service("steady").dump(2);
+  EXPECT_EQ(get("/s/steady/hello", member_key_).body, "v1 /hello auth=-");
 
   // A service at zero whose replica no node can take: a request waits its bounded time and is
   // told why, with when to try again.

@@ -90,7 +90,7 @@ awaitable<bool> refuse(Exchange& exchange, const Error& error) {
 // Streams the body of `parser`'s message from `lease` to the client as it comes.
 awaitable<void> relay_body(TunnelLease& lease, http::response_parser<http::buffer_body>& parser,
                            http::serializer<false, http::buffer_body>& serializer,
-                           Exchange& exchange, boost::system::error_code& ec) {
+                           Exchange& exchange, AnswerTap* tap, boost::system::error_code& ec) {
   std::vector<char> chunk(65536);
   auto& message = parser.get();
   while (!ec) {
@@ -104,6 +104,7 @@ awaitable<void> relay_body(TunnelLease& lease, http::response_parser<http::buffe
       if (ec) break;
       message.body().size = chunk.size() - message.body().size;
       message.body().data = chunk.data();
+      if (tap != nullptr) tap->see({chunk.data(), message.body().size});
       message.body().more = !parser.is_done();
     } else {
       message.body().data = nullptr;
@@ -178,6 +179,13 @@ awaitable<bool> proxy_http(TunnelHub& hub, ProxiedRequest request, Exchange& exc
   answer.set("Content-Security-Policy", std::string(kSandbox));
   if (!request.set_cookie.empty()) answer.insert(http::field::set_cookie, request.set_cookie);
   if (!request.replica.empty()) answer.set("X-Allot-Replica", request.replica);
+  if (request.tap != nullptr) {
+    request.tap->status = static_cast<int>(answer.result_int());
+    const auto tokens = answer.find(beast::string_view(kTokensHeader.data(), kTokensHeader.size()));
+    request.tap->has_tokens_header = tokens != answer.end();
+    if (tokens != answer.end()) request.tap->tokens_header = std::string(tokens->value());
+    request.tap->content_type = std::string(answer[http::field::content_type]);
+  }
   const bool client_keeps = exchange.keep_alive && answer.keep_alive() && !answer.need_eof();
   if (!switching) answer.keep_alive(client_keeps);
   http::serializer<false, http::buffer_body> serializer{answer};
@@ -190,7 +198,7 @@ awaitable<bool> proxy_http(TunnelHub& hub, ProxiedRequest request, Exchange& exc
     co_await net::splice(exchange.stream, exchange.buffer, lease.conn(), lease.pending());
     co_return false;
   }
-  co_await relay_body(lease, *parser, serializer, exchange, ec);
+  co_await relay_body(lease, *parser, serializer, exchange, request.tap, ec);
   if (ec) co_return false;
   if (parser->is_done() && parser->keep_alive() && lease.pending().size() == 0) {
     hub.keep_idle(key, std::move(lease));

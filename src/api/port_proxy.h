@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 
+#include "api/answer_usage.h"
 #include "api/exchange.h"
 #include "api/tunnel_hub.h"
 
@@ -22,6 +23,7 @@ struct ProxiedRequest {
   std::string set_cookie;  // A Set-Cookie header to add to the answer; empty: none.
   std::string remote;      // The client's address, sent as X-Forwarded-For.
   std::string replica;  // Sent back as X-Allot-Replica when set: the service replica that answered.
+  AnswerTap* tap = nullptr;  // When set, told the answer's status, headers and body as they pass.
 };
 
 // Answers the client with the instance's answer: a 502 (bad_gateway) when the port cannot be

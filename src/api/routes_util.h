@@ -26,6 +26,11 @@ namespace allot {
 // see it), else the caller's tenant's only live project (kMissingField when it has several).
 [[nodiscard]] Result<const Project*> project_for(const Call& call,
                                                  const std::optional<std::string>& id);
+// A report window's edge from the query parameter `name`: RFC 3339 time, or a month "YYYY-MM"
+// (its start, or with `end_of_month` its end, so that from=2026-11&to=2026-11 is November);
+// `fallback_ms` without one. Defined with the usage routes.
+[[nodiscard]] Result<TimeMs> read_window_edge(const Target& target, const char* name,
+                                              bool end_of_month, TimeMs fallback_ms);
 // kForbidden for viewers, who may look but not launch, stop or make volumes.
 [[nodiscard]] Status require_launcher(const Caller& caller);
 

@@ -11,13 +11,16 @@ namespace allot {
 namespace {
 
 // Who calls a service: a key of its tenant (any service of it; an operator admin's, any service
-// by id), or a service key (its one service).
+// by id), or a service key (its one service: of the service's tenant, or another tenant's caller
+// key, which reaches the service while it is shared).
 struct Who {
-  std::string tenant_id;   // Empty: an operator admin.
+  std::string tenant_id;   // The services it may reach are this tenant's; empty: an operator admin.
   std::string service_id;  // A service key's service; empty: any of the tenant's.
+  std::string caller_tenant_id;  // Another tenant, billed for its use; empty: not billed.
 
   bool admits(const std::optional<ServiceRoute>& route) const {
-    return route && (service_id.empty() || route->id == service_id);
+    return route && (service_id.empty() || route->id == service_id) &&
+           (caller_tenant_id.empty() || route->shared);
   }
 };
 
@@ -33,7 +36,9 @@ Result<Who> who_calls(const ReadView& view, const std::string& authorization) {
     if (!key || key->revoked_at_ms != 0) {
       return fail(ErrorCode::kUnauthenticated, "unknown or revoked service key");
     }
-    return Who{.tenant_id = key->tenant_id, .service_id = key->service_id};
+    return Who{.tenant_id = key->tenant_id,
+               .service_id = key->service_id,
+               .caller_tenant_id = key->billed() ? key->caller_tenant_id : std::string()};
   }
   ALLOT_TRY_LET(const Caller caller, view.authenticate(authorization));
   return Who{.tenant_id = caller.is_operator_admin() ? std::string() : caller.tenant_id};
@@ -94,11 +99,19 @@ HttpResponse App::service_answer(const HttpRequest& request) {
     }
     path.target = request.target;
   }
+  if (!who.caller_tenant_id.empty() && route->priced &&
+      !traffic_.meter().may_spend(who.caller_tenant_id)) {
+    return error_reply(
+        Error{ErrorCode::kInsufficientFunds,
+              fmt::format("tenant {} has no money left to pay for service {}: top up its balance",
+                          who.caller_tenant_id, route->id)});
+  }
   ServiceRequest relayed{.route = *route,
                          .target = path.target,
                          .prefix = prefix,
                          .body = request.body,
-                         .remote = request.remote};
+                         .remote = request.remote,
+                         .caller_tenant_id = who.caller_tenant_id};
   HttpResponse response;
   response.authenticated = true;
   response.relay = [this, relayed = std::move(relayed)](Exchange& exchange) mutable {

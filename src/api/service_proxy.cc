@@ -7,6 +7,7 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 
 #include "api/port_proxy.h"
 #include "api/reply.h"
@@ -49,6 +50,26 @@ awaitable<void> probe_one(TunnelHub& hub, ServiceTraffic& traffic, Endpoint endp
     traffic.record_probe(endpoint.instance_id, ready,
                          fmt::format("GET {} answered {}", endpoint.readiness, *status), now_ms);
   }
+}
+
+// One answer to a caller of another tenant: a 2xx is billed with its tokens, unless its usage
+// could not be read (then it is counted and logged, and not billed); anything else is a failure.
+void count_use(ServiceTraffic& traffic, const ServiceRequest& request, const AnswerTap& tap,
+               const std::string& replica) {
+  ServiceUseCount use{.service_id = request.route.id, .caller_tenant_id = request.caller_tenant_id};
+  if (tap.status < 200 || tap.status > 299) {
+    use.failed = 1;
+  } else if (const TokenCount tokens = count_tokens(tap); tokens.malformed) {
+    use.malformed = 1;
+    spdlog::warn(
+        "msg=\"an answer's usage could not be read; not billed\" service={} replica={} "
+        "caller={} why=\"{}\"",
+        request.route.id, replica, request.caller_tenant_id, tokens.why);
+  } else {
+    use.requests = 1;
+    use.tokens = tokens.tokens;
+  }
+  traffic.meter().count(use);
 }
 
 }  // namespace
@@ -143,10 +164,16 @@ awaitable<bool> proxy_service(TunnelHub& hub, ServiceTraffic& traffic, ServiceRe
                            .prefix = request.prefix,
                            .remote = request.remote,
                            .replica = endpoint->instance_id};
+    const bool metered = !request.caller_tenant_id.empty();
+    AnswerTap tap;
+    if (metered) proxied.tap = &tap;
     const bool keep =
         co_await proxy_http(hub, std::move(proxied), exchange, retry ? &unreached : nullptr);
     traffic.release(id, endpoint->instance_id, unreached.has_value());
-    if (!unreached) co_return keep;
+    if (!unreached) {
+      if (metered) count_use(traffic, request, tap, endpoint->instance_id);
+      co_return keep;
+    }
     last_error = std::move(unreached);
     tried.push_back(endpoint->instance_id);
   }

@@ -56,6 +56,9 @@ struct ServiceRequest {
   std::string prefix;  // "/s/SERVICE", sent as X-Forwarded-Prefix.
   std::string body;
   std::string remote;
+  // Another tenant calling a shared service with its caller key: its use is counted (answers,
+  // and tokens from each answer's usage) and billed to it. Empty: not counted.
+  std::string caller_tenant_id;
 };
 
 boost::asio::awaitable<bool> proxy_service(TunnelHub& hub, ServiceTraffic& traffic,

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "api/service_meter.h"
 #include "common/clock.h"
 
 namespace allot {
@@ -34,6 +35,18 @@ struct ServiceRoute {
   std::string tenant_id;
   std::string name;
   std::string model;
+  bool shared = false;  // Other tenants' caller keys reach it.
+  bool priced = false;  // It charges other tenants per request or per token.
+
+  static ServiceRoute of(const HostedService& service) {
+    return ServiceRoute{
+        .id = service.id,
+        .tenant_id = service.tenant_id,
+        .name = service.name,
+        .model = service.model,
+        .shared = service.shared,
+        .priced = service.price_per_request_micros > 0 || service.price_per_1k_tokens_micros > 0};
+  }
 };
 
 struct ReplicaHealth {
@@ -65,6 +78,8 @@ inline constexpr int kStableWindowS = 60;
 inline constexpr int64_t kEagerProbeMs = 100;
 inline constexpr int64_t kEagerRoundMs = 50;
 inline constexpr int kPanicWindowS = 6;
+// A replica that was ready and then failed this many probes or requests in a row is restarted.
+inline constexpr int kLivenessFailures = 3;
 
 class ServiceTraffic {
  public:
@@ -109,6 +124,9 @@ class ServiceTraffic {
   std::optional<ReplicaHealth> health(const std::string& instance_id) const;
   std::vector<Endpoint> endpoints(const std::string& service_id) const;
 
+  // Callers' use of shared services, and their money.
+  ServiceMeter& meter() { return meter_; }
+
  private:
   struct Second {
     int64_t at_s = 0;
@@ -131,6 +149,7 @@ class ServiceTraffic {
   std::map<std::string, Traffic> services_;
   std::map<std::string, ReplicaHealth> replicas_;
   std::function<void()> wake_;  // Guarded by mutex_; called outside it.
+  ServiceMeter meter_;
 };
 
 }  // namespace allot

@@ -1,4 +1,5 @@
-// The balancer's choices and the traffic the autoscaler reads, without a network.
+// The balancer's choices, the traffic the autoscaler reads and the callers' use the meter counts,
+// without a network.
 #include "api/service_traffic.h"
 
 #include <gtest/gtest.h>
@@ -108,6 +109,37 @@ TEST(ServicePathTest, ThePathNamesTheServiceAndWhatItsReplicaIsAsked) {
   EXPECT_FALSE(request_model("not json"));
   EXPECT_TRUE(is_model_path("/v1/chat/completions"));
   EXPECT_FALSE(is_model_path("/v1/instances"));
+}
+
+TEST(ServiceMeter, CountsAddUpPerCallerAndServiceAndATakeEmptiesThem) {
+  ServiceMeter meter;
+  meter.count({.service_id = "svc_a", .caller_tenant_id = "ten_b", .requests = 1, .tokens = 5});
+  meter.count({.service_id = "svc_a", .caller_tenant_id = "ten_b", .requests = 1, .tokens = 7});
+  meter.count({.service_id = "svc_a", .caller_tenant_id = "ten_c", .malformed = 1});
+  std::vector<ServiceUseCount> taken = meter.take();
+  ASSERT_EQ(taken.size(), 2U);
+  EXPECT_EQ(taken[0].caller_tenant_id, "ten_b");
+  EXPECT_EQ(taken[0].requests, 2);
+  EXPECT_EQ(taken[0].tokens, 12);
+  EXPECT_EQ(taken[1].malformed, 1);
+  EXPECT_TRUE(meter.take().empty());
+  // Counts that could not be recorded go with the next take.
+  meter.give_back(taken);
+  meter.count({.service_id = "svc_a", .caller_tenant_id = "ten_b", .requests = 1});
+  taken = meter.take();
+  ASSERT_EQ(taken.size(), 2U);
+  EXPECT_EQ(taken[0].requests, 3);
+}
+
+TEST(ServiceMeter, ACallerMaySpendUntilItsMoneyIsKnownToBeGone) {
+  ServiceMeter meter;
+  EXPECT_TRUE(meter.may_spend("ten_b"));  // Not known yet.
+  meter.set_spendable({{"ten_b", 0}, {"ten_c", 5}});
+  EXPECT_FALSE(meter.may_spend("ten_b"));
+  EXPECT_TRUE(meter.may_spend("ten_c"));
+  meter.set_spendable({{"ten_b", 1}});  // Others keep what they had.
+  EXPECT_TRUE(meter.may_spend("ten_b"));
+  EXPECT_TRUE(meter.may_spend("ten_c"));
 }
 
 }  // namespace

@@ -151,6 +151,9 @@ inline constexpr size_t kMaxServiceModel = 128;
 inline constexpr size_t kMaxReadinessPath = 1'024;
 inline constexpr int kMaxServiceTarget = 100'000;
 inline constexpr size_t kMaxServiceKeys = 1'000;  // Live keys of one service.
+// One report of services' use: at most this many counts, each at most this much.
+inline constexpr size_t kMaxServiceUseCounts = 10'000;
+inline constexpr int64_t kMaxServiceUseCount = 1'000'000'000'000;
 inline constexpr int64_t kMaxScaleToZeroMs = int64_t{30} * 24 * 3'600'000;
 inline constexpr int64_t kMinScaleToZeroMs = 10'000;
 inline constexpr int64_t kMaxReadyTimeoutMs = int64_t{24} * 3'600'000;

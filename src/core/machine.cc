@@ -22,6 +22,7 @@
 #include "core/money/budgets.h"
 #include "core/money/invoices.h"
 #include "core/money/money.h"
+#include "core/money/service_use.h"
 #include "core/pools/pools.h"
 #include "core/pools/spot_rules.h"
 #include "core/regions/regions.h"

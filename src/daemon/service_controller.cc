@@ -8,6 +8,7 @@
 #include <spdlog/spdlog.h>
 
 #include "core/cluster/services.h"
+#include "core/money/service_use.h"
 
 namespace allot {
 namespace {
@@ -159,6 +160,37 @@ void ServiceController::round(Context& ctx) {
   for (const std::string& id : traffic_.service_ids()) {
     if (!seen.contains(id)) traffic_.remove_service(id);
   }
+  meter(ctx);
+}
+
+void ServiceController::meter(Context& ctx) {
+  std::vector<ServiceUseCount> counts = traffic_.meter().take();
+  if (!counts.empty()) {
+    if (auto ok = ctx.apply(RecordServiceUse{.counts = counts}); !ok) {
+      if (ok.error().code == ErrorCode::kUnavailable) {
+        traffic_.meter().give_back(counts);
+      } else {
+        // One bad count (a caller tenant since deleted) must not lose the others'.
+        for (const ServiceUseCount& count : counts) {
+          if (auto one = ctx.apply(RecordServiceUse{.counts = {count}}); !one) {
+            spdlog::warn("msg=\"service use not recorded\" service={} caller={} error=\"{}\"",
+                         count.service_id, count.caller_tenant_id, one.error().message);
+          }
+        }
+      }
+    }
+  }
+  const State& state = ctx.state();
+  const Draft draft(state);
+  std::map<std::string, int64_t> spendable;
+  for (const std::string& id : state.billed_keys) {
+    const ServiceKey& key = state.service_keys.at(id);
+    if (spendable.contains(key.caller_tenant_id)) continue;
+    if (const Tenant* caller = state.tenant(key.caller_tenant_id)) {
+      spendable[caller->id] = spendable_on_services(draft, *caller, ctx.now_ms());
+    }
+  }
+  traffic_.meter().set_spendable(spendable);
 }
 
 void ServiceController::retire(Context& ctx, const HostedService& service) {
@@ -239,6 +271,47 @@ void ServiceController::check_deadline(Context& ctx, const HostedService& s, Rep
     replicas.ready_fresh = 0;
     return;
   }
+}
+
+// Liveness: a running replica that was ready and has since failed kLivenessFailures probes or
+// requests in a row, or one of the serving revision that was never ready within the ready
+// timeout, is restarted: stopped, counted, and replaced after the backoff of replicas that end.
+void ServiceController::check_liveness(Context& ctx, const HostedService& s, Replicas& replicas,
+                                       std::vector<std::string>& to_stop, ServiceMemory& memory) {
+  auto dead = [&](const Instance* r) {
+    if (r->state != InstanceState::kRunning) return false;
+    const auto health = traffic_.health(r->id);
+    if (!health || health->ready) return false;
+    if (health->ready_since_ms != 0) return health->failures >= kLivenessFailures;
+    // A new revision's replica that never gets ready stops its rollout instead (check_deadline).
+    return r->spec.service_revision == s.serving_revision &&
+           ctx.now_ms() - r->started_at_ms >= s.ready_timeout_ms;
+  };
+  int64_t restarted = 0;
+  std::string last;
+  for (std::vector<const Instance*>* list : {&replicas.fresh, &replicas.old}) {
+    std::erase_if(*list, [&](const Instance* r) {
+      if (!dead(r)) return false;
+      const auto health = traffic_.health(r->id);
+      last = fmt::format("replica {} was restarted: {}", r->id,
+                         health ? health->last_probe : std::string("no probe answered"));
+      spdlog::warn("msg=\"service replica failed its liveness\" service={} instance={} last=\"{}\"",
+                   s.name, r->id, health ? health->last_probe : std::string());
+      to_stop.push_back(r->id);
+      ++restarted;
+      return true;
+    });
+  }
+  if (restarted == 0) return;
+  memory.crashes += static_cast<int>(restarted);
+  memory.next_start_ms =
+      ctx.now_ms() + std::min<int64_t>(kMaxBackoffMs, int64_t{500} << std::min(memory.crashes, 8));
+  (void)ctx.apply(
+      RecordServiceRollout{.id = s.id,
+                           .revision = s.revision,
+                           .rollout = s.rollout,
+                           .reason = s.rollout == kRolloutDone ? last : s.rollout_reason,
+                           .restarts = restarted});
 }
 
 // Which replicas go: old ones as new ones are ready (the ready ones the new cannot yet replace
@@ -344,9 +417,7 @@ void ServiceController::publish(Context& ctx, const HostedService& s, const Serv
     waiting = s.desired == 0 ? "the service is at zero replicas"
                              : "no replica is running: " + s.rollout_reason;
   }
-  traffic_.publish(
-      ServiceRoute{.id = s.id, .tenant_id = s.tenant_id, .name = s.name, .model = s.model},
-      std::move(endpoints), std::move(waiting));
+  traffic_.publish(ServiceRoute::of(s), std::move(endpoints), std::move(waiting));
 }
 
 void ServiceController::reconcile(Context& ctx, const HostedService& service,
@@ -378,6 +449,7 @@ void ServiceController::reconcile(Context& ctx, const HostedService& service,
   }
   std::vector<std::string> to_stop;
   check_deadline(ctx, s, replicas, to_stop);
+  check_liveness(ctx, s, replicas, to_stop, memory);
   // Spot replicas that wait too long for spot capacity go on-demand, where the service allows.
   if (s.spot_fallback) {
     for (const Instance* r : replicas.fresh) {

@@ -68,11 +68,15 @@ class ServiceController {
   };
 
   void reconcile(Context& ctx, const HostedService& service, ServiceMemory& memory);
+  // Records callers' use the proxy counted, and tells it what each caller may still spend.
+  void meter(Context& ctx);
   void retire(Context& ctx, const HostedService& service);
   void count_ended(Context& ctx, const HostedService& service, ServiceMemory& memory);
   void scale(Context& ctx, const HostedService& service, ServiceMemory& memory);
   void check_deadline(Context& ctx, const HostedService& service, Replicas& replicas,
                       std::vector<std::string>& to_stop);
+  void check_liveness(Context& ctx, const HostedService& service, Replicas& replicas,
+                      std::vector<std::string>& to_stop, ServiceMemory& memory);
   std::vector<std::string> to_drain(Replicas& replicas, int desired) const;
   void start(Context& ctx, const HostedService& service, const ServiceRevision& revision, int count,
              ServiceMemory& memory);

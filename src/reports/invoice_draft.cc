@@ -34,7 +34,8 @@ BalancePayments balance_payments(const State& state, const std::string& tenant_i
                                  const Period& period) {
   const std::string account = tenant_account(tenant_id, BillingMode::kPrepaid);
   auto usage_from_balance = [&](const ledger::Transfer& t) {
-    return (t.code == "usage" || t.code == "storage") && t.debit_account_id == account;
+    return (t.code == "usage" || t.code == "storage" || t.code == "service_use") &&
+           t.debit_account_id == account;
   };
   const auto& transfers = state.ledger.transfers();
   TimeMs closing_ms = period.end_ms;
@@ -83,6 +84,34 @@ Status add_storage_lines(const State& state, const std::string& tenant_id, const
     if (!paid) return std::unexpected(paid.error());
     posted += *paid;
   }
+  return {};
+}
+
+// The tenant's calls to other tenants' shared services in the hours that start within the
+// period, one line per service and pair of prices, after `lines`; what its balance has paid of
+// them added to `posted`.
+Status add_service_lines(const State& state, const std::string& tenant_id, const Period& period,
+                         std::vector<InvoiceLine>& lines, int64_t& posted) {
+  auto ids = state.usage_by_caller.find(tenant_id);
+  if (ids == state.usage_by_caller.end()) return {};
+  std::map<std::tuple<std::string, int64_t, int64_t>, InvoiceLine> grouped;
+  for (const std::string& id : ids->second) {
+    const ServiceUsage& u = state.service_usage.at(id);
+    if (u.hour_ms < period.start_ms || u.hour_ms >= period.end_ms) continue;
+    if (u.requests == 0 && u.tokens == 0) continue;
+    InvoiceLine& line =
+        grouped[{u.service_id, u.price_per_request_micros, u.price_per_1k_tokens_micros}];
+    line.service_id = u.service_id;
+    line.price_per_request_micros = u.price_per_request_micros;
+    line.price_per_1k_tokens_micros = u.price_per_1k_tokens_micros;
+    if (__builtin_add_overflow(line.requests, u.requests, &line.requests) ||
+        __builtin_add_overflow(line.tokens, u.tokens, &line.tokens) ||
+        __builtin_add_overflow(line.amount_micros, u.charged_micros, &line.amount_micros) ||
+        __builtin_add_overflow(posted, u.paid_micros, &posted)) {
+      return std::unexpected(overflow());
+    }
+  }
+  for (auto& [key, line] : grouped) lines.push_back(std::move(line));
   return {};
 }
 
@@ -150,6 +179,15 @@ Result<DraftInvoice> draft_month(const State& state, const std::string& tenant_i
       return std::unexpected(overflow());
     }
     out.lines.push_back(std::move(line));
+  }
+  const size_t resource_lines = out.lines.size();
+  if (auto ok = add_service_lines(state, tenant_id, period, out.lines, posted); !ok) {
+    return std::unexpected(ok.error());
+  }
+  for (size_t i = resource_lines; i < out.lines.size(); ++i) {
+    if (__builtin_add_overflow(subtotal, out.lines[i].amount_micros, &subtotal)) {
+      return std::unexpected(overflow());
+    }
   }
   // Credits pay for usage, never more than the month's charges.
   out.credits_micros = std::clamp<int64_t>(promotional_credits_micros, 0, subtotal);

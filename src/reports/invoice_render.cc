@@ -73,6 +73,11 @@ std::string millionths_text(int64_t value, int64_t unit) {
   return fmt::format("{}{}.{:06d}", negative ? "-" : "", units / 1'000'000, units % 1'000'000);
 }
 
+std::string_view line_kind(const InvoiceLine& line) {
+  if (line.service()) return "service";
+  return line.key.storage() ? "storage" : "gpu";
+}
+
 // The line's energy and carbon summed over the invoice.
 EnergyUse invoice_energy(const Invoice& invoice) {
   EnergyUse sum;
@@ -108,6 +113,16 @@ std::string payments_html(const Invoice& invoice, const Currency& currency) {
   return out + ".</p>\n";
 }
 
+// A service line's row: what it was, in the table's first cells, and its amount.
+std::string service_line_html(const InvoiceLine& line, const std::string& amount) {
+  return fmt::format(
+      "<tr><td>Service {}</td><td colspan=\"3\">{} requests at {}, {} tokens at {} per 1,000"
+      "</td><td class=\"n\"></td><td class=\"n\"></td><td class=\"n\"></td>"
+      "<td class=\"n\">{}</td></tr>\n",
+      html_escape(line.service_id), line.requests, money(line.price_per_request_micros),
+      line.tokens, money(line.price_per_1k_tokens_micros), amount);
+}
+
 }  // namespace
 
 std::string energy_kwh_text(int64_t energy_mj) { return millionths_text(energy_mj, 3'600); }
@@ -121,7 +136,7 @@ json invoice_json(const Invoice& invoice) {
                      {"gpu_model", line.key.model},
                      {"region", line.key.region},
                      {"price_class", price_class_name(line.key.price_class)},
-                     {"kind", line.key.storage() ? "storage" : "gpu"},
+                     {"kind", line_kind(line)},
                      {"gpu_milli_seconds", line.gpu_milli_seconds},
                      {"gpu_hours", gpu_hours_text(line.gpu_milli_seconds)},
                      {"gb_seconds", line.gb_seconds},
@@ -129,6 +144,14 @@ json invoice_json(const Invoice& invoice) {
                      {"amount", money(line.amount_micros)},
                      {"energy_kwh", energy_kwh_text(line.energy_mj)},
                      {"carbon_kg", carbon_kg_text(line.carbon_ug)}});
+    if (line.service()) {
+      json& added = lines.back();
+      added["service_id"] = line.service_id;
+      added["requests"] = line.requests;
+      added["tokens"] = line.tokens;
+      added["price_per_request"] = money(line.price_per_request_micros);
+      added["price_per_1k_tokens"] = money(line.price_per_1k_tokens_micros);
+    }
   }
   const EnergyUse energy = invoice_energy(invoice);
   json out{{"id", invoice.id},
@@ -180,17 +203,18 @@ std::string csv_field(std::string_view text) {
 std::string invoice_csv(const State& state, const Invoice& invoice) {
   std::string out =
       "project_id,project,gpu_model,region,price_class,gpu_milli_seconds,gpu_hours,amount,"
-      "energy_kwh,carbon_kg,gb_hours\r\n";
+      "energy_kwh,carbon_kg,gb_hours,service_id,requests,tokens\r\n";
   for (const InvoiceLine& line : invoice.lines) {
-    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{}\r\n", csv_field(line.project_id),
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{}\r\n", csv_field(line.project_id),
                        csv_field(project_name(state, line.project_id)), csv_field(line.key.model),
                        csv_field(line.key.region), price_class_name(line.key.price_class),
                        line.gpu_milli_seconds, gpu_hours_text(line.gpu_milli_seconds),
                        money(line.amount_micros), energy_kwh_text(line.energy_mj),
-                       carbon_kg_text(line.carbon_ug), gb_hours_text(line.gb_seconds));
+                       carbon_kg_text(line.carbon_ug), gb_hours_text(line.gb_seconds),
+                       csv_field(line.service_id), line.requests, line.tokens);
   }
   for (const auto& [name, micros] : totals(invoice)) {
-    out += fmt::format("{},,,,,,,{},,,\r\n", name, money(micros));
+    out += fmt::format("{},,,,,,,{},,,,,,\r\n", name, money(micros));
   }
   return out;
 }
@@ -305,6 +329,10 @@ std::string invoice_html(const State& state, const Invoice& invoice, const Issue
   const MinorAmounts shown = document_amounts(invoice, currency);
   for (size_t i = 0; i < invoice.lines.size(); ++i) {
     const InvoiceLine& line = invoice.lines[i];
+    if (line.service()) {
+      out += service_line_html(line, minor_units_text(shown.lines[i], currency));
+      continue;
+    }
     out += fmt::format(
         "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"n\">{}</td>"
         "<td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td></tr>\n",

@@ -81,16 +81,16 @@ TEST(InvoiceCsv, HasAHeaderOneRowPerLineAndTotalsWithTextQuoted) {
   EXPECT_EQ(
       csv,
       "project_id,project,gpu_model,region,price_class,gpu_milli_seconds,gpu_hours,amount,"
-      "energy_kwh,carbon_kg,gb_hours\r\n"
+      "energy_kwh,carbon_kg,gb_hours,service_id,requests,tokens\r\n"
       "prj_0000000000000001,\"vision, \"\"main\"\"\",H100-80GB,eu,on-demand,45000000,"
-      "12.500000,31.250000,2.000000,0.001500,0.000000\r\n"
+      "12.500000,31.250000,2.000000,0.001500,0.000000,,0,0\r\n"
       "prj_0000000000000002,'=speech,H100-80GB,eu,spot,1000,0.000278,0.000001,0.000000,0.000000,"
-      "0.000000\r\n"
-      "subtotal,,,,,,,31.250001,,,\r\n"
-      "credits,,,,,,,1.000000,,,\r\n"
-      "total,,,,,,,30.250001,,,\r\n"
-      "credited,,,,,,,0.250000,,,\r\n"
-      "amount_due,,,,,,,30.000001,,,\r\n");
+      "0.000000,,0,0\r\n"
+      "subtotal,,,,,,,31.250001,,,,,,\r\n"
+      "credits,,,,,,,1.000000,,,,,,\r\n"
+      "total,,,,,,,30.250001,,,,,,\r\n"
+      "credited,,,,,,,0.250000,,,,,,\r\n"
+      "amount_due,,,,,,,30.000001,,,,,,\r\n");
 }
 
 const Issuer kIssuer{.legal_name = "Allot <Compute> GmbH",

@@ -119,6 +119,25 @@ Status add_storage(const State& state, const Volume& volume, const UsageQuery& q
   return {};
 }
 
+// Calls to other tenants' shared services, as invoices charge them: by the hours that start in
+// the window, in the caller's group (by project or label, under ""; by GPU model, "services").
+Status add_service_calls(const State& state, const UsageQuery& query,
+                         std::map<std::string, UsageGroup>& groups) {
+  for (const auto& [id, u] : state.service_usage) {
+    if (query.tenant_id && u.caller_tenant_id != *query.tenant_id) continue;
+    if (u.hour_ms < query.from_s * 1000 || u.hour_ms >= query.to_s * 1000) continue;
+    if (u.charged_micros == 0) continue;
+    std::string key;
+    if (query.group_by == GroupBy::kTenant) key = u.caller_tenant_id;
+    if (query.group_by == GroupBy::kGpuModel) key = "services";
+    if (query.group_by == GroupBy::kDay) key = day_name(u.hour_ms / 1000);
+    UsageGroup& group = groups[key];
+    group.key = key;
+    if (auto ok = add_to(group, 0, u.charged_micros, EnergyUse{}); !ok) return ok;
+  }
+  return {};
+}
+
 // The volumes' storage in the forecast: what it cost from the month's start to now and, for live
 // volumes at the prices now, per hour and to the month's end.
 Status add_storage_forecast(const State& state, const std::optional<std::string>& tenant_id,
@@ -174,6 +193,7 @@ Result<std::vector<UsageGroup>> usage_report(const State& state, const UsageQuer
       return std::unexpected(ok.error());
     }
   }
+  if (auto ok = add_service_calls(state, query, groups); !ok) return std::unexpected(ok.error());
   std::vector<UsageGroup> out;
   out.reserve(groups.size());
   for (auto& [key, group] : groups) out.push_back(std::move(group));
@@ -212,6 +232,13 @@ Result<Forecast> month_forecast(const State& state, const std::optional<std::str
   }
   if (auto ok = add_storage_forecast(state, tenant_id, now_ms, out, to_come); !ok) {
     return std::unexpected(ok.error());
+  }
+  // Calls to shared services so far this month (what is to come of them is not forecast).
+  for (const auto& [id, u] : state.service_usage) {
+    if ((tenant_id && u.caller_tenant_id != *tenant_id) || u.hour_ms < out.month_ms) continue;
+    if (__builtin_add_overflow(out.spent_micros, u.charged_micros, &out.spent_micros)) {
+      return std::unexpected(overflow());
+    }
   }
   if (__builtin_add_overflow(out.spent_micros, to_come, &out.forecast_micros)) {
     return std::unexpected(overflow());

@@ -1,6 +1,7 @@
-// Usage reports: GPU-hours and spend of instances, and GB-seconds and spend of volumes' storage,
-// over a window, grouped, and a forecast of the current month's spend. Spend comes from
-// charge_between, like invoices, so a report over a calendar month matches that month's invoice.
+// Usage reports: GPU-hours and spend of instances, GB-seconds and spend of volumes' storage, and
+// the spend of calls to other tenants' shared services, over a window, grouped, and a forecast of
+// the current month's spend. Spend comes from charge_between and the calls' rows, like invoices,
+// so a report over a calendar month matches that month's invoice.
 #pragma once
 
 #include <cstdint>

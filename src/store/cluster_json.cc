@@ -95,16 +95,26 @@ Result<Instance> instance_from_document(const json& d) {
 
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ServiceRevision, number, spec, port, readiness,
                                                 created_at_ms)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(HostedService, id, tenant_id, project_id, user_id,
-                                                name, model, min_replicas, max_replicas, target_rps,
-                                                target_concurrency, scale_to_zero_after_ms,
-                                                ready_timeout_ms, spot_fallback, revisions,
-                                                revision, serving_revision, rollout, rollout_reason,
-                                                desired, scale_reason, scaled_at_ms, restarts,
-                                                created_at_ms, updated_at_ms, deleted_at_ms)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(
+    HostedService, id, tenant_id, project_id, user_id, name, model, min_replicas, max_replicas,
+    target_rps, target_concurrency, scale_to_zero_after_ms, ready_timeout_ms, spot_fallback, shared,
+    price_per_request_micros, price_per_1k_tokens_micros, revisions, revision, serving_revision,
+    rollout, rollout_reason, desired, scale_reason, scaled_at_ms, restarts, created_at_ms,
+    updated_at_ms, deleted_at_ms)
 
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ServiceKey, id, tenant_id, service_id, name, prefix,
-                                                token_hash, created_at_ms, revoked_at_ms)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ServiceKey, id, tenant_id, service_id,
+                                                caller_tenant_id, name, prefix, token_hash,
+                                                created_at_ms, revoked_at_ms)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ServiceUsage, id, service_id, tenant_id,
+                                                caller_tenant_id, hour_ms, price_per_request_micros,
+                                                price_per_1k_tokens_micros, requests, tokens,
+                                                malformed, failed, charged_micros, paid_micros,
+                                                postings, updated_at_ms)
+
+json service_usage_document(const ServiceUsage& u) { return u; }
+Result<ServiceUsage> service_usage_from_document(const json& d) {
+  return from_document<ServiceUsage>(d, "service usage");
+}
 
 json service_key_document(const ServiceKey& k) { return k; }
 Result<ServiceKey> service_key_from_document(const json& d) {

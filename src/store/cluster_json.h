@@ -25,6 +25,8 @@ nlohmann::json service_document(const HostedService& service);
 [[nodiscard]] Result<HostedService> service_from_document(const nlohmann::json& doc);
 nlohmann::json service_key_document(const ServiceKey& key);
 [[nodiscard]] Result<ServiceKey> service_key_from_document(const nlohmann::json& doc);
+nlohmann::json service_usage_document(const ServiceUsage& usage);
+[[nodiscard]] Result<ServiceUsage> service_usage_from_document(const nlohmann::json& doc);
 
 nlohmann::json price_document(const meter::Price& price);
 [[nodiscard]] Result<meter::Price> price_from_document(const nlohmann::json& doc);

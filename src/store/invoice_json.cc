@@ -43,10 +43,11 @@ static void from_json(const json& doc, InvoiceStatus& s) {
 
 // The line's price key kept flat; its energy and carbon are absent from lines stored before
 // they were shown.
-constexpr auto kLineFields =
-    join_tables(price_key_fields<&InvoiceLine::key>(),
-                ALLOT_FIELDS(InvoiceLine, project_id, gpu_milli_seconds, amount_micros),
-                ALLOT_FIELDS_OR_DEFAULT(InvoiceLine, energy_mj, carbon_ug, gb_seconds));
+constexpr auto kLineFields = join_tables(
+    price_key_fields<&InvoiceLine::key>(),
+    ALLOT_FIELDS(InvoiceLine, project_id, gpu_milli_seconds, amount_micros),
+    ALLOT_FIELDS_OR_DEFAULT(InvoiceLine, energy_mj, carbon_ug, gb_seconds, service_id, requests,
+                            tokens, price_per_request_micros, price_per_1k_tokens_micros));
 
 static void to_json(json& doc, const InvoiceLine& line) { doc = write_fields(line, kLineFields); }
 static void from_json(const json& doc, InvoiceLine& line) { read_fields(doc, kLineFields, line); }

@@ -270,7 +270,13 @@ constexpr std::array<std::string_view, 2> kServices = {
     "created_at_ms BIGINT NOT NULL, doc TEXT NOT NULL)",
 };
 
-constexpr std::array<Migration, 20> kMigrations = {
+// Services' use by other tenants, per caller and hour, as billed.
+constexpr std::array<std::string_view, 1> kServiceUsage = {
+    "CREATE TABLE service_usage (id TEXT PRIMARY KEY, caller_tenant_id TEXT NOT NULL, "
+    "hour_ms BIGINT NOT NULL, doc TEXT NOT NULL)",
+};
+
+constexpr std::array<Migration, 21> kMigrations = {
     Migration{1, "identity: tenants, projects, users, API keys, audit log", kIdentity},
     Migration{2, "cluster: join tokens, nodes, instances", kCluster},
     Migration{3, "rules: quotas, reservations, tenant weights", kRules},
@@ -292,6 +298,8 @@ constexpr std::array<Migration, 20> kMigrations = {
     Migration{19, "replicas: the leader's lease, replicas, shared settings, instance logs",
               kReplicas},
     Migration{20, "services: endpoints served over replicas that scale with traffic", kServices},
+    Migration{21, "service usage: other tenants' calls to shared services, as billed",
+              kServiceUsage},
 };
 
 }  // namespace

@@ -84,12 +84,12 @@ AuditEntry audit(int64_t seq, std::string tenant) {
 }
 
 TEST_P(StoreTest, MigrationsRunOnceAndReachTheLatestVersion) {
-  EXPECT_EQ(store_->schema_version(), 20);
+  EXPECT_EQ(store_->schema_version(), 21);
   EXPECT_EQ(store_->backend(), GetParam());
   store_.reset();
   auto again = open();
   ASSERT_NE(again, nullptr);
-  EXPECT_EQ(again->schema_version(), 20);
+  EXPECT_EQ(again->schema_version(), 21);
 }
 
 TEST_P(StoreTest, WhatIsCommittedLoadsBackAfterReopening) {
@@ -327,7 +327,7 @@ TEST_P(StoreTest, VolumesLoadBackWithTheirNodeAndADeletedOneStaysForItsBilling) 
   EXPECT_EQ(state.volume(shared.id)->deleted_at_ms, 9);
 }
 
-TEST_P(StoreTest, ServicesLoadBackWithTheirRevisionsKeysAndReplicas) {
+TEST_P(StoreTest, ServicesLoadBackWithTheirRevisionsKeysReplicasAndUse) {
   HostedService service{
       .id = "svc_0000000000000001",
       .tenant_id = kTenant.id,
@@ -362,13 +362,28 @@ TEST_P(StoreTest, ServicesLoadBackWithTheirRevisionsKeysAndReplicas) {
                    .created_at_ms = 7};
   replica.spec.service_id = service.id;
   replica.spec.service_revision = 1;
+  // Another tenant's use of it, one hour's row, written twice as the controller does.
+  ServiceUsage usage{.id = "svc_0000000000000001/ten_caller/3600000/1000/2500",
+                     .service_id = service.id,
+                     .tenant_id = kTenant.id,
+                     .caller_tenant_id = "ten_caller",
+                     .hour_ms = 3'600'000,
+                     .price_per_request_micros = 1'000,
+                     .price_per_1k_tokens_micros = 2'500,
+                     .requests = 2,
+                     .tokens = 10,
+                     .charged_micros = 2'025,
+                     .paid_micros = 2'025,
+                     .postings = 1};
   const Status made =
-      store_->commit(Batch{.rows = {kTenant, kUser, kProject, service, key, replica}});
+      store_->commit(Batch{.rows = {kTenant, kUser, kProject, service, key, replica, usage}});
   ASSERT_TRUE(made) << made.error().message;
   service.serving_revision = 1;
   service.rollout = "done";
   service.desired = 0;
-  ASSERT_TRUE(store_->commit(Batch{.rows = {service}}));
+  usage.requests = 3;
+  usage.malformed = 1;
+  ASSERT_TRUE(store_->commit(Batch{.rows = {service, usage}}));
   auto rows = reopen_and_load();
   ASSERT_TRUE(rows) << rows.error().message;
   State state;
@@ -378,6 +393,8 @@ TEST_P(StoreTest, ServicesLoadBackWithTheirRevisionsKeysAndReplicas) {
   EXPECT_EQ(state.instance(replica.id)->spec.service_id, service.id);
   EXPECT_TRUE(state.replicas_by_service.at(service.id) == std::set<std::string>{replica.id});
   EXPECT_EQ(state.service_by_name.at({kTenant.id, "chat"}), service.id);
+  EXPECT_EQ(state.service_usage.at(usage.id), usage);
+  EXPECT_TRUE(state.usage_by_caller.at("ten_caller") == std::set<std::string>{usage.id});
 }
 
 TEST_P(StoreTest, APullAndANodesImagesLoadBackAsTheyWere) {

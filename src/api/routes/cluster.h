@@ -25,6 +25,8 @@ std::span<const Route> volume_routes();
                                                                std::vector<VolumeMount> mounts);
 // Tenants' services: endpoints served over replicas.
 std::span<const Route> service_routes();
+// Services' keys, for their own tenant's customers and for other tenants' callers; margins.
+std::span<const Route> service_key_routes();
 std::span<const Route> image_routes();
 // The nodes' tunnels, port-forwards and the list of an instance's published ports.
 std::span<const Route> tunnel_routes();

@@ -83,6 +83,9 @@ json service_json(const State& state, const ServiceTraffic& traffic, const Hoste
           {"scale_to_zero_after_s", s.scale_to_zero_after_ms / 1000},
           {"ready_timeout_s", s.ready_timeout_ms / 1000},
           {"spot_fallback", s.spot_fallback},
+          {"shared", s.shared},
+          {"price_per_request", money_text(s.price_per_request_micros)},
+          {"price_per_1k_tokens", money_text(s.price_per_1k_tokens_micros)},
           {"revision", s.revision},
           {"serving_revision", s.serving_revision == 0 ? json(nullptr) : json(s.serving_revision)},
           {"rollout", {{"state", s.rollout}, {"reason", s.rollout_reason}}},
@@ -112,9 +115,8 @@ json service_json(const Call& call, const std::string& id) {
 // The proxy finds a service by its name and model from the moment it is made or changed, not
 // from the controller's next round.
 void publish_route(Call& call, const HostedService& s) {
-  call.traffic.publish(
-      ServiceRoute{.id = s.id, .tenant_id = s.tenant_id, .name = s.name, .model = s.model},
-      call.traffic.endpoints(s.id), call.traffic.waiting(s.id));
+  call.traffic.publish(ServiceRoute::of(s), call.traffic.endpoints(s.id),
+                       call.traffic.waiting(s.id));
 }
 
 // The settings a create or an update may carry, all optional here.
@@ -129,10 +131,22 @@ struct Settings {
   std::optional<std::string> readiness;
   std::optional<std::string> model;
   std::optional<bool> spot_fallback;
+  std::optional<bool> shared;
+  std::optional<int64_t> price_per_request;  // Micros.
+  std::optional<int64_t> price_per_1k_tokens;
   json replica;  // Launch fields; null: none.
 };
 
-Settings read_settings(JsonBody& body) {
+// An optional price field: a decimal string of money ("0.002").
+Result<std::optional<int64_t>> read_price(JsonBody& body, const char* name) {
+  const std::optional<std::string> text = body.optional_string(name);
+  if (!text) return std::optional<int64_t>();
+  ALLOT_TRY_LET(const int64_t micros, read_money(name, *text));
+  if (micros < 0) return fail(ErrorCode::kInvalidArgument, fmt::format("'{}' is 0 or more", name));
+  return std::optional<int64_t>(micros);
+}
+
+Result<Settings> read_settings(JsonBody& body) {
   Settings s;
   s.min_replicas = body.optional_int("min_replicas", 0, limits::kMaxServiceReplicas);
   s.max_replicas = body.optional_int("max_replicas", 1, limits::kMaxServiceReplicas);
@@ -145,6 +159,9 @@ Settings read_settings(JsonBody& body) {
   s.readiness = body.optional_string("readiness");
   s.model = body.optional_string("model");
   s.spot_fallback = body.optional_bool("spot_fallback");
+  s.shared = body.optional_bool("shared");
+  ALLOT_TRY_ASSIGN(s.price_per_request, read_price(body, "price_per_request"));
+  ALLOT_TRY_ASSIGN(s.price_per_1k_tokens, read_price(body, "price_per_1k_tokens"));
   s.replica = body.optional_json("replica");
   return s;
 }
@@ -176,7 +193,7 @@ Result<HttpResponse> create_service(Call& call) {
   JsonBody body(call.request.body);
   const std::string name = body.required_string("name");
   const std::optional<std::string> project_id = body.optional_string("project_id");
-  Settings s = read_settings(body);
+  ALLOT_TRY_LET(Settings s, read_settings(body));
   ALLOT_TRY(body.finish());
   if (!s.port) return fail(ErrorCode::kMissingField, "'port' is required: where replicas serve");
   if (s.replica.is_null()) {
@@ -201,6 +218,9 @@ Result<HttpResponse> create_service(Call& call) {
       .scale_to_zero_after_ms = s.scale_to_zero_after_s.value_or(0) * 1000,
       .ready_timeout_ms = s.ready_timeout_s.value_or(300) * 1000,
       .spot_fallback = s.spot_fallback.value_or(false),
+      .shared = s.shared.value_or(false),
+      .price_per_request_micros = s.price_per_request.value_or(0),
+      .price_per_1k_tokens_micros = s.price_per_1k_tokens.value_or(0),
       .revisions = {ServiceRevision{
           .spec = std::move(spec), .port = port, .readiness = s.readiness.value_or("/")}}};
   const std::string id = service.id;
@@ -223,7 +243,27 @@ Result<const HostedService*> path_service(const Call& call) {
   return found;
 }
 
+// What another tenant sees of a shared service: what it is and what its calls cost, nothing of
+// its replicas, revisions or traffic.
+json shared_json(const HostedService& s) {
+  return {{"id", s.id},
+          {"name", s.name},
+          {"model", s.model.empty() ? json(nullptr) : json(s.model)},
+          {"url", fmt::format("/s/{}/", s.id)},
+          {"shared", true},
+          {"price_per_request", money_text(s.price_per_request_micros)},
+          {"price_per_1k_tokens", money_text(s.price_per_1k_tokens_micros)}};
+}
+
+// GET /v1/services/{id or name}; another tenant's shared service by id, as its callers see it.
 Result<HttpResponse> get_service(Call& call) {
+  const std::string& key = call.params.front();
+  const HostedService* shared =
+      check_id("service id", key, "svc") ? call.ctx.state().service(key) : nullptr;
+  if (shared != nullptr && !shared->deleted() && shared->shared &&
+      !may_see_tenant(call.caller, shared->tenant_id)) {
+    return json_reply(200, shared_json(*shared));
+  }
   ALLOT_TRY_LET(const HostedService* service, path_service(call));
   return json_reply(200, service_json(call.ctx.state(), call.traffic, *service));
 }
@@ -249,12 +289,16 @@ Result<HttpResponse> update_service(Call& call) {
   ALLOT_TRY(require_launcher(call.caller));
   ALLOT_TRY_LET(const HostedService* service, path_service(call));
   JsonBody body(call.request.body);
-  Settings s = read_settings(body);
+  ALLOT_TRY_LET(Settings s, read_settings(body));
   ALLOT_TRY(body.finish());
   if (s.spot_fallback) {
     return fail(ErrorCode::kInvalidArgument, "spot_fallback is set when a service is made");
   }
-  UpdateService command{.id = service->id, .model = s.model};
+  UpdateService command{.id = service->id,
+                        .model = s.model,
+                        .shared = s.shared,
+                        .price_per_request_micros = s.price_per_request,
+                        .price_per_1k_tokens_micros = s.price_per_1k_tokens};
   auto narrow = [](const std::optional<int64_t>& v) -> std::optional<int> {
     return v ? std::optional<int>(static_cast<int>(*v)) : std::nullopt;
   };
@@ -295,71 +339,6 @@ Result<HttpResponse> delete_service(Call& call) {
   return json_reply(200, service_json(call, id));
 }
 
-json key_json(const ServiceKey& k) {
-  return {{"id", k.id},
-          {"service_id", k.service_id},
-          {"name", k.name},
-          {"prefix", k.prefix},
-          {"created_at", format_time(k.created_at_ms)},
-          {"revoked_at", time_or_null(k.revoked_at_ms)}};
-}
-
-// POST /v1/services/{id}/keys {"name"}: a key for one caller of the service, shown once.
-Result<HttpResponse> create_service_key(Call& call) {
-  ALLOT_TRY(require_launcher(call.caller));
-  ALLOT_TRY_LET(const HostedService* service, path_service(call));
-  JsonBody body(call.request.body);
-  const std::string name = body.required_string("name");
-  ALLOT_TRY(body.finish());
-  const std::string secret = std::string(kServiceKeyStart) +
-                             call.ctx.ids().new_secret().substr(std::string("allot_").size());
-  ServiceKey key{.id = call.ctx.ids().new_id("svk"),
-                 .tenant_id = service->tenant_id,
-                 .service_id = service->id,
-                 .name = name,
-                 .prefix = secret.substr(0, kServiceKeyStart.size() + 6),
-                 .token_hash = sha256_hex(secret)};
-  const std::string id = key.id;
-  ALLOT_TRY(call.ctx.apply(CreateServiceKey{std::move(key)}));
-  call.target_id = id;
-  json out = key_json(call.ctx.state().service_keys.at(id));
-  out["secret"] = secret;
-  return json_reply(201, out);
-}
-
-// GET /v1/services/{id}/keys: every key of the service, revoked ones too, by id.
-Result<HttpResponse> list_service_keys(Call& call) {
-  ALLOT_TRY_LET(const HostedService* service, path_service(call));
-  json items = json::array();
-  for (const auto& [id, key] : call.ctx.state().service_keys) {
-    if (key.service_id == service->id) items.push_back(key_json(key));
-  }
-  return json_reply(200, {{"items", items}, {"next_after", nullptr}});
-}
-
-// DELETE /v1/services/{id}/keys/{key}: the key stops working at once.
-Result<HttpResponse> revoke_service_key(Call& call) {
-  ALLOT_TRY(require_launcher(call.caller));
-  ALLOT_TRY_LET(const HostedService* service, path_service(call));
-  const std::string& key_id = call.params.at(1);
-  const auto& keys = call.ctx.state().service_keys;
-  const auto found = keys.find(key_id);
-  if (found == keys.end() || found->second.service_id != service->id) {
-    return fail(
-        ErrorCode::kNotFound,
-        fmt::format("no key {} of service {}", key_id.size() <= 64 ? key_id : "…", service->name));
-  }
-  call.target_id = key_id;
-  ALLOT_TRY(call.ctx.apply(RevokeServiceKey{.id = key_id}));
-  return json_reply(200, key_json(call.ctx.state().service_keys.at(key_id)));
-}
-
-constexpr Route kMore[] = {
-    {"POST", "/v1/services/{id}/keys", create_service_key},
-    {"GET", "/v1/services/{id}/keys", list_service_keys},
-    {"DELETE", "/v1/services/{id}/keys/{key}", revoke_service_key},
-};
-
 constexpr Resource kResources[] = {
     {.path = "/v1/services",
      .create = create_service,
@@ -371,6 +350,6 @@ constexpr Resource kResources[] = {
 
 }  // namespace
 
-std::span<const Route> service_routes() { return route_table<kResources, kMore>(); }
+std::span<const Route> service_routes() { return route_table<kResources>(); }
 
 }  // namespace allot

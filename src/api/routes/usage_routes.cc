@@ -17,20 +17,6 @@ using nlohmann::json;
 
 std::string money(int64_t micros) { return Money::from_micros(micros).to_string(); }
 
-// A window's edge: RFC 3339 time, or a month "YYYY-MM" (its start for `from`, its end for `to`,
-// so that from=2026-11&to=2026-11 is November).
-Result<TimeMs> read_edge(const Target& target, const char* name, bool end_of_month,
-                         TimeMs fallback_ms) {
-  auto it = target.query.find(name);
-  if (it == target.query.end()) return fallback_ms;
-  if (auto month = parse_month(it->second)) {
-    return end_of_month ? next_month_start(*month) : *month;
-  }
-  if (auto at = parse_time(it->second)) return *at;
-  return fail(ErrorCode::kInvalidArgument,
-              fmt::format("'{}' must be RFC 3339 time in UTC or a month YYYY-MM", name));
-}
-
 Result<billing::UsageQuery> read_grouping(const Target& target, billing::UsageQuery query) {
   auto it = target.query.find("group_by");
   const std::string by = it == target.query.end() ? "tenant" : it->second;
@@ -71,8 +57,9 @@ Result<HttpResponse> usage(Call& call) {
   }
   ALLOT_TRY_LET(const std::optional<std::string> tenant, tenant_filter(call));
   const TimeMs now_ms = call.ctx.now_ms();
-  ALLOT_TRY_LET(const TimeMs from, read_edge(call.target, "from", false, month_start(now_ms)));
-  ALLOT_TRY_LET(const TimeMs to, read_edge(call.target, "to", true, now_ms));
+  ALLOT_TRY_LET(const TimeMs from,
+                read_window_edge(call.target, "from", false, month_start(now_ms)));
+  ALLOT_TRY_LET(const TimeMs to, read_window_edge(call.target, "to", true, now_ms));
   ALLOT_TRY_LET(const billing::UsageQuery query,
                 read_grouping(call.target,
                               billing::UsageQuery{
@@ -128,6 +115,20 @@ constexpr Route kRoutes[] = {
 };
 
 }  // namespace
+
+// A window's edge: RFC 3339 time, or a month "YYYY-MM" (its start for `from`, its end for `to`,
+// so that from=2026-11&to=2026-11 is November).
+Result<TimeMs> read_window_edge(const Target& target, const char* name, bool end_of_month,
+                                TimeMs fallback_ms) {
+  auto it = target.query.find(name);
+  if (it == target.query.end()) return fallback_ms;
+  if (auto month = parse_month(it->second)) {
+    return end_of_month ? next_month_start(*month) : *month;
+  }
+  if (auto at = parse_time(it->second)) return *at;
+  return fail(ErrorCode::kInvalidArgument,
+              fmt::format("'{}' must be RFC 3339 time in UTC or a month YYYY-MM", name));
+}
 
 std::span<const Route> usage_routes() { return kRoutes; }
 

@@ -21,15 +21,14 @@ const std::vector<Column> kReplicaColumns = {
     {"ready", "ready"},         {"in flight", "in_flight"},  {"served", "served"},
     {"draining", "draining"},   {"last probe", "last_probe"}};
 
-const std::vector<Column> kKeyColumns = {{"name", "name"},
-                                         {"id", "id"},
-                                         {"prefix", "prefix"},
-                                         {"created", "created_at"},
-                                         {"revoked", "revoked_at"}};
+const std::vector<Column> kKeyColumns = {
+    {"name", "name"},         {"id", "id"},         {"caller", "caller_tenant_id"},
+    {"billed", "billed"},     {"prefix", "prefix"}, {"created", "created_at"},
+    {"revoked", "revoked_at"}};
 
 struct Options {
   std::string name, image, replicas, target_rps, target_concurrency, scale_to_zero_after, readiness,
-      model, project, ready_timeout, port;
+      model, project, ready_timeout, port, shared, price_per_request, price_per_1k_tokens;
   PlacementOptions placement;
   std::vector<std::string> env, command;
   bool spot_fallback = false;
@@ -88,6 +87,14 @@ std::optional<json> service_body(const Options& o, bool creating) {
   put(body, "readiness", o.readiness);
   put(body, "model", o.model);
   if (o.spot_fallback) body["spot_fallback"] = true;
+  put(body, "price_per_request", o.price_per_request);
+  put(body, "price_per_1k_tokens", o.price_per_1k_tokens);
+  if (o.shared == "yes" || o.shared == "no") {
+    body["shared"] = o.shared == "yes";
+  } else if (!o.shared.empty()) {
+    std::cerr << "error: --shared takes yes or no, not '" << o.shared << "'\n";
+    return std::nullopt;
+  }
   if (!o.replicas.empty() && !parse_replicas(o.replicas, body)) return std::nullopt;
   if (!put_whole(body, "port", "--port", o.port) ||
       !put_whole(body, "target_rps", "--target-rps", o.target_rps) ||
@@ -120,7 +127,12 @@ void print_service(const json& s) {
             << "traffic:   " << s["traffic"].value("rps", 0.0) << " req/s, "
             << s["traffic"].value("in_flight", 0) << " in flight, " << s["traffic"].value("held", 0)
             << " waiting\n"
-            << "restarts:  " << s.value("restarts", 0) << "\n\n";
+            << "restarts:  " << s.value("restarts", 0) << "\n"
+            << "callers:   "
+            << (s.value("shared", false) ? "other tenants may call it, paying "
+                                         : "its own tenant's keys only; other tenants would pay ")
+            << s.value("price_per_request", "0") << " per request and "
+            << s.value("price_per_1k_tokens", "0") << " per 1,000 tokens\n\n";
   print_table(std::cout, s["replicas"], kReplicaColumns);
 }
 
@@ -162,6 +174,12 @@ void add_shape_options(CLI::App& command, Options& o) {
                      "a new replica not ready by then stops the rollout (default 5m)");
   command.add_option("--model", o.model, "the model name /v1/chat/completions routes here by");
   command.add_option("--env", o.env, "KEY=VALUE, repeatable")->allow_extra_args(false);
+  command.add_option("--shared", o.shared,
+                     "yes: other tenants may make caller keys to it and pay per use; no: not");
+  command.add_option("--price-per-request", o.price_per_request,
+                     "what another tenant's caller pays per answered request, e.g. 0.001");
+  command.add_option("--price-per-1k-tokens", o.price_per_1k_tokens,
+                     "what another tenant's caller pays per 1,000 tokens, e.g. 0.002");
   command.add_option("command", o.command, "the command each replica runs, after --");
 }
 
@@ -206,7 +224,10 @@ void add_service_commands(CLI::App& app, Action& action) {
   static std::string key_name, key_id;
   CLI::App* keys =
       add_group(*services, "keys", "keys for a service's callers: create, list, revoke");
-  CLI::App* key_create = keys->add_subcommand("create", "a key for one caller, shown once");
+  CLI::App* key_create = keys->add_subcommand(
+      "create",
+      "a key for one caller, shown once; to another tenant's shared service (by id), a caller key "
+      "your tenant pays for");
   key_create->add_option("service", o.name, "the service's name or id")->required();
   key_create->add_option("name", key_name, "the caller's name")->required();
   key_create->callback([&action] {
@@ -227,6 +248,24 @@ void add_service_commands(CLI::App& app, Action& action) {
   key_revoke->callback([&action] {
     action = show_call("DELETE", [] {
       return "/v1/services/" + percent_encode(o.name) + "/keys/" + percent_encode(key_id);
+    });
+  });
+  static std::string margin_from, margin_to;
+  CLI::App* margin = services->add_subcommand(
+      "margin", "what other tenants' callers paid for a service against its GPU cost");
+  margin->add_option("service", o.name, "the service's name or id")->required();
+  margin->add_option("--from", margin_from, "RFC 3339 time or YYYY-MM (default: this month)");
+  margin->add_option("--to", margin_to, "RFC 3339 time or YYYY-MM (default: now)");
+  margin->callback([&action] {
+    action = show_call("GET", [] {
+      std::string target = "/v1/services/" + percent_encode(o.name) + "/margin";
+      std::string sep = "?";
+      for (const auto& [name, value] : {std::pair{"from", &margin_from}, {"to", &margin_to}}) {
+        if (value->empty()) continue;
+        target += sep + name + "=" + percent_encode(*value);
+        sep = "&";
+      }
+      return target;
     });
   });
   add_list(

@@ -77,6 +77,11 @@ Status check_settings(const HostedService& s) {
   if (s.ready_timeout_ms < 1'000 || s.ready_timeout_ms > limits::kMaxReadyTimeoutMs) {
     return fail(ErrorCode::kInvalidArgument, "the ready timeout must be from 1 s to 24 h");
   }
+  for (const int64_t price : {s.price_per_request_micros, s.price_per_1k_tokens_micros}) {
+    if (price < 0 || price > limits::kMaxMoneyMicros) {
+      return fail(ErrorCode::kInvalidArgument, "a service's prices are 0 or more");
+    }
+  }
   return check_model(s.model);
 }
 
@@ -163,6 +168,9 @@ Result<Rows> apply(const State& state, const UpdateService& c, TimeMs now_ms,
   if (c.scale_to_zero_after_ms) next.scale_to_zero_after_ms = *c.scale_to_zero_after_ms;
   if (c.ready_timeout_ms) next.ready_timeout_ms = *c.ready_timeout_ms;
   if (c.model) next.model = *c.model;
+  if (c.shared) next.shared = *c.shared;
+  if (c.price_per_request_micros) next.price_per_request_micros = *c.price_per_request_micros;
+  if (c.price_per_1k_tokens_micros) next.price_per_1k_tokens_micros = *c.price_per_1k_tokens_micros;
   if (auto ok = check_settings(next); !ok) return std::unexpected(ok.error());
   if (auto ok = check_model_free(state, next); !ok) return std::unexpected(ok.error());
   if (c.revision) {
@@ -257,24 +265,34 @@ Result<Rows> apply(const State& state, const CreateServiceKey& c, TimeMs now_ms,
   if (k.name.empty() || k.name.size() > 200) {
     return fail(ErrorCode::kInvalidArgument, "a key's name is 1 to 200 characters");
   }
+  const std::string caller = k.caller_tenant_id.empty() ? k.tenant_id : k.caller_tenant_id;
+  if (caller != k.tenant_id) {
+    const Tenant* tenant = state.tenant(caller);
+    if (tenant == nullptr) return std::unexpected(not_found("tenant", caller));
+    // Not shared: to another tenant, it is not there.
+    if (!service->shared) return std::unexpected(not_found("service", k.service_id));
+  }
   if (k.token_hash.size() != 64) {
     return fail(ErrorCode::kInvalidArgument, "a key's hash is 64 hex characters");
   }
   if (state.service_keys.contains(k.id)) {
     return fail(ErrorCode::kAlreadyExists, "service key " + k.id + " exists");
   }
+  if (state.service_key_by_hash.contains(k.token_hash)) {
+    return fail(ErrorCode::kInvalidArgument, "that key hash is in use");
+  }
   size_t live = 0;
-  for (const auto& [id, key] : state.service_keys) {
-    if (key.token_hash == k.token_hash) {
-      return fail(ErrorCode::kInvalidArgument, "that key hash is in use");
+  if (auto keys = state.keys_by_service.find(k.service_id); keys != state.keys_by_service.end()) {
+    for (const std::string& id : keys->second) {
+      if (state.service_keys.at(id).revoked_at_ms == 0) ++live;
     }
-    if (key.service_id == k.service_id && key.revoked_at_ms == 0) ++live;
   }
   if (live >= limits::kMaxServiceKeys) {
     return fail(ErrorCode::kLimitExceeded,
                 fmt::format("a service has at most {} live keys", limits::kMaxServiceKeys));
   }
   ServiceKey row = k;
+  row.caller_tenant_id = caller;
   row.created_at_ms = now_ms;
   row.revoked_at_ms = 0;
   return Rows{std::move(row)};
@@ -287,7 +305,16 @@ Result<Rows> apply(const State& state, const RevokeServiceKey& c, TimeMs now_ms,
                   &ServiceKey::revoked_at_ms, "service key", c.id, now_ms);
 }
 
-void put(State& state, const ServiceKey& key) { state.service_keys[key.id] = key; }
+void put(State& state, const ServiceKey& key) {
+  state.service_keys[key.id] = key;
+  state.service_key_by_hash[key.token_hash] = key.id;
+  state.keys_by_service[key.service_id].insert(key.id);
+  if (key.billed() && key.revoked_at_ms == 0) {
+    state.billed_keys.insert(key.id);
+  } else {
+    state.billed_keys.erase(key.id);
+  }
+}
 
 void put(State& state, const HostedService& service) {
   // A deleted service's name may be a live one's since: only its own entry is taken out.

@@ -27,9 +27,11 @@ namespace allot {
 // - RecordServiceRollout: a finished rollout makes its revision the serving one; a failed one of
 //   the current revision says why; restarts add up. No rows where nothing changes. Refuses
 //   not_found (no live service, or no such revision) and invalid_argument (an unknown state).
-// - CreateServiceKey: adds the key. Refuses invalid_id, not_found (no live service of the
-//   tenant), invalid_argument (a bad name, or a hash that is not 64 characters or is used),
-//   already_exists (a taken id), limit_exceeded (past limits::kMaxServiceKeys live keys).
+// - CreateServiceKey: adds the key, its caller the service's tenant unless another is named.
+//   Refuses invalid_id, not_found (no live service of the tenant, no caller tenant, another
+//   tenant's key to a service that is not shared), invalid_argument (a bad name, or a hash that is
+//   not 64 characters or is used), already_exists (a taken id), limit_exceeded (past
+//   limits::kMaxServiceKeys live keys).
 // - RevokeServiceKey: sets its revoked time; one already revoked is left as it is. Refuses
 //   not_found.
 ALLOT_HANDLERS(CreateService, UpdateService, DeleteService, ScaleService, RecordServiceRollout,

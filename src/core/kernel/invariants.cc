@@ -221,6 +221,29 @@ class Checker {
     if (services_named != state_.service_by_name) {
       fail("tenant_index", "the index of services by name is not the live services");
     }
+    std::set<std::string> billed;
+    std::map<std::string, std::set<std::string>> by_service;
+    for (const auto& [id, key] : state_.service_keys) {
+      if (key.billed() && key.revoked_at_ms == 0) billed.insert(id);
+      by_service[key.service_id].insert(id);
+      auto hashed = state_.service_key_by_hash.find(key.token_hash);
+      if (hashed == state_.service_key_by_hash.end() || hashed->second != id) {
+        fail("tenant_index", "the index of service keys by hash misses key {}", id);
+      }
+    }
+    if (billed != state_.billed_keys || by_service != state_.keys_by_service ||
+        state_.service_key_by_hash.size() != state_.service_keys.size()) {
+      fail("tenant_index", "the indexes of service keys are not the keys");
+    }
+    std::map<std::string, std::set<std::string>> by_caller;
+    std::map<std::string, std::set<std::string>> used;
+    for (const auto& [id, u] : state_.service_usage) {
+      by_caller[u.caller_tenant_id].insert(id);
+      used[u.service_id].insert(id);
+    }
+    if (by_caller != state_.usage_by_caller || used != state_.usage_by_service) {
+      fail("tenant_index", "the indexes of service usage are not the usage");
+    }
     std::map<std::string, std::set<std::string>> unsettled_volumes;
     std::map<std::pair<std::string, std::string>, std::string> named;
     for (const auto& [id, v] : state_.volumes) {

@@ -14,6 +14,9 @@ inline constexpr std::string_view kRevenueAccount = "operator/revenue";
 
 // The tenant's own account for its billing mode.
 std::string tenant_account(const std::string& tenant_id, BillingMode mode);
+// What a tenant's shared services earned from other tenants' calls: owed to it by the operator,
+// and not spendable on its own work (outside the tenant's "tenant/ID/" accounts).
+std::string earnings_account(const std::string& tenant_id);
 // The account of one promotional credit.
 std::string credit_account(const std::string& tenant_id, const std::string& grant_id);
 

@@ -142,9 +142,9 @@ using ClusterCommands =
              RevokeNodeCredential, DeleteNode, CreateInstance, StopInstance, SetProjectIdle,
              SetRegistryCredential, DeleteRegistryCredential, RequestImagePull, CreateVolume,
              DeleteVolume, CreateService, UpdateService, DeleteService, ScaleService,
-             RecordServiceRollout, CreateServiceKey, RevokeServiceKey>;
+             RecordServiceRollout, RecordServiceUse, CreateServiceKey, RevokeServiceKey>;
 // Services come before instances: a replica names its service.
 using ClusterRows = TypeList<JoinToken, Node, RegistryCredential, ImagePull, HostedService,
-                             ServiceKey, Instance, Volume>;
+                             ServiceKey, ServiceUsage, Instance, Volume>;
 
 }  // namespace allot

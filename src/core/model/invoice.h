@@ -26,8 +26,9 @@ enum class InvoiceStatus { kDraft, kFinal, kPaid, kVoid };
 std::string_view invoice_status_name(InvoiceStatus status);
 std::optional<InvoiceStatus> parse_invoice_status(std::string_view name);
 
-// One line: the tenant's use of one project on one GPU model x region x price class, or its
-// volumes' storage in one region (key.storage()).
+// One line: the tenant's use of one project on one GPU model x region x price class, its
+// volumes' storage in one region (key.storage()), or its calls to another tenant's shared
+// service at one pair of prices (service()).
 struct InvoiceLine {
   std::string project_id;
   meter::PriceKey key;
@@ -37,8 +38,15 @@ struct InvoiceLine {
   // What the line's work used and emitted in the month (shown, not charged).
   int64_t energy_mj = 0;
   int64_t carbon_ug = 0;
+  // Service lines: the service, the answered requests and the tokens billed, at these prices.
+  std::string service_id;
+  int64_t requests = 0;
+  int64_t tokens = 0;
+  int64_t price_per_request_micros = 0;
+  int64_t price_per_1k_tokens_micros = 0;
 
   bool operator==(const InvoiceLine&) const = default;
+  bool service() const { return !service_id.empty(); }
 };
 
 // What a prepaid tenant's balance has already paid of an invoice: the ledger's usage postings

@@ -50,6 +50,11 @@ struct HostedService {
   int64_t ready_timeout_ms = 300'000;  // A new replica not ready by then stops the rollout.
   // Spot replicas that cannot be placed (or were preempted) are replaced on on-demand capacity.
   bool spot_fallback = false;
+  // Other tenants may call it with caller keys of their own, paying its prices per use.
+  bool shared = false;
+  // What a caller of another tenant pays per answered request and per 1,000 tokens (micros).
+  int64_t price_per_request_micros = 0;
+  int64_t price_per_1k_tokens_micros = 0;
   std::vector<ServiceRevision> revisions;  // The newest last; the oldest ones dropped.
   int revision = 0;                        // The one replicas are rolled over to.
   int serving_revision = 0;                // The last one whose rollout finished; 0: none yet.
@@ -75,19 +80,75 @@ struct HostedService {
   }
 };
 
-// A key a tenant gives a caller of one of its services (its own customer): it reaches that
-// service's endpoint, and nothing else of Allot.
+// A key that reaches one service's endpoint and nothing else of Allot: one the service's tenant
+// gives its own customers, or one another tenant makes to call a shared service, whose use is
+// then billed to that tenant at the service's prices.
 struct ServiceKey {
-  std::string id;  // "svk_" + 16 hex
-  std::string tenant_id;
+  std::string id;         // "svk_" + 16 hex
+  std::string tenant_id;  // The service's.
   std::string service_id;
-  std::string name;        // The caller's, as the tenant names it.
-  std::string prefix;      // The key's first characters, to tell keys apart in lists.
-  std::string token_hash;  // SHA-256 of the whole key; the key itself is never stored.
+  std::string caller_tenant_id;  // Who holds it and pays for its use; the service's tenant: free.
+  std::string name;              // The caller's, as the tenant names it.
+  std::string prefix;            // The key's first characters, to tell keys apart in lists.
+  std::string token_hash;        // SHA-256 of the whole key; the key itself is never stored.
   TimeMs created_at_ms = 0;
   TimeMs revoked_at_ms = 0;  // 0 while live.
 
   bool operator==(const ServiceKey&) const = default;
+  // Its use is billed at the service's prices: it is another tenant's.
+  bool billed() const { return !caller_tenant_id.empty() && caller_tenant_id != tenant_id; }
+};
+
+// One caller's use of one service in one UTC hour at one pair of prices: what the proxy counted,
+// what it cost and what of that the caller's balance paid (the rest is owed, as invoiced).
+struct ServiceUsage {
+  std::string id;  // service/caller/hour/price per request/price per 1k tokens
+  std::string service_id;
+  std::string tenant_id;  // The service's: it earns what is paid.
+  std::string caller_tenant_id;
+  TimeMs hour_ms = 0;
+  int64_t price_per_request_micros = 0;
+  int64_t price_per_1k_tokens_micros = 0;
+  int64_t requests = 0;   // Answered with a 2xx.
+  int64_t tokens = 0;     // From the answers' usage, or their X-Allot-Tokens header.
+  int64_t malformed = 0;  // Answers whose usage could not be read: neither counted nor billed.
+  int64_t failed = 0;     // Answers that were not 2xx: not billed.
+  int64_t charged_micros = 0;
+  int64_t paid_micros = 0;
+  int64_t postings = 0;
+  TimeMs updated_at_ms = 0;
+
+  bool operator==(const ServiceUsage&) const = default;
+  // requests x price + tokens x price / 1000, rounded down; nullopt past the range of amounts.
+  std::optional<int64_t> charge() const {
+    // tokens = 1000 q + r: q x price + r x price / 1000 is the floor, in int64 throughout.
+    const int64_t thousands = tokens / 1000;
+    const int64_t rest = tokens % 1000;
+    int64_t per_requests = 0;
+    int64_t per_thousands = 0;
+    int64_t per_rest = 0;
+    int64_t total = 0;
+    if (__builtin_mul_overflow(requests, price_per_request_micros, &per_requests) ||
+        __builtin_mul_overflow(thousands, price_per_1k_tokens_micros, &per_thousands) ||
+        __builtin_mul_overflow(rest, price_per_1k_tokens_micros, &per_rest) ||
+        __builtin_add_overflow(per_requests, per_thousands, &total) ||
+        __builtin_add_overflow(total, per_rest / 1000, &total)) {
+      return std::nullopt;
+    }
+    return total;
+  }
+};
+
+// What the proxy counted of one caller's use of one service since it last said.
+struct ServiceUseCount {
+  std::string service_id;
+  std::string caller_tenant_id;
+  int64_t requests = 0;
+  int64_t tokens = 0;
+  int64_t malformed = 0;
+  int64_t failed = 0;
+
+  bool operator==(const ServiceUseCount&) const = default;
 };
 
 // The text every service key starts with, which API keys never do.
@@ -110,6 +171,9 @@ struct UpdateService {
   std::optional<int64_t> scale_to_zero_after_ms;
   std::optional<int64_t> ready_timeout_ms;
   std::optional<std::string> model;
+  std::optional<bool> shared;
+  std::optional<int64_t> price_per_request_micros;
+  std::optional<int64_t> price_per_1k_tokens_micros;
 };
 
 // Marks it deleted; the controller stops its replicas.
@@ -122,6 +186,12 @@ struct ScaleService {
   std::string id;
   int desired = 0;
   std::string reason;
+};
+
+// Adds the counts to this hour's usage and posts what they cost from each caller's own account
+// to the service's tenant's earnings, as far as the caller's money goes.
+struct RecordServiceUse {
+  std::vector<ServiceUseCount> counts;
 };
 
 struct CreateServiceKey {

@@ -49,6 +49,18 @@ std::map<std::string, TenantSpend> month_spends(const State& state,
     const int64_t micros = charge ? *charge : std::numeric_limits<int64_t>::max();
     add_spend(spends[volume.tenant_id], volume.project_id, micros);
   }
+  // Calls to other tenants' shared services, as invoices charge them: the tenant's whole, in no
+  // project of it.
+  for (const std::string& id : tenant_ids) {
+    auto rows = state.usage_by_caller.find(id);
+    if (rows == state.usage_by_caller.end()) continue;
+    for (const std::string& row_id : rows->second) {
+      const ServiceUsage& u = state.service_usage.at(row_id);
+      if (u.hour_ms >= from_ms) {
+        spends[id].total_micros = saturating_add(spends[id].total_micros, u.charged_micros);
+      }
+    }
+  }
   return spends;
 }
 

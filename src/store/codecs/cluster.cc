@@ -41,6 +41,11 @@ constexpr DocumentCodec<ServiceKey> kServiceKeys{.table = "service_keys",
                                                  .encode = service_key_document,
                                                  .decode = service_key_from_document,
                                                  .order = "created_at_ms, id"};
+constexpr DocumentCodec<ServiceUsage> kServiceUsage{.table = "service_usage",
+                                                    .keys = "id, caller_tenant_id, hour_ms",
+                                                    .encode = service_usage_document,
+                                                    .decode = service_usage_from_document,
+                                                    .order = "hour_ms, id"};
 // Oldest first, so that the queue is rebuilt in arrival order.
 constexpr DocumentCodec<Instance> kInstances{
     .table = "instances",
@@ -62,5 +67,6 @@ const DocumentCodec<Instance>& codec_of(Tag<Instance> /*tag*/) { return kInstanc
 const DocumentCodec<Volume>& codec_of(Tag<Volume> /*tag*/) { return kVolumes; }
 const DocumentCodec<HostedService>& codec_of(Tag<HostedService> /*tag*/) { return kServices; }
 const DocumentCodec<ServiceKey>& codec_of(Tag<ServiceKey> /*tag*/) { return kServiceKeys; }
+const DocumentCodec<ServiceUsage>& codec_of(Tag<ServiceUsage> /*tag*/) { return kServiceUsage; }
 
 }  // namespace allot

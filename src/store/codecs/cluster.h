@@ -1,5 +1,5 @@
 // The cluster domain's rows in the store: join tokens, nodes, registry credentials, image
-// pulls, instances, volumes, services and their keys.
+// pulls, instances, volumes, services, their keys and their use.
 #pragma once
 
 #include "store/codecs/columns.h"
@@ -14,5 +14,6 @@ const DocumentCodec<Instance>& codec_of(Tag<Instance> tag);
 const DocumentCodec<Volume>& codec_of(Tag<Volume> tag);
 const DocumentCodec<HostedService>& codec_of(Tag<HostedService> tag);
 const DocumentCodec<ServiceKey>& codec_of(Tag<ServiceKey> tag);
+const DocumentCodec<ServiceUsage>& codec_of(Tag<ServiceUsage> tag);
 
 }  // namespace allot

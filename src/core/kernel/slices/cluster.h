@@ -96,6 +96,8 @@ struct ClusterSlice {
   std::map<std::string, HostedService> services;
   // Services' keys by id, revoked ones too.
   std::map<std::string, ServiceKey> service_keys;
+  // Callers' use of shared services, per hour, by id.
+  std::map<std::string, ServiceUsage> service_usage;
 
   // Derived indexes, kept true by put().
   std::unordered_map<std::string, std::string> node_by_credential;  // credential hash -> node id
@@ -140,6 +142,14 @@ struct ClusterSlice {
   std::map<std::pair<std::string, std::string>, std::string> service_by_name;
   // Replicas not yet ended (queued ones too) by service id; no empty sets.
   std::map<std::string, std::set<std::string>> replicas_by_service;
+  // Services' keys by the hash of the key, revoked ones too; each service's keys, revoked ones
+  // too; the live keys billed to another tenant (what the proxy learns the callers' money for).
+  std::unordered_map<std::string, std::string> service_key_by_hash;
+  std::map<std::string, std::set<std::string>> keys_by_service;
+  std::set<std::string> billed_keys;
+  // Service usage ids by caller and by service; no empty sets.
+  std::map<std::string, std::set<std::string>> usage_by_caller;
+  std::map<std::string, std::set<std::string>> usage_by_service;
   // Instances launched with an idempotency key, by tenant and key (instances are never removed).
   std::map<std::pair<std::string, std::string>, std::string> launch_by_key;
   // Instances not yet in a final state, per tenant (for the tenant's limit).
