@@ -477,4 +477,49 @@ describe('dashboard', () => {
     assert.deepEqual((await shellAudit()).map((e) => e.status).sort((a, b) => a - b), [7, 101]);
     await call('POST', `/v1/instances/${made.id}/stop`, undefined, s.annKey);
   });
+
+  it('makes a service, watches its replica get ready, and deletes it', async () => {
+    const port = await new Promise((resolve) => {
+      const probe = net.createServer().listen(0, '127.0.0.1', () => {
+        const { port: free } = probe.address();
+        probe.close(() => resolve(free));
+      });
+    });
+    // Last: its replica would show among Ann's instances in the tests before.
+    await signIn(s.annKey);
+    await go('services');
+    await page.locator('[data-testid=services]').waitFor();
+    // A careless name is refused with its code, and nothing is made.
+    await page.fill('[data-testid=service-name]', 'Not A Name');
+    await page.fill('[data-testid=service-port]', String(port));
+    await page.fill('[data-testid=service-command]', `python3 -m http.server ${port}`);
+    await page.click('[data-testid=service-create]');
+    await page.locator('[data-testid=toast].toast-error', { hasText: "invalid_argument: a service's name" }).waitFor();
+    await page.fill('[data-testid=service-name]', 'web');
+    await page.fill('[data-testid=service-gpus]', '1');
+    await page.fill('[data-testid=service-replicas]', '1');
+    await page.fill('[data-testid=service-model]', 'web-1');
+    await page.click('[data-testid=service-create]');
+    const row = page.locator('[data-testid=services-table] tr[data-service=web]');
+    await row.waitFor();
+    await eventually('the replica to be ready', async () => /1 ready of 1/.test(await row.textContent()));
+    assert.match(await row.textContent(), /web-1.*own keys only.*\/s\/svc_/s);
+    // Another tenant's key does not see it, nor reach it.
+    assert.equal((await call('GET', '/v1/services', undefined, s.bobKey)).items.length, 0);
+    await call('GET', '/s/web/', undefined, s.bobKey, 404);
+    await row.locator('a').click();
+    await page.waitForURL(/#\/services\/svc_/);
+    const replica = page.locator('[data-testid=service-replicas-table] tbody tr');
+    await replica.first().waitFor();
+    assert.match(await replica.first().textContent(), /running.*ready.*answered 200/s);
+    assert.match(await page.locator('[data-testid=service-margin]').textContent(), /Not shared/);
+    await shot('05c-service');
+    const replicaId = await replica.first().getAttribute('data-replica');
+    await page.click('[data-testid=service-delete]');
+    await page.waitForURL(/#\/services$/);
+    await page.locator('[data-testid=services-table] tr[data-service=web]').waitFor({ state: 'detached' });
+    assert.equal((await call('GET', '/v1/services', undefined, s.annKey)).items.length, 0);
+    await eventually('its replica to stop', async () =>
+      ['stopped', 'succeeded', 'failed'].includes((await call('GET', `/v1/instances/${replicaId}`, undefined, s.annKey)).state));
+  });
 });

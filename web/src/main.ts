@@ -14,6 +14,7 @@ import { usagePage } from './pages/usage';
 import { invoicesPage, invoicePage } from './pages/invoices';
 import { pricesPage } from './pages/prices';
 import { volumesPage } from './pages/volumes';
+import { servicePage, servicesPage } from './pages/services';
 import { financePage } from './pages/finance';
 
 const POLL_MS = 2000;
@@ -34,6 +35,8 @@ const routes: Route[] = [
   { pattern: /^\/invoices$/, page: invoicesPage, nav: 'invoices' },
   { pattern: /^\/invoices\/([\w-]+)$/, page: invoicePage, nav: 'invoices' },
   { pattern: /^\/volumes$/, page: volumesPage, nav: 'volumes' },
+  { pattern: /^\/services$/, page: servicesPage, nav: 'services' },
+  { pattern: /^\/services\/([\w-]+)$/, page: servicePage, nav: 'services' },
   { pattern: /^\/prices$/, page: pricesPage, nav: 'prices' },
   { pattern: /^\/finance$/, page: financePage, nav: 'finance' },
 ];
@@ -44,6 +47,7 @@ const navItems: { id: string; label: string; icon: string; operator?: boolean }[
   { id: 'instances', label: 'Instances', icon: '▶' },
   { id: 'tenants', label: 'Tenants', icon: '◫' },
   { id: 'volumes', label: 'Volumes', icon: '▣' },
+  { id: 'services', label: 'Services', icon: '⇄' },
   { id: 'usage', label: 'Usage & budgets', icon: '▤' },
   { id: 'invoices', label: 'Invoices', icon: '▧' },
   { id: 'prices', label: 'Prices', icon: '¤' },

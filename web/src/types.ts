@@ -205,7 +205,7 @@ export interface InvoiceLine {
   gpu_model: string;
   region: string;
   price_class: string;
-  kind?: 'gpu' | 'storage';
+  kind?: 'gpu' | 'storage' | 'service';
   gpu_milli_seconds: number;
   gpu_hours: string;
   gb_seconds?: number;
@@ -327,4 +327,71 @@ export interface Volume {
   mounted_by: string[];
   created_at: string;
   deleted_at: string | null;
+}
+
+export interface ServiceReplica {
+  instance_id: string;
+  revision: number;
+  state: string;
+  reason: string;
+  node_id: string | null;
+  ready: boolean;
+  in_flight: number;
+  served: number;
+  last_probe: string | null;
+  ready_since: string | null;
+  draining: boolean;
+}
+
+export interface Service {
+  id: string;
+  tenant_id: string;
+  project_id: string;
+  name: string;
+  model: string | null;
+  url: string;
+  min_replicas: number;
+  max_replicas: number;
+  target_rps: number;
+  target_concurrency: number;
+  scale_to_zero_after_s: number;
+  shared: boolean;
+  price_per_request: string;
+  price_per_1k_tokens: string;
+  revision: number;
+  serving_revision: number | null;
+  rollout: { state: string; reason: string };
+  desired: number;
+  ready_replicas: number;
+  scale_reason: string;
+  restarts: number;
+  revisions: { number: number; port: number; readiness: string; image: string; created_at: string }[];
+  replicas: ServiceReplica[];
+  traffic: { rps: number; rps_recent: number; concurrency: number; in_flight: number; held: number; last_request_at: string | null };
+  created_at: string;
+}
+
+export interface ServiceCallerUse {
+  tenant_id: string;
+  tenant: string | null;
+  requests: number;
+  tokens: number;
+  malformed: number;
+  failed: number;
+  charged: string;
+  paid: string;
+  owed: string;
+}
+
+export interface ServiceMargin {
+  requests: number;
+  tokens: number;
+  malformed: number;
+  revenue: string;
+  paid: string;
+  owed: string;
+  replica_gpu_hours: string;
+  gpu_cost: string;
+  margin: string;
+  callers: ServiceCallerUse[];
 }
