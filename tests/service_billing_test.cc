@@ -127,6 +127,13 @@ TEST_F(ServiceBillingTest, ACallerPaysPerRequestAndTokenExactlyAndIsRefusedWhenI
   const int64_t cost = Money::parse(margin["gpu_cost"].get<std::string>())->micros();
   EXPECT_GT(cost, 0) << margin.dump(2);
   EXPECT_EQ(margin["margin"], Money::from_micros(17'000 - cost).to_string());
+  const RunResult shown = cli({"services", "margin", "chat"}, member_key_);
+  EXPECT_EQ(shown.exit_code, 0) << shown.err;
+  EXPECT_NE(shown.out.find("0.017000"), std::string::npos) << shown.out;
+  const RunResult bad_window =
+      cli({"services", "margin", "chat", "--from", "last week"}, member_key_);
+  EXPECT_NE(bad_window.exit_code, 0);
+  EXPECT_NE(bad_window.err.find("invalid_argument"), std::string::npos) << bad_window.err;
   const std::string balance = "/v1/tenants/" + buyer.id + "/balance";
   EXPECT_EQ(as_operator("GET", balance, nullptr, 200)["cash"], "0.983000");
 
