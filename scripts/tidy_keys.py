@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Prints a key for each C++ source named on standard input: the SHA-256 of everything clang-tidy's
 verdict on it depends on. That is clang-tidy's version, the .clang-tidy file, the extra arguments
-lint.sh passes, the compile command (less -g and a launcher), and the source as the preprocessor expands it with its comments
+lint.sh passes, the compile command (less -g, the sanitizers' flags, the forced json_assert.h and a launcher), and the source as the preprocessor expands it with its comments
 kept (every header it includes, NOLINT comments included). Paths under the checkout are written
 relative to it, so that a clone elsewhere gets the same keys.
 
@@ -17,6 +17,20 @@ import subprocess
 import sys
 
 
+def without_forced_json_assert(args):
+    out = []
+    skip = False
+    for i, arg in enumerate(args):
+        if skip:
+            skip = False
+            continue
+        if arg == "-include" and i + 1 < len(args) and args[i + 1].endswith("common/json_assert.h"):
+            skip = True
+            continue
+        out.append(arg)
+    return out
+
+
 def compile_commands(build_dir, root):
     with open(os.path.join(build_dir, "compile_commands.json"), encoding="utf-8") as f:
         entries = json.load(f)
@@ -27,7 +41,12 @@ def compile_commands(build_dir, root):
         # clang-tidy sees.
         if os.path.basename(args[0]) in ("ccache", "sccache", "distcc"):
             args = args[1:]
-        args = [a for a in args if not a.startswith("-g")]
+        # Nor do the sanitizers' flags, which only instrument the code made, or the header
+        # forced ahead of every file that makes nlohmann::json's failed checks throw (what the
+        # library does on a misuse, not what the code says).
+        args = [a for a in args if not a.startswith(("-g", "-fsanitize", "-fno-sanitize"))
+                and a != "-fno-omit-frame-pointer"]
+        args = without_forced_json_assert(args)
         path = os.path.relpath(os.path.join(entry["directory"], entry["file"]), root)
         commands[path] = (entry["directory"], args)
     return commands

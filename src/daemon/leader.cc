@@ -7,6 +7,7 @@
 #include <spdlog/spdlog.h>
 
 #include "daemon/bootstrap.h"
+#include "daemon/data_dir.h"
 
 namespace allot {
 namespace {
@@ -59,6 +60,7 @@ CoreOptions core_options(const DaemonConfig& config) {
                      .heartbeat_interval_ms = config.heartbeat_interval_ms,
                      .max_active_per_tenant = config.max_active_instances_per_tenant,
                      .idle_min_window_s = config.idle_min_window_s,
+                     .service_price_notice_ms = config.service_price_notice_s * 1000,
                      .spot_falls_back = config.spot_fallback == "on-demand",
                      .process_nodes_for_all = config.process_runtime_tenants == "all"};
 }
@@ -98,6 +100,7 @@ Result<std::unique_ptr<Leader>> Leader::open(const DaemonConfig& config, Metrics
   const auto load_start = std::chrono::steady_clock::now();
   auto rows = leader->store_->load();
   if (!rows) return std::unexpected(rows.error());
+  const bool store_is_new = rows->empty();
   auto audit_seq = leader->store_->last_audit_seq();
   if (!audit_seq) return std::unexpected(audit_seq.error());
   leader->core_ = std::make_unique<Core>(core_options(config), &leader->timed_);
@@ -136,10 +139,7 @@ Result<std::unique_ptr<Leader>> Leader::open(const DaemonConfig& config, Metrics
 
   // Tenants' registry passwords are sealed with this key: a copy of the database without it
   // opens none of them. The data dir holds it whatever the store.
-  std::error_code made;
-  std::filesystem::create_directories(config.data_dir, made);
-  auto sealer =
-      Sealer::open_key_file((std::filesystem::path(config.data_dir) / "secrets.key").string());
+  auto sealer = open_secrets_key(config.data_dir, store_is_new, config.new_secrets_key);
   if (!sealer) {
     return fail(sealer.error().code, fmt::format("no secrets key: {}", sealer.error().message));
   }
@@ -196,6 +196,10 @@ Leader::~Leader() {
   if (ticker_.joinable()) ticker_.join();
   if (webhooks_) webhooks_->stop();
   if (service_) service_->stop();
+  // Gone before the App, whose service traffic they were told of: their destructors unhook
+  // themselves from it.
+  services_.reset();
+  autoscaler_.reset();
   app_.reset();  // Its read threads answer what they hold while the service can still be read.
 }
 
