@@ -10,4 +10,6 @@ cmake --preset debug -DCMAKE_CXX_FLAGS_DEBUG=-g0
 cmake --build --preset debug
 scripts/web.sh
 scripts/lint.sh build/debug
+# Every libFuzzer target for 10 seconds over its seeds (build/fuzz, clang 19; docs/fuzzing.md).
+scripts/fuzz.sh 10
 ALLOT_REQUIRE_POSTGRES=1 scripts/with-postgres.sh ctest --preset debug -j "$(nproc)"

@@ -11,9 +11,11 @@
 #include <spdlog/spdlog.h>
 
 #include "api/exchange.h"
+#include "api/http_parse.h"
 #include "api/port_access.h"
 #include "common/asio.h"
 #include "common/limits.h"
+#include "common/spawned.h"
 
 namespace allot {
 namespace {
@@ -24,79 +26,7 @@ namespace http = beast::http;
 using asio::awaitable;
 using asio::use_awaitable;
 using tcp = asio::ip::tcp;
-using Parser = http::request_parser<http::string_body>;
-
-std::string error_body(std::string_view code, std::string_view message) {
-  return fmt::format(R"({{"error":{{"code":"{}","message":"{}"}}}})", code, message);
-}
-
-HttpResponse refusal(int status, std::string_view code, std::string_view message) {
-  return HttpResponse{.status = status, .body = error_body(code, message)};
-}
-
-// A header over the limit whose request line alone is too long is a URI too long (414), else a
-// header too large (431). The parser has the request line once it is whole; before, the buffer
-// holds what came of it.
-HttpResponse header_too_large(const Parser& parser, const beast::flat_buffer& buffer) {
-  const std::string_view data(static_cast<const char*>(buffer.data().data()), buffer.size());
-  const bool line_whole = !parser.get().target().empty();
-  const size_t line_bytes = line_whole ? parser.get().target().size() : data.find("\r\n");
-  if (line_bytes == std::string_view::npos || line_bytes > limits::kMaxTargetBytes) {
-    return refusal(414, "uri_too_long",
-                   fmt::format("the request target is over {} bytes", limits::kMaxTargetBytes));
-  }
-  return refusal(431, "header_too_large",
-                 fmt::format("the header is over {} bytes", limits::kMaxHeaderBytes));
-}
-
-// What to answer a read that failed: nothing when the peer went away (or was closed here), else
-// the status HTTP gives for the fault.
-std::optional<HttpResponse> answer_read_error(const boost::system::error_code& ec,
-                                              const Parser& parser,
-                                              const beast::flat_buffer& buffer) {
-  if (ec == beast::error::timeout) {
-    return refusal(408, "request_timeout", "the request did not arrive in time");
-  }
-  if (ec == http::error::body_limit) {
-    return refusal(413, "body_too_large",
-                   fmt::format("the body is over {} bytes", limits::kMaxBodyBytes));
-  }
-  if (ec == http::error::header_limit) return header_too_large(parser, buffer);
-  if (ec == http::error::bad_version) {
-    return refusal(505, "http_version_not_supported", "only HTTP/1.0 and HTTP/1.1 are served");
-  }
-  const auto& http_errors = http::make_error_code(http::error::end_of_stream).category();
-  if (ec.category() != http_errors || ec == http::error::end_of_stream ||
-      ec == http::error::partial_message) {
-    return std::nullopt;  // Closed, reset, aborted or cut short: nobody to answer.
-  }
-  return refusal(400, "malformed_request", fmt::format("malformed HTTP: {}", ec.message()));
-}
-
-// Faults of a header that Beast reads without complaint.
-std::optional<HttpResponse> check_header(const Parser& parser) {
-  const auto& message = parser.get();
-  if (message.version() / 10 != 1) {
-    return refusal(505, "http_version_not_supported", "only HTTP/1.0 and HTTP/1.1 are served");
-  }
-  if (message.target().size() > limits::kMaxTargetBytes) {
-    return refusal(414, "uri_too_long",
-                   fmt::format("the request target is over {} bytes", limits::kMaxTargetBytes));
-  }
-  if (message.version() == 11 && message.count(http::field::host) == 0) {
-    return refusal(400, "malformed_request", "an HTTP/1.1 request needs a Host header");
-  }
-  const bool has_length = message.count(http::field::content_length) > 0;
-  const bool has_encoding = message.count(http::field::transfer_encoding) > 0;
-  if (has_length && has_encoding) {
-    return refusal(400, "malformed_request",
-                   "a request may not have both Content-Length and Transfer-Encoding");
-  }
-  if (has_encoding && !parser.chunked()) {
-    return refusal(400, "malformed_request", "a request's Transfer-Encoding must end in chunked");
-  }
-  return std::nullopt;
-}
+using Parser = RequestParser;
 
 // A deadline for a read that, unlike tcp_stream's own, leaves the socket open when it passes (the
 // read ends with operation_aborted), so that the client can still be told 408.
@@ -167,13 +97,24 @@ class BeastServer final : public HttpServer {
   uint16_t port() const override { return port_; }
 
   void run() override {
-    asio::co_spawn(io_, accept_loop(), asio::detached);
-    io_.run();
+    asio::co_spawn(io_, accept_loop(), log_escape("the accept loop"));
+    // What a spawned task lets escape is logged by its completion; this is the last wall, for a
+    // plain handler's exception: the network thread goes on serving.
+    for (;;) {
+      try {
+        io_.run();
+        return;
+      } catch (const std::exception& e) {
+        spdlog::error("the network thread caught an exception: {}", e.what());
+      }
+    }
   }
 
   void repeat(int64_t interval_ms, std::function<awaitable<void>()> task) override {
     asio::post(io_, [this, interval_ms, task = std::move(task)]() mutable {
-      if (!stopping_) asio::co_spawn(io_, repeating(interval_ms, std::move(task)), asio::detached);
+      if (!stopping_) {
+        asio::co_spawn(io_, repeating(interval_ms, std::move(task)), log_escape("a repeated task"));
+      }
     });
   }
 
@@ -223,7 +164,7 @@ class BeastServer final : public HttpServer {
       if (open_ >= options_.max_connections && !make_room()) continue;
       ++open_;
       ++per_address_[address];
-      asio::co_spawn(io_, serve(std::move(socket), std::move(address)), asio::detached);
+      asio::co_spawn(io_, serve(std::move(socket), std::move(address)), log_escape("a connection"));
     }
   }
 
@@ -332,10 +273,11 @@ class BeastServer final : public HttpServer {
   }
 
   // Reads one request into `parser`. Returns the refusal to send instead of handling it, if any;
-  // `ec` is set when the connection is to be closed without an answer.
-  awaitable<std::optional<HttpResponse>> read_request(beast::tcp_stream& stream,
-                                                      beast::flat_buffer& buffer, Parser& parser,
-                                                      bool first, boost::system::error_code& ec) {
+  // `ec` is set when the connection is to be closed without an answer. As parse_request reads
+  // (api/http_parse.h), with the connection's deadlines and Expect: 100-continue.
+  awaitable<std::optional<Refusal>> read_request(beast::tcp_stream& stream,
+                                                 beast::flat_buffer& buffer, Parser& parser,
+                                                 bool first, boost::system::error_code& ec) {
     if (!first) co_await await_next(stream, buffer, ec);
     if (ec) co_return std::nullopt;
     co_await read_within(
@@ -389,20 +331,34 @@ class BeastServer final : public HttpServer {
     beast::tcp_stream stream(std::move(socket));
     Connection self{.stream = &stream, .address = std::move(address)};
     connections_.insert(&self);
-    beast::flat_buffer buffer;
+    // Bounded, so that no one piece a parser must hold whole (a header, a trailer, a chunk's line,
+    // a relayed answer's header) can grow past it: a read that would is an error, not an
+    // allocation.
+    beast::flat_buffer buffer(limits::kMaxConnectionBufferBytes);
+    try {
+      co_await serve_requests(self, buffer);
+    } catch (const std::exception& e) {
+      // Whatever a peer's bytes made a parser or a relay throw ends this connection alone.
+      spdlog::warn("a connection from {} ended by an exception: {}", self.address, e.what());
+    }
+    boost::system::error_code ec;
+    stream.socket().shutdown(tcp::socket::shutdown_send, ec);
+    release(self);
+  }
+
+  awaitable<void> serve_requests(Connection& self, beast::flat_buffer& buffer) {
+    beast::tcp_stream& stream = *self.stream;
     boost::system::error_code ec;
     for (bool first = true; !stopping_ && self.open; first = false) {
       Parser parser;
-      parser.body_limit(limits::kMaxBodyBytes);
-      parser.header_limit(static_cast<std::uint32_t>(limits::kMaxHeaderBytes));
+      limit_parser(parser);
       self.reading = true;
       start_waiting(self);
-      std::optional<HttpResponse> refused =
-          co_await read_request(stream, buffer, parser, first, ec);
+      std::optional<Refusal> refused = co_await read_request(stream, buffer, parser, first, ec);
       self.reading = false;
       if (refused) {
         boost::system::error_code write_ec;
-        co_await write(stream, 11, std::move(*refused), false, write_ec);
+        co_await write(stream, 11, refused->response(), false, write_ec);
         co_await drain(stream);
         break;
       }
@@ -432,8 +388,6 @@ class BeastServer final : public HttpServer {
       co_await write(stream, version, std::move(response), keep_alive && !stopping_, ec);
       if (ec || !keep_alive) break;
     }
-    stream.socket().shutdown(tcp::socket::shutdown_send, ec);
-    release(self);
   }
 
   asio::io_context io_{1};

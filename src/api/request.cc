@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "common/json_depth.h"
 #include "common/limits.h"
 
 namespace allot {
@@ -72,14 +73,14 @@ Result<Target> parse_target(std::string_view target) {
   return out;
 }
 
-JsonBody::JsonBody(std::string_view body)
-    : JsonBody(Parsed{}, nlohmann::json::parse(body, nullptr, /*allow_exceptions=*/false)) {}
+JsonBody::JsonBody(std::string_view body) : JsonBody(Parsed{}, parse_outside_json(body)) {}
 
 JsonBody JsonBody::from_document(nlohmann::json body) { return {Parsed{}, std::move(body)}; }
 
 JsonBody::JsonBody(Parsed /*tag*/, nlohmann::json body) : json_(std::move(body)) {
   if (json_.is_discarded()) {
-    fail_once(ErrorCode::kMalformedJson, "the body is not valid JSON");
+    fail_once(ErrorCode::kMalformedJson,
+              "the body is not valid JSON, or nests arrays and objects more than 64 deep");
   } else if (!json_.is_object()) {
     fail_once(ErrorCode::kMalformedJson, "the body must be a JSON object");
   }

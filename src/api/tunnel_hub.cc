@@ -9,6 +9,7 @@
 #include <spdlog/spdlog.h>
 
 #include "api/reply.h"
+#include "common/spawned.h"
 
 namespace allot {
 
@@ -110,7 +111,7 @@ awaitable<bool> TunnelHub::serve_control(std::string node_id, Exchange& exchange
   spdlog::info("node {} opened its tunnel", node_id);
   // The agent sends nothing on it: a read that ends says the connection has.
   asio::co_spawn(exchange.stream.get_executor(), watch_close(control, exchange.stream),
-                 asio::detached);
+                 log_escape("a tunnel's watch"));
   while (!control->closed) {
     if (control->outbox.empty()) {
       control->wake.expires_after(kPingInterval);

@@ -20,10 +20,12 @@ Result<std::string> base64_decode(std::string_view text) {
                                       reinterpret_cast<const unsigned char*>(text.data()),
                                       static_cast<int>(text.size()));
   if (written < 0) return fail(ErrorCode::kInvalidArgument, "not base64");
-  // EVP_DecodeBlock counts padding as zero bytes: drop one per '='.
-  size_t size = static_cast<size_t>(written);
-  for (size_t i = text.size(); i > 0 && text[i - 1] == '='; --i) --size;
-  out.resize(size);
+  // EVP_DecodeBlock counts padding as zero bytes: drop one per '='. Base64 pads with at most two;
+  // more ("====" decodes to three bytes) would take the size below zero.
+  size_t padding = 0;
+  for (size_t i = text.size(); i > 0 && text[i - 1] == '='; --i) ++padding;
+  if (padding > 2) return fail(ErrorCode::kInvalidArgument, "not base64");
+  out.resize(static_cast<size_t>(written) - padding);
   return out;
 }
 

@@ -18,6 +18,10 @@ TEST(Base64, RoundTripsAnyBytes) {
 TEST(Base64, RefusesTextThatIsNotBase64) {
   EXPECT_FALSE(base64_decode("abc"));
   EXPECT_FALSE(base64_decode("ab!="));
+  // More padding than base64 has: once, it took the size below zero and threw.
+  EXPECT_FALSE(base64_decode("===="));
+  EXPECT_FALSE(base64_decode("A==="));
+  EXPECT_FALSE(base64_decode("AAAA===="));
 }
 
 }  // namespace

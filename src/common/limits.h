@@ -13,6 +13,10 @@ inline constexpr size_t kMaxBodyBytes = 1 << 20;
 
 // Headers beyond 16 KiB are a mistake or an attack.
 inline constexpr size_t kMaxHeaderBytes = 16 << 10;
+// What a connection buffers of a peer's bytes before a parser takes them: a header, a chunked
+// body's trailer or a chunk's line must fit whole. Under the 64 KiB that Beast's field container
+// takes for a name or a value (past it, it throws), and twice the header's limit.
+inline constexpr size_t kMaxConnectionBufferBytes = 32 << 10;
 
 // Lists are paged; 1000 rows is about 200 KiB of JSON, enough for a screen or a script's batch.
 inline constexpr int kDefaultPageSize = 100;
@@ -56,8 +60,19 @@ inline constexpr int64_t kDefaultMaxActiveInstancesPerTenant = 10'000;
 inline constexpr int64_t kMaxActiveInstancesPerTenant = 1'000'000;
 // A command line of 1,024 arguments is far beyond any real launcher.
 inline constexpr size_t kMaxCommandArgs = 1'024;
+// A workload's environment: far more variables and bytes than any real launcher sets, and well
+// under what a kernel's argument and environment space (about 2 MiB) takes at exec.
+inline constexpr size_t kMaxEnvVariables = 256;
+inline constexpr size_t kMaxEnvNameBytes = 256;
+inline constexpr size_t kMaxEnvBytes = 64 << 10;
 // Log bytes an agent ships per instance per heartbeat, and an API log read returns at most.
 inline constexpr size_t kMaxLogChunkBytes = 64 << 10;
+// An instance's output that the store keeps: its newest 64 MiB (past it, the oldest is dropped
+// and a read says so). And what an agent lets wait on the node's disk for shipping: past 16 MiB
+// behind, it drops all but the newest 1 MiB of the backlog, and the controller is told the gap.
+inline constexpr size_t kMaxStoredLogBytes = 64 << 20;
+inline constexpr int64_t kMaxLogBacklogBytes = 16 << 20;
+inline constexpr int64_t kLogBacklogKeptBytes = 1 << 20;
 
 // Heartbeats that only bring readings (GPU telemetry, metered energy) are written with the next
 // batch that commits anyway, or this long after the first of them at the latest: what a crash

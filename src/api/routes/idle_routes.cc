@@ -6,6 +6,7 @@
 #include "api/routes/cluster.h"
 #include "api/routes_util.h"
 #include "api/wire/cluster.h"
+#include "common/json_depth.h"
 #include "core/kernel/validate.h"
 
 namespace allot {
@@ -71,7 +72,7 @@ Result<HttpResponse> change_idle(Call& call, const std::optional<IdlePolicy>& po
 }
 
 Result<HttpResponse> put_idle(Call& call) {
-  const json body = json::parse(call.request.body, nullptr, false);
+  const json body = parse_outside_json(call.request.body);
   if (body.is_discarded()) return fail(ErrorCode::kMalformedJson, "the body is not valid JSON");
   if (!body.is_object()) return fail(ErrorCode::kMalformedJson, "the body must be a JSON object");
   ALLOT_TRY_LET(const IdlePolicy policy, read_idle_policy(body));

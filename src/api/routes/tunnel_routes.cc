@@ -13,6 +13,7 @@
 #include "api/routes_util.h"
 #include "client/frames.h"
 #include "common/clock.h"
+#include "common/json_depth.h"
 #include "core/kernel/validate.h"
 
 namespace allot {
@@ -164,7 +165,7 @@ Result<json> read_exec(const Target& target) {
   if (command == target.query.end()) {
     return fail(ErrorCode::kMissingField, "'command' is required: a JSON array of strings");
   }
-  const json argv = json::parse(command->second, nullptr, false);
+  const json argv = parse_outside_json(command->second);
   const bool strings =
       argv.is_array() && std::ranges::all_of(argv, [](const json& a) {
         return a.is_string() && a.get_ref<const std::string&>().find('\0') == std::string::npos;
