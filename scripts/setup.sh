@@ -9,11 +9,14 @@ packages=(
   libspdlog-dev libfmt-dev libtomlplusplus-dev libssl-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   postgresql
-  clang-format-19 clang-tidy-19
+  clang-format-19 clang-tidy-19 libclang-rt-19-dev
   curl prometheus chromium poppler-utils
   # The agents' container runtime: rootful podman with runc (crun fails on cgroup v1 hybrid
   # hosts), CNI bridge networks walled in by iptables; busybox makes the demo's and tests' image.
   podman runc containernetworking-plugins iptables busybox-static
+  # The init of every container (podman --init), and what makes local volumes file systems of
+  # their own size (mkfs.ext4, loop mounts).
+  catatonit e2fsprogs mount
   # A private registry with a password, for the tests of registry credentials.
   docker-registry apache2-utils skopeo
   # Replicas whose clocks disagree, for the tests of high availability.

@@ -1,5 +1,8 @@
 #include "agent/agent.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -155,14 +158,38 @@ json Agent::workload_reports(std::vector<WorkloadStatus>& statuses) {
 json Agent::log_chunks(const std::vector<WorkloadStatus>& statuses) {
   json out = json::array();
   for (const WorkloadStatus& s : statuses) {
-    const int64_t offset = shipped_.contains(s.instance_id) ? shipped_[s.instance_id] : 0;
+    int64_t offset = shipped_.contains(s.instance_id) ? shipped_[s.instance_id] : 0;
+    // An instance that writes faster than its output is shipped keeps only its newest backlog:
+    // the rest is dropped, and the controller told, so that neither the node's disk nor the
+    // store fills.
+    const int64_t written = file_size(s.log_path);
+    const bool dropping = written - offset > limits::kMaxLogBacklogBytes;
+    if (dropping) offset = written - limits::kLogBacklogKeptBytes;
+    release_shipped(s.instance_id, s.log_path, offset);
     const auto limit = static_cast<int64_t>(limits::kMaxLogChunkBytes);
     std::string data = read_range(s.log_path, offset, limit);
     if (data.empty()) continue;
-    out.push_back(
-        {{"instance_id", s.instance_id}, {"offset", offset}, {"data", base64_encode(data)}});
+    json chunk = {
+        {"instance_id", s.instance_id}, {"offset", offset}, {"data", base64_encode(data)}};
+    if (dropping) chunk["dropped"] = true;
+    out.push_back(std::move(chunk));
   }
   return out;
+}
+
+// Frees the node's disk of what was shipped (or dropped) of a log long ago: the file keeps its
+// size and offsets, its old blocks become a hole. What was shipped in the last 16 MiB stays, for
+// a controller that asks again after a lost write.
+void Agent::release_shipped(const std::string& instance_id, const std::string& log_path,
+                            int64_t shipped) {
+  constexpr int64_t kBlock = 1 << 20;
+  const int64_t upto = (shipped - limits::kMaxLogBacklogBytes) / kBlock * kBlock;
+  int64_t& released = released_[instance_id];
+  if (upto <= released + 4 * kBlock) return;
+  const int fd = ::open(log_path.c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd < 0) return;
+  if (::fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, 0, upto) == 0) released = upto;
+  ::close(fd);
 }
 
 void Agent::apply_work(const json& work) {
@@ -184,6 +211,7 @@ void Agent::apply_work(const json& work) {
                       .gpu_uuids = item.value("gpu_uuids", std::vector<std::string>{}),
                       .cpu_milli = item.value("cpu_milli", int64_t{0}),
                       .memory_mib = item.value("memory_mib", int64_t{0}),
+                      .gpu_milli = item.value("gpu_milli", int64_t{0}),
                       .image = item.value("image", ""),
                       .tenant_id = item.value("tenant_id", ""),
                       .registry_username = item.value("registry_username", ""),
@@ -231,6 +259,7 @@ void Agent::apply_work(const json& work) {
       if (s.instance_id == instance_id && file_size(s.log_path) <= shipped_[instance_id]) {
         runtime_->forget(instance_id);
         shipped_.erase(instance_id);
+        released_.erase(instance_id);
         last_reported_.erase(instance_id);
       }
     }

@@ -57,6 +57,8 @@ class Agent {
   void apply_work(const nlohmann::json& work);
   nlohmann::json workload_reports(std::vector<WorkloadStatus>& statuses);
   nlohmann::json log_chunks(const std::vector<WorkloadStatus>& statuses);
+  void release_shipped(const std::string& instance_id, const std::string& log_path,
+                       int64_t shipped);
   void wait_loop();
   void wake();
 
@@ -72,6 +74,7 @@ class Agent {
   std::string credential_;
   int64_t interval_ms_ = 2'000;
   std::map<std::string, int64_t> shipped_;            // Controller's log size per instance.
+  std::map<std::string, int64_t> released_;           // Log bytes freed from the node's disk.
   std::map<std::string, std::string> last_reported_;  // Instance id -> last reported state.
   // Work the runtime refused to start (a bad image, a runtime failure), reported as failed to
   // start until the controller has recorded it.

@@ -15,7 +15,9 @@
 #include "agent/agent.h"
 #include "agent/runtime/cdi.h"
 #include "agent/runtime/container_runtime.h"
+#include "agent/runtime/seccomp.h"
 #include "agent/runtime/tenant_network.h"
+#include "agent/runtime/userns.h"
 #include "common/signals.h"
 
 namespace {
@@ -79,6 +81,16 @@ allot::Result<std::unique_ptr<allot::agent::Runtime>> open_runtime(
   auto conf = write_registries_conf(dir, flags.container.insecure_registries);
   if (!conf) return std::unexpected(conf.error());
   flags.container.registries_conf = *conf;
+  if (allot::Status ranges = ensure_container_id_ranges(); !ranges) {
+    return std::unexpected(ranges.error());
+  }
+  auto seccomp = write_seccomp_profile(dir);
+  if (!seccomp) return std::unexpected(seccomp.error());
+  flags.container.seccomp_profile = *seccomp;
+  flags.container.node_cpu_milli = config.cpu_milli;
+  flags.container.node_memory_mib = config.memory_mib;
+  flags.container.node_gpu_milli = static_cast<int64_t>(gpus.gpus().size()) * 1000;
+  flags.container.node_gpu_uuids = uuids;
   return open_container_runtime(dir, clock, flags.container, orphan_timeout_ms);
 }
 

@@ -19,9 +19,10 @@ Result<int64_t> LogStore::size(const std::string& instance_id) {
 }
 
 Result<std::optional<LogPiece>> LogStore::accept(const std::string& instance_id, int64_t offset,
-                                                 std::string_view data) {
+                                                 std::string_view data, bool after_drop) {
   auto held = size(instance_id);
   if (!held) return std::unexpected(held.error());
+  if (after_drop && offset > *held && !data.empty()) held = offset;
   if (offset < 0 || offset > *held) {
     return fail(ErrorCode::kConflict,
                 fmt::format("log chunk at {} leaves a gap after {} bytes", offset, *held));
@@ -37,6 +38,25 @@ Result<std::optional<LogPiece>> LogStore::accept(const std::string& instance_id,
 }
 
 Result<LogChunk> LogStore::read(const std::string& instance_id, int64_t offset, int64_t limit) {
+  auto chunk = read_held(instance_id, offset, limit);
+  if (!chunk || !chunk->data.empty() || offset >= chunk->size || limit <= 0) return chunk;
+  // Nothing at `offset`, yet the output goes on: a hole. The read goes on from its end.
+  auto next = store_.next_log_start(instance_id, offset);
+  if (!next) return std::unexpected(next.error());
+  std::optional<int64_t> from = *next;
+  if (auto it = pending_.find(instance_id); it != pending_.end()) {
+    for (const LogPiece& piece : it->second) {
+      if (piece.offset >= offset && (!from || piece.offset < *from)) from = piece.offset;
+    }
+  }
+  if (!from || *from <= offset) return chunk;
+  auto after = read_held(instance_id, *from, limit);
+  if (after) after->dropped = *from - offset;
+  return after;
+}
+
+Result<LogChunk> LogStore::read_held(const std::string& instance_id, int64_t offset,
+                                     int64_t limit) {
   auto held = size(instance_id);
   if (!held) return std::unexpected(held.error());
   LogChunk chunk{.offset = offset, .size = *held};

@@ -21,6 +21,9 @@ struct LogChunk {
   int64_t offset = 0;  // Where `data` starts in the instance's output.
   std::string data;
   int64_t size = 0;  // The output's whole size so far.
+  // Bytes before `offset`, from where the read asked, that are not held: dropped, the oldest
+  // past the store's bound or what the agent could not ship in time.
+  int64_t dropped = 0;
 };
 
 // Instances whose output size a LogStore keeps in memory, to check the offsets agents ship logs
@@ -35,10 +38,13 @@ class LogStore {
 
   // The part of `data`, which starts at `offset` of the instance's output, that is not held yet:
   // a piece for the batch being committed, or nullopt when every byte is held. A gap (an offset
-  // beyond the end) is refused with kConflict. The size counts the piece at once.
+  // beyond the end) is refused with kConflict unless `after_drop` (the agent dropped what lies
+  // between, and says so). The size counts the piece at once.
   [[nodiscard]] Result<std::optional<LogPiece>> accept(const std::string& instance_id,
-                                                       int64_t offset, std::string_view data);
-  // Up to `limit` bytes from `offset`.
+                                                       int64_t offset, std::string_view data,
+                                                       bool after_drop = false);
+  // Up to `limit` bytes from `offset`; where `offset` falls in a hole (dropped output), from the
+  // next byte held, with `dropped` saying how many were skipped.
   [[nodiscard]] Result<LogChunk> read(const std::string& instance_id, int64_t offset,
                                       int64_t limit);
   // The last `lines` lines (at most `limit` bytes).
@@ -61,6 +67,10 @@ class LogStore {
   size_t sizes_known() const { return sizes_.size(); }
 
  private:
+  // What is held from `offset` on, contiguously: empty at a hole.
+  [[nodiscard]] Result<LogChunk> read_held(const std::string& instance_id, int64_t offset,
+                                           int64_t limit);
+
   Store& store_;
   size_t sizes_kept_;
   std::unordered_map<std::string, int64_t> sizes_;

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "common/limits.h"
 #include "support/temp_dir.h"
 
 namespace allot {
@@ -20,8 +21,9 @@ class LogStoreTest : public ::testing::Test {
   }
 
   // Accepts a chunk as a heartbeat would and commits what it adds.
-  Status ship(const std::string& id, int64_t offset, std::string_view data) {
-    auto piece = logs_->accept(id, offset, data);
+  Status ship(const std::string& id, int64_t offset, std::string_view data,
+              bool after_drop = false) {
+    auto piece = logs_->accept(id, offset, data, after_drop);
     if (!piece) return std::unexpected(piece.error());
     Batch batch;
     if (*piece) batch.logs.push_back(std::move(**piece));
@@ -45,6 +47,37 @@ TEST_F(LogStoreTest, AppendsByOffsetWritingEachByteOnce) {
   EXPECT_EQ(logs_->read("ins_1", 4, 4)->data, "o wo");  // Across the two pieces.
   EXPECT_EQ(*logs_->size("ins_1"), 12);
   EXPECT_EQ(logs_->read("ins_2", 0, 10)->data, "");
+}
+
+TEST_F(LogStoreTest, WhatAnAgentDroppedIsAHoleThatReadsSkipAndName) {
+  ASSERT_TRUE(ship("ins_1", 0, "early\n"));
+  EXPECT_EQ(ship("ins_1", 1'000, "late\n").error().code, ErrorCode::kConflict);
+  ASSERT_TRUE(ship("ins_1", 1'000, "late\n", /*after_drop=*/true));
+  EXPECT_EQ(*logs_->size("ins_1"), 1'005);
+  const LogChunk first = *logs_->read("ins_1", 0, 100);
+  EXPECT_EQ(first.data, "early\n");
+  EXPECT_EQ(first.dropped, 0);
+  const LogChunk next = *logs_->read("ins_1", 6, 100);
+  EXPECT_EQ(next.offset, 1'000);
+  EXPECT_EQ(next.data, "late\n");
+  EXPECT_EQ(next.dropped, 994);
+  EXPECT_EQ(logs_->read("ins_1", 1'005, 100)->data, "");  // The end: nothing, nothing dropped.
+}
+
+TEST_F(LogStoreTest, TheStoreKeepsAnInstancesNewestOutputOnly) {
+  const std::string chunk(limits::kMaxLogChunkBytes, 'x');
+  const auto chunks = static_cast<int64_t>(limits::kMaxStoredLogBytes / chunk.size()) + 8;
+  for (int64_t i = 0; i < chunks; ++i) {
+    ASSERT_TRUE(ship("ins_1", i * static_cast<int64_t>(chunk.size()), chunk));
+  }
+  const int64_t size = chunks * static_cast<int64_t>(chunk.size());
+  EXPECT_EQ(*logs_->size("ins_1"), size);
+  // The oldest are gone; a read from the start begins where what is kept does, and says so.
+  const LogChunk from_start = *logs_->read("ins_1", 0, 10);
+  EXPECT_EQ(from_start.dropped, from_start.offset);
+  EXPECT_GE(from_start.offset, size - static_cast<int64_t>(limits::kMaxStoredLogBytes));
+  EXPECT_EQ(from_start.data, "xxxxxxxxxx");
+  EXPECT_EQ(logs_->read("ins_1", size - 3, 10)->data, "xxx");
 }
 
 TEST_F(LogStoreTest, KeepsBytesThatAreNotText) {

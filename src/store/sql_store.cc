@@ -22,13 +22,27 @@ constexpr auto kAuditColumns = ALLOT_COLUMNS(AuditEntry, seq, at_ms, tenant_id, 
 constexpr ColumnCodec<AuditEntry> kAudit{
     .table = "audit_log", .columns = kAuditColumns, .conflict = ""};
 
+// Writes a piece, and drops the instance's oldest pieces once it holds more than
+// limits::kMaxStoredLogBytes: an instance's output in the store is bounded, its newest kept.
 Status write_log_piece(Db& db, const LogPiece& piece) {
+  const auto end = piece.offset + static_cast<int64_t>(piece.data.size());
   const DbValue p[] = {piece.instance_id, piece.offset, static_cast<int64_t>(piece.data.size()),
                        base64_encode(piece.data)};
+  if (auto ok = db.exec(
+          "INSERT INTO instance_logs (instance_id, start_at, size, data) VALUES ($1, $2, $3, $4) "
+          "ON CONFLICT (instance_id, start_at) DO NOTHING",
+          p);
+      !ok) {
+    return ok;
+  }
+  const int64_t keep_from = end - static_cast<int64_t>(limits::kMaxStoredLogBytes);
+  if (keep_from <= 0) return {};
+  // start_at bounds the walk of the index: no piece is longer than a chunk.
+  const DbValue old[] = {piece.instance_id, keep_from};
   return db.exec(
-      "INSERT INTO instance_logs (instance_id, start_at, size, data) VALUES ($1, $2, $3, $4) "
-      "ON CONFLICT (instance_id, start_at) DO NOTHING",
-      p);
+      "DELETE FROM instance_logs WHERE instance_id = $1 AND start_at < $2 AND start_at + size <= "
+      "$2",
+      old);
 }
 
 Status write_any(Db& db, const Row& row) {
@@ -170,6 +184,18 @@ class SqlStore final : public Store {
         p);
     if (!rows) return std::unexpected(rows.error());
     return rows->empty() ? 0 : db_int(rows->front().at(0));
+  }
+
+  Result<std::optional<int64_t>> next_log_start(const std::string& instance_id,
+                                                int64_t from) override {
+    const DbValue p[] = {instance_id, from};
+    auto rows = db_->query(
+        "SELECT start_at FROM instance_logs WHERE instance_id = $1 AND start_at >= $2 "
+        "ORDER BY start_at LIMIT 1",
+        p);
+    if (!rows) return std::unexpected(rows.error());
+    if (rows->empty()) return std::optional<int64_t>();
+    return std::optional<int64_t>(db_int(rows->front().at(0)));
   }
 
   Result<std::vector<LogPiece>> read_log(const std::string& instance_id, int64_t from,

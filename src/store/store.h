@@ -137,6 +137,11 @@ class Store {
   [[nodiscard]] virtual Result<int64_t> log_size(const std::string& instance_id) = 0;
   [[nodiscard]] virtual Result<std::vector<LogPiece>> read_log(const std::string& instance_id,
                                                                int64_t from, int64_t to) = 0;
+  // Where the first piece at or after `from` starts; nullopt when none does. Output can have
+  // holes: its oldest part dropped past limits::kMaxStoredLogBytes, or what an agent dropped
+  // of an instance that wrote faster than it ships.
+  [[nodiscard]] virtual Result<std::optional<int64_t>> next_log_start(
+      const std::string& instance_id, int64_t from) = 0;
 
   // Fences every later write with the lease (PostgreSQL only); nullopt lifts it.
   virtual void set_fence(std::optional<Fence> fence) = 0;

@@ -65,6 +65,43 @@ TEST(ContainerArgsTest, AContainerIsConfinedAndGetsExactlyItsGpus) {
   EXPECT_EQ(args.back(), "train.py");
 }
 
+TEST(ContainerArgsTest, EachContainerHasItsOwnUidsAnInitNoIpv6AndNoUserNamespacesOfItsOwn) {
+  const WorkloadSpec spec{.instance_id = "ins_00000000000000aa",
+                          .argv = {"sleep", "1"},
+                          .gpu_uuids = {"GPU-1"},
+                          .image = "docker.io/library/busybox:1"};
+  const ContainerOptions options{.seccomp_profile = "/state/seccomp.json"};
+  const auto args = container_run_args(spec, options, "net", "/env", "/notice");
+  for (const char* flag : {"--userns=auto", "--init"}) {
+    EXPECT_NE(std::ranges::find(args, flag), args.end()) << flag;
+  }
+  EXPECT_TRUE(has_pair(args, "--sysctl", "net.ipv6.conf.all.disable_ipv6=1"));
+  EXPECT_TRUE(has_pair(args, "--sysctl", "net.ipv6.conf.default.disable_ipv6=1"));
+  EXPECT_TRUE(has_pair(args, "--security-opt", "seccomp=/state/seccomp.json"));
+  EXPECT_TRUE(has_pair(args, "--label", "allot.gpus=GPU-1"));
+}
+
+TEST(ContainerArgsTest, AWorkloadThatNamesNoLimitsGetsItsGpusShareOfTheNodeNeverAllOfIt) {
+  const ContainerOptions node{
+      .node_cpu_milli = 64'000, .node_memory_mib = 1'024'000, .node_gpu_milli = 8'000};
+  WorkloadSpec spec{.instance_id = "ins_00000000000000aa", .gpu_milli = 2'000};
+  using Limits = std::pair<int64_t, int64_t>;
+  EXPECT_EQ(container_limits(spec, node), Limits(16'000, 256'000));
+  spec.gpu_milli = 250;  // A quarter of one GPU.
+  EXPECT_EQ(container_limits(spec, node), Limits(2'000, 32'000));
+  spec.cpu_milli = 500;  // What it asks for wins.
+  spec.memory_mib = 100;
+  EXPECT_EQ(container_limits(spec, node), Limits(500, 256));  // At least 256 MiB.
+  // The flags always carry both.
+  const auto args = container_run_args(WorkloadSpec{.gpu_milli = 1'000}, node, "n", "/e", "/n");
+  EXPECT_TRUE(has_pair(args, "--cpus", "8.000"));
+  EXPECT_TRUE(has_pair(args, "--memory", "128000m"));
+  // A node that does not say what it has still gets limits, never unlimited.
+  const auto bare = container_run_args(WorkloadSpec{}, ContainerOptions{}, "n", "/e", "/n");
+  EXPECT_TRUE(has_pair(bare, "--cpus", "0.100"));
+  EXPECT_TRUE(has_pair(bare, "--memory", "256m"));
+}
+
 TEST(ContainerArgsTest, APullsProgressFollowsPodmansAccountOfIt) {
   const auto path = std::filesystem::temp_directory_path() / "allot-pull-progress.log";
   EXPECT_EQ(pull_progress(path.string() + ".absent"), "pulling the image");

@@ -8,10 +8,12 @@
 #include <fstream>
 #include <map>
 #include <set>
+#include <sstream>
 #include <tuple>
 #include <utility>
 
 #include <fmt/format.h>
+#include <spdlog/spdlog.h>
 #include <nlohmann/json.hpp>
 
 #include "agent/runtime/cdi.h"
@@ -21,7 +23,9 @@
 #include "agent/runtime/state_file.h"
 #include "agent/runtime/tenant_network.h"
 #include "common/base64.h"
+#include "common/environment.h"
 #include "common/image_ref.h"
+#include "common/int128.h"
 #include "common/limits.h"
 
 namespace allot::agent {
@@ -48,7 +52,8 @@ esac
 rm -f "$REGISTRY_AUTH_FILE"; unset REGISTRY_AUTH_FILE
 : >"$ALLOT_PULLED"
 u=$("$p" image inspect --format '{{.Config.User}}' "$img") || exit 125
-case "$u" in ""|0|0:*|root|root:*) u=65534:65534;; esac
+n=${u%%:*}; while [ "${n#0}" != "$n" ]; do n=${n#0}; done
+case "$n" in ""|root) u=65534:65534;; esac
 exec "$p" run --user "$u" "$@"
 )";
 // podman's own exit codes: it failed (125), the command could not be run (126) or found (127).
@@ -82,6 +87,8 @@ std::string join(const std::vector<std::string>& parts) {
 // What the container's environment holds: the tenant's variables and Allot's own, which the
 // tenant cannot override. Written to a file readable by root alone, never on a command line.
 Result<std::string> env_file_text(const WorkloadSpec& spec) {
+  // A line break in a name or value would start a variable of its own in the file.
+  if (auto ok = check_environment(spec.env); !ok) return std::unexpected(ok.error());
   std::map<std::string, std::string> env = {{"HOME", "/tmp"}};
   for (const auto& [name, value] : spec.env) env[name] = value;
   env["ALLOT_INSTANCE_ID"] = spec.instance_id;
@@ -91,11 +98,6 @@ Result<std::string> env_file_text(const WorkloadSpec& spec) {
   env["NVIDIA_VISIBLE_DEVICES"] = spec.gpu_uuids.empty() ? "void" : join(spec.gpu_uuids);
   std::string text;
   for (const auto& [name, value] : env) {
-    if (value.find_first_of("\r\n") != std::string::npos) {
-      return fail(ErrorCode::kInvalidArgument, "environment variable " + name +
-                                                   " holds a line break, which a container's "
-                                                   "environment cannot carry");
-    }
     text.append(name).append("=").append(value).append("\n");
   }
   return text;
@@ -217,7 +219,11 @@ class ContainerRuntime final : public Runtime {
                       .argv = {"/bin/sh", "-c", std::string(kStartScript), "allot-start",
                                options_.podman, ref->full()},
                       .gpu_uuids = spec.gpu_uuids,
-                      .run = spec.run};
+                      .run = spec.run,
+                      // conmon keeps a container whose podman client was killed: the shim
+                      // removes it when it ends the workload for its agent's absence.
+                      .orphan_cleanup = {options_.podman, "rm", "-f", "--ignore", "--time", "0",
+                                         container_name(spec.instance_id)}};
     const std::string auth = auth_path(paths);
     if (Status written =
             write_file_atomically(auth, auth + ".tmp", auth_file_text(*ref, spec), 0600);
@@ -302,12 +308,40 @@ class ContainerRuntime final : public Runtime {
       extras_[s.instance_id] = Extra{.tenant_id = tenant};
     }
     remove_strays(statuses);
+    remove_gpu_holders();
     networks_.release_all_but(tenants_running(statuses));
     std::set<std::string> running;
     for (const WorkloadStatus& s : statuses) {
       if (s.state == WorkloadState::kRunning) running.insert(s.instance_id);
     }
     networks_.close_all_peers_but(running);
+  }
+
+  // Containers of another agent (an earlier one on this host with another state directory) that
+  // hold one of this agent's GPUs: whatever they run, nobody accounts for it, and the GPU is
+  // about to be offered.
+  void remove_gpu_holders() {
+    if (options_.node_gpu_uuids.empty()) return;
+    auto listed = run_command({options_.podman, "ps", "-a", "--filter", "label=allot.instance",
+                               "--format", "{{.Names}}\t{{.Labels}}"},
+                              kCommandTimeout);
+    if (!listed || listed->exit_code != 0) return;
+    std::istringstream lines(listed->output);
+    std::string line;
+    while (std::getline(lines, line)) {
+      const size_t tab = line.find('\t');
+      if (tab == std::string::npos ||
+          line.find("allot.owner:" + options_.owner) != std::string::npos)
+        continue;
+      const bool holds = std::ranges::any_of(options_.node_gpu_uuids, [&](const std::string& uuid) {
+        return line.find(uuid, tab) != std::string::npos;
+      });
+      if (!holds) continue;
+      spdlog::warn("msg=\"ending a container no agent accounts for\" container={}",
+                   line.substr(0, tab));
+      (void)run_command({options_.podman, "rm", "-f", "--time", "0", line.substr(0, tab)},
+                        kCommandTimeout);
+    }
   }
 
   void remove_strays(const std::vector<WorkloadStatus>& statuses) {
@@ -402,13 +436,31 @@ std::string container_name(std::string_view instance_id) {
   return "allot-" + std::string(instance_id);
 }
 
+std::pair<int64_t, int64_t> container_limits(const WorkloadSpec& spec,
+                                             const ContainerOptions& options) {
+  constexpr int64_t kLeastCpuMilli = 100;
+  constexpr int64_t kLeastMemoryMib = 256;
+  // The share, in parts of the node's GPUs; a node without GPUs (or a spec without) gives all.
+  const bool shared = options.node_gpu_milli > 0 && spec.gpu_milli > 0;
+  auto share = [&](int64_t whole) {
+    if (!shared) return whole;
+    return static_cast<int64_t>(static_cast<Int128>(whole) *
+                                std::min(spec.gpu_milli, options.node_gpu_milli) /
+                                options.node_gpu_milli);
+  };
+  const int64_t cpu = spec.cpu_milli > 0 ? spec.cpu_milli : share(options.node_cpu_milli);
+  const int64_t memory = spec.memory_mib > 0 ? spec.memory_mib : share(options.node_memory_mib);
+  return {std::max(cpu, kLeastCpuMilli), std::max(memory, kLeastMemoryMib)};
+}
+
 std::vector<std::string> container_run_args(const WorkloadSpec& spec,
                                             const ContainerOptions& options,
                                             const std::string& network, const std::string& env_file,
                                             const std::string& notice_dir) {
   std::vector<std::string> args = {
       "--rm", "--pull", "never", "--name", container_name(spec.instance_id), "--label",
-      "allot.instance=" + spec.instance_id, "--label", "allot.owner=" + options.owner, "--hostname",
+      "allot.instance=" + spec.instance_id, "--label", "allot.owner=" + options.owner, "--label",
+      "allot.gpus=" + join(spec.gpu_uuids), "--hostname",
       spec.instance_id.substr(0, kMaxHostnameBytes), "--network", network,
       // No capabilities, no way to gain privileges, the runtime's default seccomp profile.
       "--cap-drop", "all", "--security-opt", "no-new-privileges",
@@ -421,16 +473,25 @@ std::vector<std::string> container_run_args(const WorkloadSpec& spec,
       "--mount",
       fmt::format("type=bind,source={},destination={},ro=true", notice_dir, kContainerNoticeDir),
       "--workdir", "/tmp", "--pids-limit", std::to_string(options.pids_limit), "--env-file",
-      env_file};
+      env_file,
+      // An init as PID 1: it reaps what the workload leaves and passes SIGTERM on, so that a
+      // stop ends within its grace.
+      "--init",
+      // No IPv6 inside: the tenant networks' walls are IPv4's, and a link-local address would
+      // reach the node around them.
+      "--sysctl", "net.ipv6.conf.all.disable_ipv6=1", "--sysctl",
+      "net.ipv6.conf.default.disable_ipv6=1"};
+  if (options.own_user_namespace) args.emplace_back("--userns=auto");
+  if (!options.seccomp_profile.empty()) {
+    args.emplace_back("--security-opt");
+    args.push_back("seccomp=" + options.seccomp_profile);
+  }
   for (std::string& limit : ulimits(options.pids_limit)) args.push_back(std::move(limit));
-  if (spec.cpu_milli > 0) {
-    args.emplace_back("--cpus");
-    args.push_back(fmt::format("{}.{:03}", spec.cpu_milli / 1000, spec.cpu_milli % 1000));
-  }
-  if (spec.memory_mib > 0) {
-    args.emplace_back("--memory");
-    args.push_back(std::to_string(spec.memory_mib) + "m");
-  }
+  const auto [cpu_milli, memory_mib] = container_limits(spec, options);
+  args.emplace_back("--cpus");
+  args.push_back(fmt::format("{}.{:03}", cpu_milli / 1000, cpu_milli % 1000));
+  args.emplace_back("--memory");
+  args.push_back(std::to_string(memory_mib) + "m");
   if (spec.gang_port > 0) {
     // The same numbers inside as outside, so that a member's address is the same to all.
     const std::string range =

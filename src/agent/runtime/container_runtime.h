@@ -9,6 +9,7 @@
 
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "agent/runtime/runtime.h"
@@ -27,7 +28,25 @@ struct ContainerOptions {
   std::vector<std::string> insecure_registries;
   // The registries.conf that says so (write_registries_conf); empty: the node's own.
   std::string registries_conf;
+  // Each container in a user namespace of its own (userns.h); off only in tests of the flags.
+  bool own_user_namespace = true;
+  // The seccomp profile (seccomp.h); empty: podman's default.
+  std::string seccomp_profile;
+  // The node's CPUs, memory and GPUs (milli-GPUs), so that a workload that names no CPU or
+  // memory limit gets its GPUs' share of the node's: never all of it.
+  int64_t node_cpu_milli = 0;
+  int64_t node_memory_mib = 0;
+  int64_t node_gpu_milli = 0;
+  // This agent's GPUs: a container of any agent that holds one of them and that this agent does
+  // not know is ended when it starts, before the GPU is offered again.
+  std::vector<std::string> node_gpu_uuids;
 };
+
+// The CPU (milli) and memory (MiB) limits of a workload: what it asked for, else its GPUs' share
+// of the node's (its milli-GPUs over the node's), at least 100 milli-CPUs and 256 MiB; a node
+// without GPUs gives its whole.
+std::pair<int64_t, int64_t> container_limits(const WorkloadSpec& spec,
+                                             const ContainerOptions& options);
 
 // Writes DIR/registries.conf marking each of `insecure_registries` as reached over plain HTTP and
 // returns its path; empty when there are none. kInvalidArgument for one that is not HOST[:PORT].

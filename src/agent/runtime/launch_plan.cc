@@ -1,4 +1,6 @@
 // Turning a WorkloadSpec into a LaunchPlan: validation, environment, PATH search candidates.
+#include <unistd.h>
+
 #include <cstdint>
 #include <limits>
 #include <map>
@@ -6,6 +8,7 @@
 #include <string_view>
 
 #include "agent/runtime/spawn.h"
+#include "common/environment.h"
 
 namespace allot::agent {
 namespace {
@@ -68,12 +71,7 @@ Status validate_spec(const WorkloadSpec& spec) {
   for (const auto& arg : spec.argv) {
     if (has_nul(arg)) return fail(ErrorCode::kInvalidArgument, "argv must not hold NUL bytes");
   }
-  for (const auto& [name, value] : spec.env) {
-    if (name.empty() || name.find('=') != std::string::npos || has_nul(name) || has_nul(value)) {
-      return fail(ErrorCode::kInvalidArgument,
-                  "environment names must be non-empty, without '=' or NUL bytes");
-    }
-  }
+  if (auto ok = check_environment(spec.env); !ok) return ok;
   for (const auto& uuid : spec.gpu_uuids) {
     if (uuid.empty() || uuid.find(',') != std::string::npos || has_nul(uuid)) {
       return fail(ErrorCode::kInvalidArgument, "GPU UUIDs must be non-empty, without ','");
@@ -113,6 +111,16 @@ LaunchPlan make_launch_plan(const WorkloadSpec& spec, const WorkloadPaths& paths
 
   plan.exec_paths = exec_candidates(spec.argv.front(), env["PATH"]);
   plan.argv = spec.argv;
+  if (!spec.orphan_cleanup.empty()) {
+    // The shim cannot search PATH after its fork: the first candidate that can run is taken.
+    plan.orphan_cleanup = spec.orphan_cleanup;
+    for (const std::string& candidate : exec_candidates(spec.orphan_cleanup.front(), env["PATH"])) {
+      if (::access(candidate.c_str(), X_OK) == 0) {
+        plan.orphan_cleanup.front() = candidate;
+        break;
+      }
+    }
+  }
   plan.log_path = paths.log;
   plan.exit_path = paths.exit;
   plan.exit_tmp_path = paths.exit_tmp;

@@ -37,6 +37,7 @@ struct WorkloadSpec {
   std::vector<std::string> gpu_uuids;      // CUDA_VISIBLE_DEVICES, comma-joined, in this order.
   int64_t cpu_milli = 0;                   // 0: no CPU limit.
   int64_t memory_mib = 0;                  // 0: no memory limit.
+  int64_t gpu_milli = 0;                   // Its share of GPUs: 1,000 per whole GPU.
   // For the container runtime; the process runtime runs argv on the host and ignores them.
   std::string image;      // An OCI image reference (common/image_ref.h).
   std::string tenant_id;  // Containers of one tenant share a network; tenants never do.
@@ -52,6 +53,9 @@ struct WorkloadSpec {
   // tells a run still in its grace from the next one.
   int run = 0;
   std::vector<VolumeBind> volumes;
+  // What the shim runs after it has ended the workload for its agent's absence (empty: nothing):
+  // the container runtime's removal of the container, which outlives its podman client.
+  std::vector<std::string> orphan_cleanup;
 };
 
 // Why a workload is asked to stop. The runtime writes it, with the deadline of its SIGKILL, to the

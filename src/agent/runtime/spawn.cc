@@ -39,10 +39,11 @@ struct ShimArgs {
   const char* cgroup_procs = nullptr;  // nullptr: no cgroup.
   const char* alive_path = nullptr;    // nullptr: no watchdog.
   int64_t orphan_timeout_ms = 0;
-  int report_fd = -1;             // Shim -> agent: ShimReport.
-  int exec_read_fd = -1;          // Workload -> shim: errno when exec fails.
-  int exec_write_fd = -1;         // CLOEXEC: a successful exec closes it, the shim reads EOF.
-  std::array<int, 3> kept_fds{};  // The three above, ascending.
+  std::vector<char*> cleanup_argv;  // Null-terminated; just the null: none.
+  int report_fd = -1;               // Shim -> agent: ShimReport.
+  int exec_read_fd = -1;            // Workload -> shim: errno when exec fails.
+  int exec_write_fd = -1;           // CLOEXEC: a successful exec closes it, the shim reads EOF.
+  std::array<int, 3> kept_fds{};    // The three above, ascending.
 };
 
 // --- Async-signal-safe helpers: no allocation, no locks, no stdio. ---
@@ -207,9 +208,36 @@ int64_t agent_seen_ms(const ShimArgs& args, int64_t floor) {
   return std::max(seen, floor);
 }
 
+// Runs the plan's cleanup for an orphaned workload and waits for it, for kOrphanGraceMs at most
+// (then kills it): what the workload's podman client left running is ended by it.
+void clean_up_orphan(const ShimArgs& args) {
+  if (args.cleanup_argv.size() < 2) return;
+  const pid_t cleaner = ::fork();
+  if (cleaner < 0) return;
+  if (cleaner == 0) {
+    reset_signals();
+    const int null_fd = ::open("/dev/null", O_RDWR);
+    for (int fd = 0; fd < 3 && null_fd >= 0; ++fd) ::dup2(null_fd, fd);
+    ::execve(args.cleanup_argv[0], args.cleanup_argv.data(), args.envp.data());
+    ::_exit(127);
+  }
+  const int64_t until_ms = realtime_ms() + kOrphanGraceMs;
+  int status = 0;
+  while (::waitpid(cleaner, &status, WNOHANG) == 0) {
+    if (realtime_ms() >= until_ms) {
+      ::kill(cleaner, SIGKILL);
+      ::waitpid(cleaner, &status, 0);
+      return;
+    }
+    const timespec pause{0, 100'000'000};
+    ::nanosleep(&pause, nullptr);
+  }
+}
+
 // Waits for the workload's end. With a watchdog, it wakes at every SIGCHLD or every 250 ms, and
 // stops the workload's group once the agent has not been seen for the timeout: SIGTERM, then
-// SIGKILL kOrphanGraceMs later. The outcome is then the signal, as for any stop.
+// SIGKILL kOrphanGraceMs later, then the plan's cleanup. The outcome is then the signal, as for
+// any stop.
 pid_t wait_for_workload(const ShimArgs& args, pid_t child, int& status) {
   if (args.alive_path == nullptr) {
     pid_t waited = 0;
@@ -225,7 +253,10 @@ pid_t wait_for_workload(const ShimArgs& args, pid_t child, int& status) {
   int64_t kill_at_ms = 0;  // Not 0 once SIGTERM has been sent.
   for (;;) {
     const pid_t waited = ::waitpid(child, &status, WNOHANG);
-    if (waited != 0 && !(waited < 0 && errno == EINTR)) return waited;
+    if (waited != 0 && !(waited < 0 && errno == EINTR)) {
+      if (kill_at_ms != 0) clean_up_orphan(args);
+      return waited;
+    }
     const int64_t now_ms = realtime_ms();
     if (kill_at_ms == 0 && now_ms - agent_seen_ms(args, started_ms) > args.orphan_timeout_ms) {
       ::kill(-child, SIGTERM);
@@ -319,6 +350,8 @@ Result<Spawned> spawn_workload(const LaunchPlan& plan) {
     args.alive_path = plan.alive_path.c_str();
     args.orphan_timeout_ms = plan.orphan_timeout_ms;
   }
+  for (const auto& arg : plan.orphan_cleanup) args.cleanup_argv.push_back(exec_arg(arg));
+  args.cleanup_argv.push_back(nullptr);
 
   std::array<int, 2> report_pipe{-1, -1};
   std::array<int, 2> exec_pipe{-1, -1};

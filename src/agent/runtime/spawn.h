@@ -30,6 +30,10 @@ struct LaunchPlan {
   // and how long the workload may run without it (0: forever).
   std::string alive_path;
   int64_t orphan_timeout_ms = 0;
+  // What the shim runs once it has ended an orphaned workload (empty: nothing): what the
+  // workload leaves running outside its process group, such as a container its podman client
+  // started, is ended by it.
+  std::vector<std::string> orphan_cleanup;
 };
 
 // Checks what the spec's fields may hold: an id usable as a directory name, a program to run,

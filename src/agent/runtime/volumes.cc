@@ -1,10 +1,15 @@
 #include "agent/runtime/volumes.h"
 
 #include <sys/stat.h>
+#include <sys/xattr.h>
 
 #include <algorithm>
+#include <array>
 #include <cctype>
+#include <cstdint>
 #include <filesystem>
+
+#include "agent/runtime/volume_fs.h"
 
 namespace allot::agent {
 
@@ -17,6 +22,30 @@ bool volume_id_form(const std::string& id) {
                      [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
 }
 
+// A default access list on a directory that gives everyone read, write and search: what is made
+// in it is open to each instance that mounts it, though each runs under host uids of its own
+// (userns.h). The kernel's form of it: a version, then (tag, permissions, id) entries.
+void open_what_is_made_in(const std::string& dir) {
+  constexpr uint32_t kVersion = 2;
+  constexpr uint16_t kRwx = 7;
+  constexpr uint32_t kNoId = UINT32_MAX;
+  struct Entry {
+    uint16_t tag;
+    uint16_t perm;
+    uint32_t id;
+  };
+  struct Acl {
+    uint32_t version;
+    std::array<Entry, 3> entries;
+  };
+  const Acl acl{.version = kVersion,
+                .entries = {{{.tag = 0x01, .perm = kRwx, .id = kNoId},     // The owner.
+                             {.tag = 0x04, .perm = kRwx, .id = kNoId},     // The owning group.
+                             {.tag = 0x20, .perm = kRwx, .id = kNoId}}}};  // Everyone else.
+  // A file system without access lists still works for one instance at a time.
+  (void)::setxattr(dir.c_str(), "system.posix_acl_default", &acl, sizeof acl, 0);
+}
+
 // The root keeps out the node's other users; a volume's own directory is open to whichever user
 // its workload's image runs as.
 Status make_volume_dir(const std::string& root, const std::string& dir, bool own_root) {
@@ -27,6 +56,7 @@ Status make_volume_dir(const std::string& root, const std::string& dir, bool own
   if (::chmod(dir.c_str(), 0777) != 0) {
     return fail(ErrorCode::kUnavailable, "cannot open " + dir + " to its workload");
   }
+  open_what_is_made_in(dir);
   return {};
 }
 
@@ -66,6 +96,16 @@ Result<std::vector<VolumeBind>> volume_binds(const nlohmann::json& items, const 
     bind.source = (std::filesystem::path(root) / id).string();
     if (Status made = make_volume_dir(root, bind.source, !nfs); !made) {
       return std::unexpected(made.error());
+    }
+    // Tenants' containers write local volumes up to their size and no further; the directory
+    // is then the root of the volume's own file system, opened to its users as before.
+    if (!nfs && in_container) {
+      if (Status sized = mount_volume_fs(bind.source, item.value("size_gb", int64_t{0})); !sized) {
+        return std::unexpected(sized.error());
+      }
+      if (Status opened = make_volume_dir(root, bind.source, true); !opened) {
+        return std::unexpected(opened.error());
+      }
     }
     env[volume_variable(bind.name)] = in_container ? bind.path : bind.source;
     out.push_back(std::move(bind));

@@ -11,6 +11,7 @@
 #include "api/routes/cluster.h"
 #include "common/base64.h"
 #include "common/image_ref.h"
+#include "common/json_depth.h"
 #include "common/limits.h"
 #include "core/cluster/image_pulls.h"
 #include "core/kernel/validate.h"
@@ -24,11 +25,27 @@ Error bad_report(const std::string& what) {
   return Error{ErrorCode::kInvalidArgument, "malformed agent report: " + what};
 }
 
+// Agents send whole numbers only. JSON reads a number with a fraction, or one past 64 bits, as
+// floating point, and reading one into the integer fields below would be undefined behaviour.
+bool whole_numbers_only(const json& doc) {
+  std::vector<const json*> todo{&doc};  // Not recursive: the nesting may be deep.
+  while (!todo.empty()) {
+    const json* value = todo.back();
+    todo.pop_back();
+    if (value->is_number_float()) return false;
+    if (value->is_structured()) {
+      for (const json& item : *value) todo.push_back(&item);
+    }
+  }
+  return true;
+}
+
 Result<json> parse_object(const std::string& body) {
-  json doc = json::parse(body, nullptr, false);
+  json doc = parse_outside_json(body);
   if (doc.is_discarded() || !doc.is_object()) {
     return fail(ErrorCode::kMalformedJson, "the body must be a JSON object");
   }
+  if (!whole_numbers_only(doc)) return std::unexpected(bad_report("numbers must be whole"));
   return doc;
 }
 
@@ -189,7 +206,11 @@ Status store_logs(Call& call, const json& chunks) {
       return fail(ErrorCode::kLimitExceeded, "a log chunk is over 64 KiB");
     }
     // A gap (a lost earlier chunk) is not fatal: the answer's log_offsets make the agent resend.
-    auto piece = call.logs.accept(id, chunk["offset"].get<int64_t>(), data);
+    // An agent drops what an instance wrote faster than it ships (limits::kMaxLogBacklogBytes)
+    // and says so: that gap is kept as a hole that reads skip and name.
+    const bool after_drop =
+        chunk.contains("dropped") && chunk["dropped"].is_boolean() && chunk["dropped"].get<bool>();
+    auto piece = call.logs.accept(id, chunk["offset"].get<int64_t>(), data, after_drop);
     if (piece && *piece) call.ctx.add_log(std::move(**piece));
   }
   return {};
@@ -271,6 +292,7 @@ json volume_items(const State& state, const Instance& instance) {
     out.push_back({{"volume_id", mount.volume_id},
                    {"name", mount.name},
                    {"backend", volume == nullptr ? "" : volume->backend},
+                   {"size_gb", volume == nullptr ? 0 : volume->size_gb},
                    {"path", mount.path},
                    {"read_only", mount.read_only}});
   }
@@ -306,16 +328,18 @@ json work_for(const Call& call, const Node& node, const NodeHeartbeat& beat) {
     }
     const std::string& image =
         instance.spec.image.empty() ? call.options.default_image : instance.spec.image;
-    json item = {{"instance_id", id},
-                 {"tenant_id", instance.tenant_id},
-                 {"gang_port", instance.gang_port},
-                 {"image", image},
-                 {"command", instance.spec.command},
-                 {"env", instance.spec.env},
-                 {"gpu_uuids", instance.gpu_uuids},
-                 {"cpu_milli", instance.spec.cpu_milli},
-                 {"memory_mib", instance.spec.memory_mib},
-                 {"run", instance.run}};
+    json item = {
+        {"instance_id", id},
+        {"tenant_id", instance.tenant_id},
+        {"gang_port", instance.gang_port},
+        {"image", image},
+        {"command", instance.spec.command},
+        {"env", instance.spec.env},
+        {"gpu_uuids", instance.gpu_uuids},
+        {"cpu_milli", instance.spec.cpu_milli},
+        {"memory_mib", instance.spec.memory_mib},
+        {"gpu_milli", instance.milli_per_gpu() * static_cast<int64_t>(instance.gpu_uuids.size())},
+        {"run", instance.run}};
     if (!instance.spec.volumes.empty()) item["volumes"] = volume_items(state, instance);
     // Peers and the registry credential go only with work that has yet to start: they are for
     // its start (the way to its peers, the pull).

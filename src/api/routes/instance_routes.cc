@@ -193,6 +193,7 @@ Result<HttpResponse> instance_logs(Call& call) {
   return json_reply(200, {{"offset", chunk.offset},
                           {"next_offset", chunk.offset + static_cast<int64_t>(chunk.data.size())},
                           {"size", chunk.size},
+                          {"dropped_bytes", chunk.dropped},
                           {"data", chunk.data},
                           {"ended", is_final(instance->state)}});
 }

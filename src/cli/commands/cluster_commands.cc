@@ -215,6 +215,11 @@ int show_logs(Session& session, const std::string& id, int tail, bool follow) {
   for (;;) {
     if (code != kOk) return code;
     const std::string data = answer.value("data", "");
+    if (const int64_t dropped = answer.value("dropped_bytes", int64_t{0}); dropped > 0) {
+      std::cerr << "[allot: " << dropped
+                << " bytes of this instance's output were dropped: it wrote more, or faster, than "
+                   "is kept]\n";
+    }
     std::cout << data << std::flush;
     const bool ended = answer.value("ended", false);
     if (data.empty() && (!follow || ended)) return kOk;
