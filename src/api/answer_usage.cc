@@ -41,6 +41,8 @@ TokenCount read_usage(const json& usage) {
     any = true;
   }
   if (!any) return malformed("'usage' has no token counts");
+  // Each is a count, but both together may not be (the core takes none past the limit).
+  if (sum > limits::kMaxServiceUseCount) return malformed("'usage' adds up past a count");
   return TokenCount{.tokens = sum};
 }
 
@@ -117,6 +119,12 @@ TokenCount count_tokens(const AnswerTap& tap) {
       return malformed(std::string(kTokensHeader) + " is not a count of tokens");
     }
     return TokenCount{.tokens = n};
+  }
+  // Asked for identity, a replica that compresses anyway hides its usage: counted as unreadable,
+  // with the reason, never billed as no tokens.
+  if (!tap.content_encoding.empty() && tap.content_encoding != "identity") {
+    return malformed("the answer is compressed (Content-Encoding: " +
+                     tap.content_encoding.substr(0, 32) + "), so its usage cannot be read");
   }
   if (tap.content_type.starts_with("text/event-stream")) {
     return from_events(tap.body, tap.truncated);

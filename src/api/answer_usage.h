@@ -21,6 +21,7 @@ struct AnswerTap {
   bool has_tokens_header = false;
   std::string tokens_header;
   std::string content_type;
+  std::string content_encoding;  // Empty or "identity" unless the replica compressed its answer.
   std::string body;
   bool truncated = false;  // The body passed kKeep: `body` holds its last kTail bytes at least.
 

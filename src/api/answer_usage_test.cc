@@ -40,6 +40,23 @@ TEST(AnswerUsage, AUsageThatCannotBeReadIsMalformedAndCountsNothing) {
   }
 }
 
+TEST(AnswerUsage, ACompressedAnswerIsUnreadableWithItsReasonNeverZeroTokens) {
+  // Bytes of a gzip stream: whatever they hold, they are not read as "no usage".
+  AnswerTap tap = json_answer(std::string("\x1f\x8b\x08\x00", 4) + "compressed");
+  tap.content_encoding = "gzip";
+  const TokenCount count = count_tokens(tap);
+  EXPECT_TRUE(count.malformed);
+  EXPECT_NE(count.why.find("Content-Encoding: gzip"), std::string::npos) << count.why;
+  // The header still counts when the replica sends one.
+  tap.has_tokens_header = true;
+  tap.tokens_header = "12";
+  EXPECT_EQ(count_tokens(tap).tokens, 12);
+  // Identity is no compression.
+  AnswerTap plain = json_answer(R"({"usage": {"total_tokens": 42}})");
+  plain.content_encoding = "identity";
+  EXPECT_EQ(count_tokens(plain).tokens, 42);
+}
+
 TEST(AnswerUsage, TheHeaderComesFirstAndMustBeACount) {
   AnswerTap tap = json_answer(R"({"usage": {"total_tokens": 42}})");
   tap.has_tokens_header = true;

@@ -127,6 +127,9 @@ awaitable<bool> proxy_http(TunnelHub& hub, ProxiedRequest request, Exchange& exc
   const bool upgrade = beast::websocket::is_upgrade(exchange.request) ||
                        exchange.request.count(http::field::upgrade) > 0;
   http::request<http::string_body> out = outgoing(request, exchange.request, upgrade);
+  // A metered answer's usage is read as it passes: the replica is asked for it uncompressed,
+  // whatever the caller accepts (a compressed one would hide its tokens).
+  if (request.tap != nullptr) out.set(http::field::accept_encoding, "identity");
   const std::string key =
       fmt::format("{}/{}/{}", request.node_id, request.instance_id, request.port);
   TunnelLease lease;
@@ -185,6 +188,7 @@ awaitable<bool> proxy_http(TunnelHub& hub, ProxiedRequest request, Exchange& exc
     request.tap->has_tokens_header = tokens != answer.end();
     if (tokens != answer.end()) request.tap->tokens_header = std::string(tokens->value());
     request.tap->content_type = std::string(answer[http::field::content_type]);
+    request.tap->content_encoding = std::string(answer[http::field::content_encoding]);
   }
   const bool client_keeps = exchange.keep_alive && answer.keep_alive() && !answer.need_eof();
   if (!switching) answer.keep_alive(client_keeps);

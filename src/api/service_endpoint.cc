@@ -1,5 +1,7 @@
 // The App's side of services' endpoints (/s/SERVICE/...): who may call one, and the relay and
 // probes behind it (api/service_proxy.h).
+#include <memory>
+
 #include <fmt/format.h>
 
 #include "api/app.h"
@@ -99,19 +101,28 @@ HttpResponse App::service_answer(const HttpRequest& request) {
     }
     path.target = request.target;
   }
-  if (!who.caller_tenant_id.empty() && route->priced &&
-      !traffic_.meter().may_spend(who.caller_tenant_id)) {
-    return error_reply(
-        Error{ErrorCode::kInsufficientFunds,
-              fmt::format("tenant {} has no money left to pay for service {}: top up its balance",
-                          who.caller_tenant_id, route->id)});
+  // A priced call holds what it can cost before it goes on, and gives it back once it has ended
+  // and been counted: calls at once cannot spend more than the caller has.
+  std::shared_ptr<void> held;
+  if (!who.caller_tenant_id.empty() && route->priced) {
+    const int64_t bound = call_bound_micros(route->price_per_request_micros,
+                                            route->price_per_1k_tokens_micros, request.body);
+    if (!traffic_.meter().hold(who.caller_tenant_id, bound)) {
+      return error_reply(
+          Error{ErrorCode::kInsufficientFunds,
+                fmt::format("tenant {} has no money left to pay for service {}: top up its balance",
+                            who.caller_tenant_id, route->id)});
+    }
+    held = std::shared_ptr<void>(nullptr, [meter = &traffic_.meter(), caller = who.caller_tenant_id,
+                                           bound](void*) { meter->release(caller, bound); });
   }
   ServiceRequest relayed{.route = *route,
                          .target = path.target,
                          .prefix = prefix,
                          .body = request.body,
                          .remote = request.remote,
-                         .caller_tenant_id = who.caller_tenant_id};
+                         .caller_tenant_id = who.caller_tenant_id,
+                         .held = std::move(held)};
   HttpResponse response;
   response.authenticated = true;
   response.relay = [this, relayed = std::move(relayed)](Exchange& exchange) mutable {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -11,6 +12,7 @@
 
 #include "api/port_proxy.h"
 #include "api/reply.h"
+#include "common/spawned.h"
 
 namespace allot {
 
@@ -69,7 +71,11 @@ void count_use(ServiceTraffic& traffic, const ServiceRequest& request, const Ans
     use.requests = 1;
     use.tokens = tokens.tokens;
   }
-  traffic.meter().count(use);
+  const ServiceUsage priced{.price_per_request_micros = request.route.price_per_request_micros,
+                            .price_per_1k_tokens_micros = request.route.price_per_1k_tokens_micros,
+                            .requests = use.requests,
+                            .tokens = use.tokens};
+  traffic.meter().count(use, priced.charge().value_or(std::numeric_limits<int64_t>::max()));
 }
 
 }  // namespace
@@ -184,7 +190,7 @@ awaitable<void> probe_replicas(TunnelHub& hub, ServiceTraffic& traffic, int64_t 
   auto executor = co_await asio::this_coro::executor;
   for (auto& [service_id, endpoint] : traffic.due_probes(SystemClock().now_ms(), every_ms)) {
     asio::co_spawn(executor, probe_one(hub, traffic, std::move(endpoint), timeout_ms),
-                   asio::detached);
+                   log_escape("a replica's probe"));
   }
 }
 

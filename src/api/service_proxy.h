@@ -8,6 +8,7 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -59,6 +60,9 @@ struct ServiceRequest {
   // Another tenant calling a shared service with its caller key: its use is counted (answers,
   // and tokens from each answer's usage) and billed to it. Empty: not counted.
   std::string caller_tenant_id;
+  // What the call holds of the caller's money, given back when the request (and its count) is
+  // done with.
+  std::shared_ptr<void> held;
 };
 
 boost::asio::awaitable<bool> proxy_service(TunnelHub& hub, ServiceTraffic& traffic,

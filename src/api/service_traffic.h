@@ -37,15 +37,24 @@ struct ServiceRoute {
   std::string model;
   bool shared = false;  // Other tenants' caller keys reach it.
   bool priced = false;  // It charges other tenants per request or per token.
+  // What a call may cost, for the hold it takes: the higher of the prices now and a rise that
+  // has been announced.
+  int64_t price_per_request_micros = 0;
+  int64_t price_per_1k_tokens_micros = 0;
 
   static ServiceRoute of(const HostedService& service) {
-    return ServiceRoute{
-        .id = service.id,
-        .tenant_id = service.tenant_id,
-        .name = service.name,
-        .model = service.model,
-        .shared = service.shared,
-        .priced = service.price_per_request_micros > 0 || service.price_per_1k_tokens_micros > 0};
+    const int64_t per_request =
+        std::max(service.price_per_request_micros, service.rising_price_per_request_micros);
+    const int64_t per_1k_tokens =
+        std::max(service.price_per_1k_tokens_micros, service.rising_price_per_1k_tokens_micros);
+    return ServiceRoute{.id = service.id,
+                        .tenant_id = service.tenant_id,
+                        .name = service.name,
+                        .model = service.model,
+                        .shared = service.shared,
+                        .priced = per_request > 0 || per_1k_tokens > 0,
+                        .price_per_request_micros = per_request,
+                        .price_per_1k_tokens_micros = per_1k_tokens};
   }
 };
 

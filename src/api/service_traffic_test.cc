@@ -131,15 +131,52 @@ TEST(ServiceMeter, CountsAddUpPerCallerAndServiceAndATakeEmptiesThem) {
   EXPECT_EQ(taken[0].requests, 3);
 }
 
-TEST(ServiceMeter, ACallerMaySpendUntilItsMoneyIsKnownToBeGone) {
+TEST(ServiceMeter, ACallerNotKnownYetMayHoldForOneCallAtATime) {
   ServiceMeter meter;
-  EXPECT_TRUE(meter.may_spend("ten_b"));  // Not known yet.
-  meter.set_spendable({{"ten_b", 0}, {"ten_c", 5}});
-  EXPECT_FALSE(meter.may_spend("ten_b"));
-  EXPECT_TRUE(meter.may_spend("ten_c"));
-  meter.set_spendable({{"ten_b", 1}});  // Others keep what they had.
-  EXPECT_TRUE(meter.may_spend("ten_b"));
-  EXPECT_TRUE(meter.may_spend("ten_c"));
+  EXPECT_TRUE(meter.hold("ten_b", 100));
+  EXPECT_FALSE(meter.hold("ten_b", 100));
+  meter.release("ten_b", 100);
+  EXPECT_TRUE(meter.hold("ten_b", 100));
+}
+
+TEST(ServiceMeter, FortyCallsAtOnceWithMoneyForOneAdmitOneAndOweAtMostItsWorth) {
+  ServiceMeter meter;
+  meter.set_spendable({{"ten_b", 1'000'000}, {"ten_c", 5}});  // 1.00, and 5 micros.
+  int admitted = 0;
+  for (int i = 0; i < 40; ++i) admitted += meter.hold("ten_b", 100'000'000) ? 1 : 0;  // 100 each.
+  EXPECT_EQ(admitted, 1);
+  EXPECT_TRUE(meter.hold("ten_c", 1));  // Another caller's money is its own.
+  // Answered: what it costs is counted until the controller records it and reads the money again.
+  meter.count({.service_id = "svc_a", .caller_tenant_id = "ten_b", .requests = 1}, 100'000'000);
+  meter.release("ten_b", 100'000'000);
+  EXPECT_FALSE(meter.hold("ten_b", 1));
+  (void)meter.take();
+  EXPECT_FALSE(meter.hold("ten_b", 1));  // Being recorded: still spent.
+  meter.set_spendable({{"ten_b", 0}});
+  EXPECT_FALSE(meter.hold("ten_b", 1));
+  meter.set_spendable({{"ten_b", 5'000'000}});  // Topped up.
+  EXPECT_TRUE(meter.hold("ten_b", 1));
+}
+
+TEST(ServiceMeter, CountsGivenBackKeepTheirCharge) {
+  ServiceMeter meter;
+  meter.set_spendable({{"ten_b", 10}});
+  meter.count({.service_id = "svc_a", .caller_tenant_id = "ten_b", .requests = 1}, 10);
+  const auto taken = meter.take();
+  meter.give_back(taken);
+  meter.set_spendable({{"ten_b", 10}});  // Read before the counts were recorded.
+  EXPECT_FALSE(meter.hold("ten_b", 1));
+}
+
+TEST(ServiceMeter, ACallsBoundIsItsPriceAndItsMostTokens) {
+  EXPECT_EQ(call_bound_micros(1'000, 0, "anything"), 1'000);
+  // 20 bytes of prompt and max_tokens 100: 120 tokens at 0.5 per 1,000, rounded up.
+  const std::string body = R"({"max_tokens":100}  )";
+  ASSERT_EQ(body.size(), 20U);
+  EXPECT_EQ(call_bound_micros(1'000, 500'000, body), 1'000 + 60'000);
+  // Without a max, the default completion bound.
+  EXPECT_EQ(call_bound_micros(0, 1'000, "{}"), (2 + kDefaultCompletionBound) * 1'000 / 1'000);
+  EXPECT_EQ(call_bound_micros(INT64_MAX, INT64_MAX, "{}"), INT64_MAX);
 }
 
 }  // namespace

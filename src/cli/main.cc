@@ -1,4 +1,5 @@
 // allot: the command-line client.
+#include <exception>
 #include <iostream>
 
 #include "cli/commands.h"
@@ -33,5 +34,13 @@ int main(int argc, char** argv) {
   if (int code = resolve_settings(settings); code != kOk) return code;
   if (!action) return kUsage;
   Session session(settings);
-  return action(session);
+  // An answer of a shape this client does not expect (an older or newer server, a view with
+  // fewer fields) fails the command with a message, never with an abort.
+  try {
+    return action(session);
+  } catch (const std::exception& e) {
+    std::cerr << "allot: the server's answer was not what this command expects (" << e.what()
+              << "); -o json prints it as it came\n";
+    return kServerError;
+  }
 }

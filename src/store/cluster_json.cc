@@ -98,7 +98,8 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ServiceRevision, number, spec, p
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(
     HostedService, id, tenant_id, project_id, user_id, name, model, min_replicas, max_replicas,
     target_rps, target_concurrency, scale_to_zero_after_ms, ready_timeout_ms, spot_fallback, shared,
-    price_per_request_micros, price_per_1k_tokens_micros, revisions, revision, serving_revision,
+    price_per_request_micros, price_per_1k_tokens_micros, rising_price_per_request_micros,
+    rising_price_per_1k_tokens_micros, prices_rise_at_ms, revisions, revision, serving_revision,
     rollout, rollout_reason, desired, scale_reason, scaled_at_ms, restarts, created_at_ms,
     updated_at_ms, deleted_at_ms)
 

@@ -170,8 +170,9 @@ Result<HttpResponse> service_margin(Call& call) {
   out["service_id"] = scope.service->id;
   out["from"] = format_time(from);
   out["to"] = format_time(to);
-  out["price_per_request"] = money_text(scope.service->price_per_request_micros);
-  out["price_per_1k_tokens"] = money_text(scope.service->price_per_1k_tokens_micros);
+  const auto [per_request, per_1k_tokens] = scope.service->prices_at(now_ms);
+  out["price_per_request"] = money_text(per_request);
+  out["price_per_1k_tokens"] = money_text(per_1k_tokens);
   out["revenue"] = money_text(margin.total.charged_micros);
   out["replica_gpu_hours"] = billing::gpu_hours_text(margin.replica_gpu_milli_seconds);
   out["gpu_cost"] = money_text(margin.gpu_cost_micros);

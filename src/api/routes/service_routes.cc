@@ -60,7 +60,21 @@ json replica_json(const ServiceTraffic& traffic, const Instance& instance) {
 // Tenths, so that a rate reads as people read it and the JSON stays short.
 double tenths(double value) { return std::round(value * 10) / 10; }
 
-json service_json(const State& state, const ServiceTraffic& traffic, const HostedService& s) {
+// A service's prices at `now_ms`, and an announced rise that is not in force yet.
+void put_prices(json& out, const HostedService& s, TimeMs now_ms) {
+  const auto [per_request, per_1k_tokens] = s.prices_at(now_ms);
+  out["price_per_request"] = money_text(per_request);
+  out["price_per_1k_tokens"] = money_text(per_1k_tokens);
+  out["price_change"] =
+      s.rise_pending(now_ms)
+          ? json{{"price_per_request", money_text(s.rising_price_per_request_micros)},
+                 {"price_per_1k_tokens", money_text(s.rising_price_per_1k_tokens_micros)},
+                 {"at", format_time(s.prices_rise_at_ms)}}
+          : json(nullptr);
+}
+
+json service_json(const State& state, const ServiceTraffic& traffic, const HostedService& s,
+                  TimeMs now_ms) {
   json revisions = json::array();
   for (const ServiceRevision& r : s.revisions) revisions.push_back(revision_json(r));
   json replicas = json::array();
@@ -70,46 +84,48 @@ json service_json(const State& state, const ServiceTraffic& traffic, const Hoste
     if (replicas.back()["ready"].get<bool>()) ++ready;
   }
   const TrafficStats stats = traffic.stats(s.id);
-  return {{"id", s.id},
-          {"tenant_id", s.tenant_id},
-          {"project_id", s.project_id},
-          {"name", s.name},
-          {"model", s.model.empty() ? json(nullptr) : json(s.model)},
-          {"url", fmt::format("/s/{}/", s.id)},
-          {"min_replicas", s.min_replicas},
-          {"max_replicas", s.max_replicas},
-          {"target_rps", s.target_rps},
-          {"target_concurrency", s.target_concurrency},
-          {"scale_to_zero_after_s", s.scale_to_zero_after_ms / 1000},
-          {"ready_timeout_s", s.ready_timeout_ms / 1000},
-          {"spot_fallback", s.spot_fallback},
-          {"shared", s.shared},
-          {"price_per_request", money_text(s.price_per_request_micros)},
-          {"price_per_1k_tokens", money_text(s.price_per_1k_tokens_micros)},
-          {"revision", s.revision},
-          {"serving_revision", s.serving_revision == 0 ? json(nullptr) : json(s.serving_revision)},
-          {"rollout", {{"state", s.rollout}, {"reason", s.rollout_reason}}},
-          {"desired", s.desired},
-          {"ready_replicas", ready},
-          {"scale_reason", s.scale_reason},
-          {"scaled_at", time_or_null(s.scaled_at_ms)},
-          {"restarts", s.restarts},
-          {"revisions", revisions},
-          {"replicas", replicas},
-          {"traffic",
-           {{"rps", tenths(stats.rps_stable)},
-            {"rps_recent", tenths(stats.rps_panic)},
-            {"concurrency", tenths(stats.concurrency_stable)},
-            {"in_flight", stats.in_flight},
-            {"held", stats.held},
-            {"last_request_at", time_or_null(stats.last_request_ms)}}},
-          {"created_at", format_time(s.created_at_ms)},
-          {"updated_at", format_time(s.updated_at_ms)},
-          {"deleted_at", time_or_null(s.deleted_at_ms)}};
+  json out = {
+      {"id", s.id},
+      {"tenant_id", s.tenant_id},
+      {"project_id", s.project_id},
+      {"name", s.name},
+      {"model", s.model.empty() ? json(nullptr) : json(s.model)},
+      {"url", fmt::format("/s/{}/", s.id)},
+      {"min_replicas", s.min_replicas},
+      {"max_replicas", s.max_replicas},
+      {"target_rps", s.target_rps},
+      {"target_concurrency", s.target_concurrency},
+      {"scale_to_zero_after_s", s.scale_to_zero_after_ms / 1000},
+      {"ready_timeout_s", s.ready_timeout_ms / 1000},
+      {"spot_fallback", s.spot_fallback},
+      {"shared", s.shared},
+      {"revision", s.revision},
+      {"serving_revision", s.serving_revision == 0 ? json(nullptr) : json(s.serving_revision)},
+      {"rollout", {{"state", s.rollout}, {"reason", s.rollout_reason}}},
+      {"desired", s.desired},
+      {"ready_replicas", ready},
+      {"scale_reason", s.scale_reason},
+      {"scaled_at", time_or_null(s.scaled_at_ms)},
+      {"restarts", s.restarts},
+      {"revisions", revisions},
+      {"replicas", replicas},
+      {"traffic",
+       {{"rps", tenths(stats.rps_stable)},
+        {"rps_recent", tenths(stats.rps_panic)},
+        {"concurrency", tenths(stats.concurrency_stable)},
+        {"in_flight", stats.in_flight},
+        {"held", stats.held},
+        {"last_request_at", time_or_null(stats.last_request_ms)}}},
+      {"created_at", format_time(s.created_at_ms)},
+      {"updated_at", format_time(s.updated_at_ms)},
+      {"deleted_at", time_or_null(s.deleted_at_ms)}};
+  put_prices(out, s, now_ms);
+  return out;
 }
 
 json service_json(const Call& call, const std::string& id) {
-  return service_json(call.ctx.state(), call.traffic, *call.ctx.state().service(id));
+  return service_json(call.ctx.state(), call.traffic, *call.ctx.state().service(id),
+                      call.ctx.now_ms());
 }
 
 // The proxy finds a service by its name and model from the moment it is made or changed, not
@@ -245,14 +261,14 @@ Result<const HostedService*> path_service(const Call& call) {
 
 // What another tenant sees of a shared service: what it is and what its calls cost, nothing of
 // its replicas, revisions or traffic.
-json shared_json(const HostedService& s) {
-  return {{"id", s.id},
-          {"name", s.name},
-          {"model", s.model.empty() ? json(nullptr) : json(s.model)},
-          {"url", fmt::format("/s/{}/", s.id)},
-          {"shared", true},
-          {"price_per_request", money_text(s.price_per_request_micros)},
-          {"price_per_1k_tokens", money_text(s.price_per_1k_tokens_micros)}};
+json shared_json(const HostedService& s, TimeMs now_ms) {
+  json out = {{"id", s.id},
+              {"name", s.name},
+              {"model", s.model.empty() ? json(nullptr) : json(s.model)},
+              {"url", fmt::format("/s/{}/", s.id)},
+              {"shared", true}};
+  put_prices(out, s, now_ms);
+  return out;
 }
 
 // GET /v1/services/{id or name}; another tenant's shared service by id, as its callers see it.
@@ -262,10 +278,10 @@ Result<HttpResponse> get_service(Call& call) {
       check_id("service id", key, "svc") ? call.ctx.state().service(key) : nullptr;
   if (shared != nullptr && !shared->deleted() && shared->shared &&
       !may_see_tenant(call.caller, shared->tenant_id)) {
-    return json_reply(200, shared_json(*shared));
+    return json_reply(200, shared_json(*shared, call.ctx.now_ms()));
   }
   ALLOT_TRY_LET(const HostedService* service, path_service(call));
-  return json_reply(200, service_json(call.ctx.state(), call.traffic, *service));
+  return json_reply(200, service_json(call.ctx.state(), call.traffic, *service, call.ctx.now_ms()));
 }
 
 // GET /v1/services[?tenant_id=&project_id=]: live services, by id.
@@ -280,7 +296,9 @@ Result<HttpResponse> list_services(Call& call) {
                (!tenant || s.tenant_id == *tenant) &&
                (project == call.target.query.end() || s.project_id == project->second);
       },
-      [&](const HostedService& s) { return service_json(call.ctx.state(), call.traffic, s); });
+      [&](const HostedService& s) {
+        return service_json(call.ctx.state(), call.traffic, s, call.ctx.now_ms());
+      });
 }
 
 // PATCH /v1/services/{id or name}: settings, and a new revision when "replica", "port" or

@@ -114,18 +114,37 @@ std::optional<json> service_body(const Options& o, bool creating) {
   return body;
 }
 
+// A field that may be missing or null, as text.
+std::string text_of(const json& s, const char* field, const char* otherwise = "-") {
+  const auto it = s.find(field);
+  return it != s.end() && it->is_string() ? it->get<std::string>() : otherwise;
+}
+
+// What a caller of another tenant's shared service sees of it: how to reach it, and its prices.
+void print_shared_service(const json& s) {
+  std::cout << "service " << text_of(s, "name") << " (" << text_of(s, "id") << "), "
+            << "another tenant's, shared\n"
+            << "url:       " << text_of(s, "url") << "\n"
+            << "model:     " << text_of(s, "model") << "\n"
+            << "price:     " << text_of(s, "price_per_request", "0") << " per request and "
+            << text_of(s, "price_per_1k_tokens", "0") << " per 1,000 tokens\n";
+}
+
 // A service as people read it: its settings, then its replicas as a table.
 void print_service(const json& s) {
+  if (!s.contains("replicas")) return print_shared_service(s);
+  const json none = json::object();
+  const json& rollout = s.contains("rollout") && s["rollout"].is_object() ? s["rollout"] : none;
+  const json& traffic = s.contains("traffic") && s["traffic"].is_object() ? s["traffic"] : none;
   std::cout << "service " << s.value("name", "") << " (" << s.value("id", "") << ")\n"
             << "url:       " << s.value("url", "") << "\n"
-            << "model:     " << (s["model"].is_string() ? s["model"].get<std::string>() : "-")
-            << "\n"
+            << "model:     " << text_of(s, "model") << "\n"
             << "replicas:  " << s.value("desired", 0) << " wanted, " << s.value("min_replicas", 0)
             << " to " << s.value("max_replicas", 0) << " (" << s.value("scale_reason", "") << ")\n"
-            << "revision:  " << s.value("revision", 0) << ", rollout "
-            << s["rollout"].value("state", "") << ": " << s["rollout"].value("reason", "") << "\n"
-            << "traffic:   " << s["traffic"].value("rps", 0.0) << " req/s, "
-            << s["traffic"].value("in_flight", 0) << " in flight, " << s["traffic"].value("held", 0)
+            << "revision:  " << s.value("revision", 0) << ", rollout " << rollout.value("state", "")
+            << ": " << rollout.value("reason", "") << "\n"
+            << "traffic:   " << traffic.value("rps", 0.0) << " req/s, "
+            << traffic.value("in_flight", 0) << " in flight, " << traffic.value("held", 0)
             << " waiting\n"
             << "restarts:  " << s.value("restarts", 0) << "\n"
             << "callers:   "

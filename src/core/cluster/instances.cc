@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "common/environment.h"
 #include "common/limits.h"
 #include "core/admission/admission.h"
 #include "core/admission/quote.h"
@@ -51,12 +52,7 @@ Status check_instance_spec(const InstanceSpec& spec) {
   if (spec.command.size() > limits::kMaxCommandArgs) {
     return fail(ErrorCode::kLimitExceeded, "the command has too many arguments");
   }
-  for (const auto& [name, value] : spec.env) {
-    if (name.empty() || name.find('=') != std::string::npos ||
-        name.find('\0') != std::string::npos) {
-      return fail(ErrorCode::kInvalidArgument, fmt::format("bad environment name '{}'", name));
-    }
-  }
+  if (auto ok = check_tenant_environment(spec.env); !ok) return ok;
   for (const auto& [name, value] : spec.labels) {
     if (auto ok = check_name("label name", name); !ok) return ok;
   }

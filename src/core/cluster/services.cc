@@ -6,6 +6,7 @@
 
 #include "common/limits.h"
 #include "core/cluster/cluster.h"
+#include "core/cluster/service_prices.h"
 #include "core/kernel/lookups.h"
 #include "core/kernel/validate.h"
 
@@ -153,7 +154,7 @@ Result<Rows> apply(const State& state, const CreateService& c, TimeMs now_ms,
 }
 
 Result<Rows> apply(const State& state, const UpdateService& c, TimeMs now_ms,
-                   const Placing& /*placing*/) {
+                   const Placing& placing) {
   auto live = found_live(state.service(c.id), "service", c.id);
   if (!live) return std::unexpected(live.error());
   const HostedService* found = *live;
@@ -169,8 +170,14 @@ Result<Rows> apply(const State& state, const UpdateService& c, TimeMs now_ms,
   if (c.ready_timeout_ms) next.ready_timeout_ms = *c.ready_timeout_ms;
   if (c.model) next.model = *c.model;
   if (c.shared) next.shared = *c.shared;
-  if (c.price_per_request_micros) next.price_per_request_micros = *c.price_per_request_micros;
-  if (c.price_per_1k_tokens_micros) next.price_per_1k_tokens_micros = *c.price_per_1k_tokens_micros;
+  for (const auto& price : {c.price_per_request_micros, c.price_per_1k_tokens_micros}) {
+    if (price && (*price < 0 || *price > limits::kMaxMoneyMicros)) {
+      return fail(ErrorCode::kInvalidArgument, "a service's prices are 0 or more");
+    }
+  }
+  Draft draft(state);
+  set_service_prices(draft, *found, next, c.price_per_request_micros, c.price_per_1k_tokens_micros,
+                     now_ms, placing.options.service_price_notice_ms);
   if (auto ok = check_settings(next); !ok) return std::unexpected(ok.error());
   if (auto ok = check_model_free(state, next); !ok) return std::unexpected(ok.error());
   if (c.revision) {
@@ -203,7 +210,9 @@ Result<Rows> apply(const State& state, const UpdateService& c, TimeMs now_ms,
   next.updated_at_ms = found->updated_at_ms;
   if (next == *found) return Rows{};
   next.updated_at_ms = now_ms;
-  return Rows{std::move(next)};
+  Rows out = draft.rows();  // The callers' notices of a rise, if any.
+  out.emplace_back(std::move(next));
+  return out;
 }
 
 Result<Rows> apply(const State& state, const DeleteService& c, TimeMs now_ms,

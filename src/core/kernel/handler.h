@@ -50,6 +50,8 @@ struct CoreOptions {
   int64_t max_active_per_tenant = limits::kDefaultMaxActiveInstancesPerTenant;
   // The shortest idle-stop window a new policy may have.
   int64_t idle_min_window_s = limits::kDefaultMinIdleWindowS;
+  // A shared service's price rise reaches the callers it has only this long after they are told.
+  int64_t service_price_notice_ms = 86'400'000;
   int64_t idle_stale_ms() const { return 3 * heartbeat_interval_ms; }
   // Spot work where no spot price is in force is charged the on-demand price (allotd's
   // `spot_fallback = "on-demand"`); off, it is not placed there (meter::PriceCatalog).

@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "common/clock.h"
@@ -55,6 +56,10 @@ struct HostedService {
   // What a caller of another tenant pays per answered request and per 1,000 tokens (micros).
   int64_t price_per_request_micros = 0;
   int64_t price_per_1k_tokens_micros = 0;
+  // A rise announced to the callers: these prices from `prices_rise_at_ms` on (0: none).
+  int64_t rising_price_per_request_micros = 0;
+  int64_t rising_price_per_1k_tokens_micros = 0;
+  TimeMs prices_rise_at_ms = 0;
   std::vector<ServiceRevision> revisions;  // The newest last; the oldest ones dropped.
   int revision = 0;                        // The one replicas are rolled over to.
   int serving_revision = 0;                // The last one whose rollout finished; 0: none yet.
@@ -71,6 +76,17 @@ struct HostedService {
 
   bool operator==(const HostedService&) const = default;
   bool deleted() const { return deleted_at_ms != 0; }
+  // The prices callers pay at `at_ms`: an announced rise once its time has come.
+  std::pair<int64_t, int64_t> prices_at(TimeMs at_ms) const {
+    if (prices_rise_at_ms != 0 && at_ms >= prices_rise_at_ms) {
+      return {rising_price_per_request_micros, rising_price_per_1k_tokens_micros};
+    }
+    return {price_per_request_micros, price_per_1k_tokens_micros};
+  }
+  // Whether a rise is announced and not yet in force at `at_ms`.
+  bool rise_pending(TimeMs at_ms) const {
+    return prices_rise_at_ms != 0 && at_ms < prices_rise_at_ms;
+  }
   // The revision of that number; null when it was dropped or never was.
   const ServiceRevision* revision_of(int number) const {
     for (const ServiceRevision& r : revisions) {

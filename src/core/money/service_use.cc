@@ -70,9 +70,9 @@ Result<Rows> apply(const State& state, const RecordServiceUse& c, TimeMs now_ms,
     if (caller->id == service->tenant_id) {
       return fail(ErrorCode::kInvalidArgument, "a service's own tenant is not billed for its use");
     }
+    const auto [per_request, per_1k_tokens] = service->prices_at(now_ms);
     const std::string id =
-        service_usage_id(service->id, caller->id, hour_ms, service->price_per_request_micros,
-                         service->price_per_1k_tokens_micros);
+        service_usage_id(service->id, caller->id, hour_ms, per_request, per_1k_tokens);
     auto [it, fresh] = rows.try_emplace(id);
     ServiceUsage& row = it->second;
     if (fresh) {
@@ -84,8 +84,8 @@ Result<Rows> apply(const State& state, const RecordServiceUse& c, TimeMs now_ms,
                                .tenant_id = service->tenant_id,
                                .caller_tenant_id = caller->id,
                                .hour_ms = hour_ms,
-                               .price_per_request_micros = service->price_per_request_micros,
-                               .price_per_1k_tokens_micros = service->price_per_1k_tokens_micros};
+                               .price_per_request_micros = per_request,
+                               .price_per_1k_tokens_micros = per_1k_tokens};
     }
     for (auto [into, n] :
          {std::pair{&row.requests, count.requests}, std::pair{&row.tokens, count.tokens},

@@ -3,6 +3,9 @@
 // from its promotional credits), the rest owed and invoiced; bad reports change nothing.
 #include "core/money/service_use.h"
 
+#include <algorithm>
+#include <variant>
+
 #include "core/cluster/services.h"
 #include "core/money/money.h"
 #include "core/test_core.h"
@@ -159,6 +162,48 @@ TEST_F(ServiceUseTest, OnlyASharedServiceTakesAnotherTenantsKey) {
   EXPECT_FALSE(core.state().service_keys.at(key.id).billed());
   EXPECT_EQ(refused(UpdateService{.id = kService, .price_per_request_micros = -1}),
             ErrorCode::kInvalidArgument);
+}
+
+TEST_F(ServiceUseTest, ARiseReachesCallersOnlyAfterTheirNoticeAndAFallAtOnce) {
+  ok(CreateServiceKey{ServiceKey{.id = "svk_0000000000000001",
+                                 .tenant_id = kTenantA,
+                                 .service_id = kService,
+                                 .caller_tenant_id = kTenantB,
+                                 .name = "app",
+                                 .token_hash = std::string(64, 'b')}});
+  const int64_t notice_ms = CoreOptions{}.service_price_notice_ms;
+  ASSERT_EQ(notice_ms, 86'400'000);  // A day by default.
+  const Rows rows = ok(UpdateService{.id = kService, .price_per_request_micros = 5'000'000'000});
+  // The caller is told, with the time the rise reaches it.
+  const auto told = std::ranges::find_if(rows, [](const Row& row) {
+    return std::holds_alternative<Event>(row) &&
+           std::get<Event>(row).kind == "service.price_rising";
+  });
+  ASSERT_NE(told, rows.end());
+  EXPECT_EQ(std::get<Event>(*told).tenant_id, kTenantB);
+  EXPECT_NE(std::get<Event>(*told).payload.find(R"("new_price_per_request":"5000.000000")"),
+            std::string::npos)
+      << std::get<Event>(*told).payload;
+  // Until then, calls cost what they did.
+  use(1, 0, kT0 + notice_ms - 1);
+  EXPECT_EQ(cash(kTenantB), kUnit - 1'000);
+  // From then on, the new price, which the caller cannot pay here: it is owed.
+  use(1, 0, kT0 + notice_ms);
+  EXPECT_EQ(cash(kTenantB), 0);
+  // A fall is in force at once, and is told to nobody.
+  const Rows fell =
+      ok(UpdateService{.id = kService, .price_per_request_micros = 500}, kT0 + notice_ms + 1);
+  EXPECT_FALSE(
+      std::ranges::any_of(fell, [](const Row& row) { return std::holds_alternative<Event>(row); }));
+  EXPECT_EQ(core.state().service(kService)->prices_at(kT0 + notice_ms + 1).first, 500);
+  expect_ledger_sums_to_zero();
+}
+
+TEST_F(ServiceUseTest, AServiceWithoutCallersChangesItsPricesAtOnce) {
+  const Rows rows = ok(UpdateService{.id = kService, .price_per_request_micros = 9'000});
+  EXPECT_FALSE(
+      std::ranges::any_of(rows, [](const Row& row) { return std::holds_alternative<Event>(row); }));
+  EXPECT_EQ(core.state().service(kService)->prices_at(kT0).first, 9'000);
 }
 
 }  // namespace
