@@ -79,7 +79,7 @@ TEST(CheckTemplate, RefusesWhatNoLaunchCouldUseNamingTheTemplate) {
       {"bad", {{"gpus", 1}, {"gpu_milli", 500}}, "gpu"},
       {"bad", {{"command", json::array()}}, "command must not be empty"},
       {"bad", {{"image", "Not An Image"}}, "image"},
-      {"bad", {{"env", {{"A=B", "x"}}}}, "bad environment name 'A=B'"},
+      {"bad", {{"env", {{"A=B", "x"}}}}, "env: 'A\\x3dB' is not a variable name"},
       {"bad", {{"nodes", 2}, {"gpu_milli", 500}}, "multi-node"},
       {"Upper", {{"gpus", 1}}, "lowercase"},
       {"with space", {{"gpus", 1}}, "lowercase"},

@@ -85,6 +85,15 @@ Status check(const DaemonConfig& config) {
           fmt::format("advertise_url must be http://HOST:PORT, not '{}'", config.advertise_url));
     }
   }
+  // A node is lost after missing at least one report: a timeout of one interval or less would
+  // lose healthy nodes between their reports. (Halving the timeout, not doubling the interval,
+  // which may overflow: both are at least 1.)
+  if (config.heartbeat_timeout_ms / 2 < config.heartbeat_interval_ms) {
+    return fail(ErrorCode::kInvalidArgument,
+                fmt::format("heartbeat_timeout_ms ({}) must be at least twice "
+                            "heartbeat_interval_ms ({})",
+                            config.heartbeat_timeout_ms, config.heartbeat_interval_ms));
+  }
   if (config.lease_ms < 1'000 || config.lease_ms > 600'000) {
     return fail(ErrorCode::kInvalidArgument, "lease_ms must be 1000 to 600000");
   }
@@ -126,6 +135,9 @@ Status check(const DaemonConfig& config) {
                 fmt::format("max_active_instances_per_tenant must be at most {}",
                             limits::kMaxActiveInstancesPerTenant));
   }
+  if (config.service_price_notice_s > 90 * 86'400) {
+    return fail(ErrorCode::kInvalidArgument, "service_price_notice_s must be at most 90 days");
+  }
   if (config.idle_min_window_s > limits::kMaxIdleWindowS) {
     return fail(
         ErrorCode::kInvalidArgument,
@@ -163,7 +175,7 @@ struct WholeSetting {
   int64_t DaemonConfig::* field;
   int64_t least = 1;
 };
-constexpr std::array<WholeSetting, 27> kWholeSettings = {{
+constexpr std::array<WholeSetting, 28> kWholeSettings = {{
     {"lease_ms", &DaemonConfig::lease_ms},
     {"heartbeat_interval_ms", &DaemonConfig::heartbeat_interval_ms},
     {"heartbeat_timeout_ms", &DaemonConfig::heartbeat_timeout_ms},
@@ -181,6 +193,7 @@ constexpr std::array<WholeSetting, 27> kWholeSettings = {{
     {"service_hold_ms", &DaemonConfig::service_hold_ms},
     {"pool_command_timeout_ms", &DaemonConfig::pool_command_timeout_ms},
     {"idle_min_window_s", &DaemonConfig::idle_min_window_s},
+    {"service_price_notice_s", &DaemonConfig::service_price_notice_s},
     {"max_active_instances_per_tenant", &DaemonConfig::max_active_instances_per_tenant},
     {"forecast_lead_h", &DaemonConfig::forecast_lead_h},
     {"forecast_history_h", &DaemonConfig::forecast_history_h},
@@ -406,6 +419,9 @@ Result<DaemonConfig> load_daemon_config(const std::vector<std::string>& args, co
              "how long a pool's create or delete command may run");
   text_flag("--local-agent-path", &DaemonConfig::local_agent_path,
             "allot-agent for the local pool provider");
+  whole_flag("--service-price-notice-s", &DaemonConfig::service_price_notice_s,
+             "how long after its callers are told a shared service's price rise reaches them "
+             "(default 86400)");
   whole_flag("--idle-min-window-s", &DaemonConfig::idle_min_window_s,
              "the shortest idle-stop window a policy may have (default 60)");
   whole_flag("--max-active-instances-per-tenant", &DaemonConfig::max_active_instances_per_tenant,
@@ -428,6 +444,10 @@ Result<DaemonConfig> load_daemon_config(const std::vector<std::string>& args, co
   std::optional<bool> public_ports;
   cli.add_option("--public-ports", public_ports,
                  "whether tenants may publish ports reachable without a key (default true)");
+  bool new_secrets_key = false;
+  cli.add_flag("--new-secrets-key", new_secrets_key,
+               "make a new secrets.key when it is missing beside a store that holds data (the "
+               "registry passwords sealed with the lost one must be entered again)");
   whole_flag("--forecast-lead-h", &DaemonConfig::forecast_lead_h,
              "hours ahead the pools are grown for (default 2)");
   whole_flag("--forecast-history-h", &DaemonConfig::forecast_history_h,
@@ -466,6 +486,7 @@ Result<DaemonConfig> load_daemon_config(const std::vector<std::string>& args, co
   }
   if (forecast) config.forecast = *forecast;
   if (public_ports) config.public_ports = *public_ports;
+  config.new_secrets_key = new_secrets_key;
   if (auto ok = check(config); !ok) return std::unexpected(ok.error());
   return config;
 }

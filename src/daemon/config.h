@@ -61,6 +61,9 @@ struct DaemonConfig {
   int64_t max_active_instances_per_tenant = limits::kDefaultMaxActiveInstancesPerTenant;
   // Idle stop: the shortest window a new policy may have (1 s .. a week).
   int64_t idle_min_window_s = 60;
+  // A shared service's price rise reaches its callers this long after they are told (1 s .. 90
+  // days; a day by default).
+  int64_t service_price_notice_s = 86'400;
   // Pre-scaling: each hour the pools of a GPU model grow ahead of the demand the forecast
   // expects within `forecast_lead_h` hours, from up to `forecast_history_h` hours of history
   // (at least 48 are needed before it acts). Off with `forecast = false`.
@@ -73,6 +76,10 @@ struct DaemonConfig {
   std::string nfs_regions;
   // Whether tenants may publish a port that anyone reaches without a key (`public`).
   bool public_ports = true;
+  // A store that holds data is opened only with the secrets.key it was sealed with; this flag
+  // (--new-secrets-key, never from a file) makes a new key when that one is lost for good: the
+  // tenants' registry passwords sealed with it must then be entered again.
+  bool new_secrets_key = false;
   // The built dashboard (web/dist) that is served at `/`; empty: no dashboard.
   std::string web_dir;
   // HTTP: the time a client has to send a request's header and its body, how long an idle

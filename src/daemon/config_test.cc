@@ -309,5 +309,18 @@ TEST(DaemonConfig, ABadTemplateStopsTheStartNamingTheFileAndTheTemplate) {
   }
 }
 
+TEST(DaemonConfig, AHeartbeatTimeoutUnderTwoIntervalsIsRefused) {
+  for (const char* timeout : {"1", "1999", "3999"}) {
+    auto config = load({"--heartbeat-interval-ms", "2000", "--heartbeat-timeout-ms", timeout});
+    ASSERT_FALSE(config) << timeout;
+    EXPECT_NE(config.error().message.find("at least twice"), std::string::npos);
+  }
+  EXPECT_TRUE(load({"--heartbeat-interval-ms", "2000", "--heartbeat-timeout-ms", "4000"}));
+  // The defaults pass, and so does a short interval under the default timeout.
+  EXPECT_TRUE(load({}));
+  EXPECT_FALSE(load({"--heartbeat-timeout-ms", "1"}));
+  EXPECT_TRUE(load({"--heartbeat-interval-ms", "300", "--heartbeat-timeout-ms", "2000"}));
+}
+
 }  // namespace
 }  // namespace allot

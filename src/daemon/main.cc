@@ -24,6 +24,7 @@
 #include "api/reply.h"
 #include "common/signals.h"
 #include "daemon/config.h"
+#include "daemon/data_dir.h"
 #include "daemon/leader.h"
 #include "daemon/replica.h"
 
@@ -317,6 +318,13 @@ int run_replica(const DaemonConfig& config, const sigset_t& stop_signals,
 int run(const DaemonConfig& config, const sigset_t& stop_signals,
         const std::vector<std::string>& args) {
   setup_logging(config.log_level);
+  // Held until allotd ends: a second allotd on the same data dir stops here, before it opens a
+  // store or a log file the first one writes.
+  auto lock = lock_data_dir(config.data_dir);
+  if (!lock) {
+    spdlog::critical("msg=\"cannot start\" error=\"{}\"", lock.error().message);
+    return 1;
+  }
   if (config.advertise_url.empty()) return run_single(config, stop_signals);
   return run_replica(config, stop_signals, args);
 }
