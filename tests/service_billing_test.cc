@@ -4,8 +4,11 @@
 // balance, as its invoice shows to the micro; an answer whose usage cannot be read is counted
 // and not billed; a caller whose money is gone is answered 402, and what it could not pay is owed
 // on its invoice; the service's tenant sees its margin. Nobody else reaches or sees any of it.
+#include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <thread>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -20,6 +23,11 @@ using nlohmann::json;
 
 class ServiceBillingTest : public ServiceTest {
  protected:
+  // A price rise reaches callers 3 s after they are told, not a day.
+  ServiceBillingTest() {
+    extra_daemon_args_.insert(extra_daemon_args_.end(), {"--service-price-notice-s", "3"});
+  }
+
   // A tenant of its own with a member's key: the caller.
   struct Tenant {
     std::string id;
@@ -98,10 +106,21 @@ TEST_F(ServiceBillingTest, ACallerPaysPerRequestAndTokenExactlyAndIsRefusedWhenI
   EXPECT_EQ(key["caller_tenant_id"], buyer.id);
   EXPECT_EQ(key["billed"], true);
   const std::string caller = key["secret"];
+  // The caller's view of the service has fewer fields: the CLI shows it, and never aborts.
+  const RunResult shown_to_caller = cli({"services", "show", id}, buyer.key);
+  EXPECT_EQ(shown_to_caller.exit_code, 0) << shown_to_caller.out << shown_to_caller.err;
+  EXPECT_NE(shown_to_caller.out.find("0.001000 per request"), std::string::npos)
+      << shown_to_caller.out;
 
-  // Six answers billed: three completions of 4 tokens, a stream of 4, a header of 6, and a GET
-  // with no usage; one answer whose usage is broken, counted and not billed.
-  for (int i = 0; i < 3; ++i) ASSERT_EQ(chat(caller, json::object()).status, 200);
+  // Six answers billed: three completions of 4 tokens (one asking for gzip), a stream of 4, a
+  // header of 6, and a GET with no usage; one answer whose usage is broken, counted and not billed.
+  for (int i = 0; i < 2; ++i) ASSERT_EQ(chat(caller, json::object()).status, 200);
+  // The third asks for gzip, as the official OpenAI client does: billed its tokens all the same.
+  const json asked = {{"model", "chat-1"},
+                      {"messages", {{{"role", "user"}, {"content", "a b c"}}}}};
+  const RawAnswer gzipped = raw_request(daemon_.url(), "POST", "/v1/chat/completions", caller,
+                                        asked.dump(), "", {{"Accept-Encoding", "gzip"}});
+  ASSERT_EQ(gzipped.status, 200) << gzipped.body;
   const ClientResponse streamed = chat(caller, {{"stream", true}});
   ASSERT_EQ(streamed.status, 200) << streamed.body;
   EXPECT_NE(streamed.body.find("data: [DONE]"), std::string::npos) << streamed.body;
@@ -160,10 +179,43 @@ TEST_F(ServiceBillingTest, ACallerPaysPerRequestAndTokenExactlyAndIsRefusedWhenI
             std::string::npos)
       << html.body;
 
-  // Dearer than the balance: the call that empties it is answered, what it could not pay is
-  // owed, and the next is refused with 402 until the balance is topped up.
-  call_with(member_key_, "PATCH", "/v1/services/chat", R"({"price_per_request": "1"})", 200);
+  // A rise reaches the caller only after its notice: it is told at once, by an event, and its
+  // next call still costs what it did.
+  const json raised =
+      call_with(member_key_, "PATCH", "/v1/services/chat", R"({"price_per_request": "1"})", 200);
+  EXPECT_EQ(raised["price_per_request"], "0.001000") << raised.dump(2);
+  ASSERT_TRUE(raised["price_change"].is_object()) << raised.dump(2);
+  EXPECT_EQ(raised["price_change"]["price_per_request"], "1.000000");
+  const json events = call_with(buyer.key, "GET", "/v1/events", "", 200);
+  const auto told = std::ranges::find_if(
+      events["items"], [](const json& e) { return e.value("kind", "") == "service.price_rising"; });
+  ASSERT_NE(told, events["items"].end()) << events.dump(2);
+  EXPECT_EQ((*told)["data"]["new_price_per_request"], "1.000000") << told->dump();
   ASSERT_EQ(chat(caller, json::object()).status, 200);
+  EXPECT_TRUE(eventually([&] {
+    return as_operator("GET", balance, nullptr, 200)["cash"] == "0.980000";  // 0.001 + 2 tokens.
+  })) << as_operator("GET", balance, nullptr, 200).dump();
+  ASSERT_TRUE(eventually([&] {
+    return call_with(buyer.key, "GET", "/v1/services/" + id, "", 200)["price_per_request"] ==
+           "1.000000";
+  }));
+
+  // Dearer than the balance, forty calls at once: one is answered, the others are refused, so at
+  // most one call's worth is owed; the next is refused with 402 until the balance is topped up.
+  std::vector<std::thread> callers;
+  std::atomic<int> answered = 0;
+  std::atomic<int> unpaid = 0;
+  for (int i = 0; i < 40; ++i) {
+    callers.emplace_back([&] {
+      const int status =
+          raw_request(daemon_.url(), "POST", "/v1/chat/completions", caller, asked.dump()).status;
+      if (status == 200) ++answered;
+      if (status == 402) ++unpaid;
+    });
+  }
+  for (std::thread& t : callers) t.join();
+  EXPECT_EQ(answered.load(), 1);
+  EXPECT_EQ(unpaid.load(), 39);
   ClientResponse refused;
   ASSERT_TRUE(eventually([&] {
     refused = chat(caller, json::object());

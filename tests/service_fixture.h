@@ -16,9 +16,9 @@ namespace allot::testing {
 // ?sleep=S; and a POST answered as an OpenAI chat completion, its usage one token per word asked
 // and one answered: with "stream", as server-sent events whose last carries the usage; with
 // "tokens_header": N, as {} with X-Allot-Tokens: N; with "broken", with a usage whose count is not
-// a number.
+// a number. An answer is gzipped when the request accepts gzip.
 constexpr std::string_view kServer = R"PY(
-import json, os, sys, time
+import gzip, json, os, sys, time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import urlparse, parse_qs
 SICK = False
@@ -28,6 +28,9 @@ class Handler(BaseHTTPRequestHandler):
     def answer(self, status, text):
         out = text.encode()
         self.send_response(status)
+        if 'gzip' in self.headers.get('Accept-Encoding', ''):
+            out = gzip.compress(out)
+            self.send_header('Content-Encoding', 'gzip')
         self.send_header('Content-Type', 'text/plain')
         self.send_header('Content-Length', str(len(out)))
         self.end_headers()

@@ -19,16 +19,6 @@
 extern char** environ;
 
 namespace allot::testing {
-namespace {
-
-std::string read_file(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-}  // namespace
 
 pid_t spawn_program(const std::string& program, const std::vector<std::string>& args,
                     const std::vector<std::string>& extra_env, const std::filesystem::path& out,

@@ -4,6 +4,7 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 namespace allot::testing {
 
@@ -19,10 +20,21 @@ struct RawAnswer {
 };
 
 // `method` `target` to `url` (http://HOST:PORT), with `key` as a Bearer token and `cookie` as the
-// Cookie header when not empty.
+// Cookie header when not empty, and `headers` besides.
 RawAnswer raw_request(const std::string& url, const std::string& method, const std::string& target,
                       const std::string& key, const std::string& body = "",
-                      const std::string& cookie = "");
+                      const std::string& cookie = "",
+                      const std::map<std::string, std::string>& headers = {});
+
+// Sends `bytes` as they are to `url` over a fresh connection and returns all that comes back
+// until the server closes it (or `wait_ms` pass): for requests no client would make.
+std::string raw_send(const std::string& url, const std::string& bytes, int wait_ms = 10'000);
+// The same, the pieces sent one by one with `pause_ms` between them, as a slow client sends.
+std::string raw_send_pieces(const std::string& url, const std::vector<std::string>& pieces,
+                            int pause_ms, int wait_ms = 10'000);
+
+// The status of a raw answer's first line (0: none, as when the connection closed unanswered).
+int status_of(const std::string& answer);
 
 // The "code" of an error answer's body ({"error": {"code", ...}}); empty for any other body.
 std::string error_code_of(const std::string& body);

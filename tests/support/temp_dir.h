@@ -2,8 +2,12 @@
 #pragma once
 
 #include <filesystem>
+#include <string>
 
 namespace allot::testing {
+
+// A file's whole text; empty when it cannot be read.
+std::string read_file(const std::filesystem::path& path);
 
 class TempDir {
  public:
