@@ -237,10 +237,14 @@ awaitable<bool> relay_exec(TunnelHub& hub, std::string node_id, nlohmann::json w
     audit(-1, "disconnected");
     co_return false;
   }
-  auto watcher = std::make_shared<net::ExitWatcher>();
-  co_await net::splice(exchange.stream, exchange.buffer, lease.conn(), lease.pending(),
-                       [watcher](std::string_view bytes) { watcher->see(bytes); });
-  audit(watcher->exit_code().value_or(-1), watcher->exit_code() ? "" : "disconnected");
+  // The watcher lives in this frame and the callback holds only a reference: GCC 12 destroys a
+  // temporary of a co_await twice, which freed a shared_ptr's watcher under the relay (ASan).
+  net::ExitWatcher watcher;
+  std::function<void(std::string_view)> see = [&watcher](std::string_view bytes) {
+    watcher.see(bytes);
+  };
+  co_await net::splice(exchange.stream, exchange.buffer, lease.conn(), lease.pending(), see);
+  audit(watcher.exit_code().value_or(-1), watcher.exit_code() ? "" : "disconnected");
   co_return false;
 }
 
