@@ -66,12 +66,15 @@ Status write_simulated_cdi(const std::vector<GpuInfo>& gpus, const std::string& 
   for (const GpuInfo& gpu : gpus) {
     const std::string node = device_dir + "/nvidia" + std::to_string(gpu.index);
     if (Status made = make_device_node(node, static_cast<unsigned>(gpu.index)); !made) return made;
+    // Bound in rather than a device node: a container in a user namespace of its own cannot be
+    // given a node whose host path differs from its path (runc binds the path itself), and a
+    // simulated GPU is never opened.
     devices.push_back(
         {{"name", gpu.uuid},
          {"containerEdits",
-          {{"deviceNodes", json::array({{{"path", "/dev/nvidia" + std::to_string(gpu.index)},
-                                         {"hostPath", node},
-                                         {"permissions", "rw"}}})}}}});
+          {{"mounts", json::array({{{"hostPath", node},
+                                    {"containerPath", "/dev/nvidia" + std::to_string(gpu.index)},
+                                    {"options", {"bind", "rw"}}}})}}}});
   }
   const json spec = {{"cdiVersion", "0.5.0"}, {"kind", kind}, {"devices", devices}};
   const std::string path = simulated_cdi_path(spec_dir, owner);

@@ -32,7 +32,8 @@ TEST(SeccompTest, CloneAndUnshareAreAllowedOnlyWithoutANewUserNamespace) {
   const auto base = dir.path() / "base.json";
   std::ofstream(base) << R"({"defaultAction": "SCMP_ACT_ERRNO", "syscalls": [
       {"names": ["read", "clone", "clone3", "unshare"], "action": "SCMP_ACT_ALLOW"}]})";
-  auto path = write_seccomp_profile(dir.path().string(), base.string());
+  // Into a directory the agent has not made yet, as at its first start.
+  auto path = write_seccomp_profile((dir.path() / "workloads").string(), base.string());
   ASSERT_TRUE(path) << path.error().message;
   const nlohmann::json profile = nlohmann::json::parse(read_file(*path));
   const auto& rules = profile["syscalls"];
