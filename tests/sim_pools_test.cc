@@ -2,6 +2,7 @@
 // demand and takes it back to its minimum at night without stopping any work; the report's pool
 // figures hold together; bad pool, workload and forecast fields are refused by name; and a week
 // runs without and with the forecast, both results printed side by side.
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -51,7 +52,8 @@ json run_json(const json& doc, std::vector<std::string> extra = {}) {
   const auto file = write(doc);
   std::vector<std::string> args = {"-o", "json", "sim", "run", file->path};
   args.insert(args.end(), extra.begin(), extra.end());
-  const RunResult result = allot_offline(args);
+  // A week of a fleet twice over, under the sanitizers of the test build: well past a minute.
+  const RunResult result = allot_offline(args, std::chrono::seconds(240));
   EXPECT_EQ(result.exit_code, 0) << result.err;
   return json::parse(result.out, nullptr, false);
 }
