@@ -65,7 +65,7 @@ Result<std::string> write_seccomp_profile(const std::string& dir, const std::str
   syscalls.push_back({{"names", {"clone3"}}, {"action", "SCMP_ACT_ERRNO"}, {"errnoRet", ENOSYS}});
   std::error_code made;
   std::filesystem::create_directories(dir, made);
-  const std::string path = dir + "/seccomp.json";
+  std::string path = dir + "/seccomp.json";
   if (Status written = write_file_atomically(path, path + ".tmp", profile.dump(1), 0644);
       !written) {
     return std::unexpected(written.error());
