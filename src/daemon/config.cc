@@ -135,7 +135,7 @@ Status check(const DaemonConfig& config) {
                 fmt::format("max_active_instances_per_tenant must be at most {}",
                             limits::kMaxActiveInstancesPerTenant));
   }
-  if (config.service_price_notice_s > 90 * 86'400) {
+  if (config.service_price_notice_s > int64_t{90} * 86'400) {
     return fail(ErrorCode::kInvalidArgument, "service_price_notice_s must be at most 90 days");
   }
   if (config.idle_min_window_s > limits::kMaxIdleWindowS) {
