@@ -203,6 +203,7 @@ TEST_F(ServiceBillingTest, ACallerPaysPerRequestAndTokenExactlyAndIsRefusedWhenI
   // Dearer than the balance, forty calls at once: one is answered, the others are refused, so at
   // most one call's worth is owed; the next is refused with 402 until the balance is topped up.
   std::vector<std::thread> callers;
+  callers.reserve(40);
   std::atomic<int> answered = 0;
   std::atomic<int> unpaid = 0;
   for (int i = 0; i < 40; ++i) {
