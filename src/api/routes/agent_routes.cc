@@ -28,13 +28,15 @@ Error bad_report(const std::string& what) {
 // Agents send whole numbers only. JSON reads a number with a fraction, or one past 64 bits, as
 // floating point, and reading one into the integer fields below would be undefined behaviour.
 bool whole_numbers_only(const json& doc) {
-  std::vector<const json*> todo{&doc};  // Not recursive: the nesting may be deep.
-  while (!todo.empty()) {
-    const json* value = todo.back();
-    todo.pop_back();
+  // A walk with a stack of values left to see rather than recursion (bodies nest at most
+  // kMaxJsonDepth deep, but this does not depend on it).
+  std::vector<const json*> unseen{&doc};
+  while (!unseen.empty()) {
+    const json* value = unseen.back();
+    unseen.pop_back();
     if (value->is_number_float()) return false;
     if (value->is_structured()) {
-      for (const json& item : *value) todo.push_back(&item);
+      for (const json& item : *value) unseen.push_back(&item);
     }
   }
   return true;
