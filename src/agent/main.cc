@@ -77,6 +77,7 @@ allot::Result<std::unique_ptr<allot::agent::Runtime>> open_runtime(
       config.gpu_problem = spec.error().message;
       spdlog::warn("msg=\"GPUs out of service\" why=\"{}\"", config.gpu_problem);
     }
+    flags.container.node_gpu_uuids = uuids;
   }
   auto conf = write_registries_conf(dir, flags.container.insecure_registries);
   if (!conf) return std::unexpected(conf.error());
@@ -90,7 +91,6 @@ allot::Result<std::unique_ptr<allot::agent::Runtime>> open_runtime(
   flags.container.node_cpu_milli = config.cpu_milli;
   flags.container.node_memory_mib = config.memory_mib;
   flags.container.node_gpu_milli = static_cast<int64_t>(gpus.gpus().size()) * 1000;
-  flags.container.node_gpu_uuids = uuids;
   return open_container_runtime(dir, clock, flags.container, orphan_timeout_ms);
 }
 

@@ -38,7 +38,8 @@ struct ContainerOptions {
   int64_t node_memory_mib = 0;
   int64_t node_gpu_milli = 0;
   // This agent's GPUs: a container of any agent that holds one of them and that this agent does
-  // not know is ended when it starts, before the GPU is offered again.
+  // not know is ended when it starts, before the GPU is offered again. Real GPUs only: simulated
+  // ones are every agent's own fiction, and several agents on one host simulate the same UUIDs.
   std::vector<std::string> node_gpu_uuids;
 };
 
