@@ -3,13 +3,22 @@
 # throwaway PostgreSQL server so that the PostgreSQL cases run too.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Each step's start, so that a slow run shows where its time went.
+step() { printf '== %s at %dm%02ds\n' "$1" $((SECONDS / 60)) $((SECONDS % 60)); }
 
+step setup
 scripts/setup.sh
+step build
 # No debug information: a quarter less compiling, and test binaries a tenth the size to link.
 cmake --preset debug -DCMAKE_CXX_FLAGS_DEBUG=-g0
 cmake --build --preset debug
+step web
 scripts/web.sh
+step lint
 scripts/lint.sh build/debug
+step fuzz
 # Every libFuzzer target for 10 seconds over its seeds (build/fuzz, clang 19; docs/fuzzing.md).
 scripts/fuzz.sh 10
+step tests
 ALLOT_REQUIRE_POSTGRES=1 scripts/with-postgres.sh ctest --preset debug -j "$(nproc)"
+step done
