@@ -140,8 +140,16 @@ function updateStatus(): void {
   );
 }
 
+// On a phone the sidebar folds into a top bar: the menu button opens the links under it, and
+// picking one closes them again, so that the page is in view.
+function setMenuOpen(side: HTMLElement, button: HTMLElement, open: boolean): void {
+  side.classList.toggle('open', open);
+  button.setAttribute('aria-expanded', String(open));
+}
+
 function buildShell(c: Ctx): void {
-  const nav = h('nav', { class: 'nav' });
+  const menu = h('button', { class: 'btn btn-ghost menu', type: 'button', 'aria-label': 'Menu', 'aria-expanded': 'false', 'aria-controls': 'side', 'data-testid': 'menu' }, '☰');
+  const nav = h('nav', { class: 'nav', onclick: () => setMenuOpen(side, menu, false) });
   const status = h('div', { class: 'live', 'data-testid': 'live' });
   const banner = h('div', { class: 'banner', role: 'alert' });
   const main = h('main', { class: 'main' });
@@ -152,16 +160,19 @@ function buildShell(c: Ctx): void {
     h('div', { class: 'who-sub' }, `${c.me.user.role} · ${c.me.tenant.name}`),
     h('div', { class: 'who-sub mono' }, c.me.user.email),
   );
+  const side = h(
+    'aside',
+    { class: 'side', id: 'side' },
+    h('div', { class: 'brand' }, h('span', { class: 'logo' }, '◆'), 'Allot', h('span', { class: 'brand-sub' }, 'GPU cloud')),
+    menu,
+    nav,
+    h('div', { class: 'side-foot' }, who, h('button', { class: 'btn btn-ghost', 'data-testid': 'sign-out', onclick: () => signOut() }, 'Sign out')),
+  );
+  menu.addEventListener('click', () => setMenuOpen(side, menu, !side.classList.contains('open')));
   const app = h(
     'div',
     { class: 'layout' },
-    h(
-      'aside',
-      { class: 'side' },
-      h('div', { class: 'brand' }, h('span', { class: 'logo' }, '◆'), 'Allot', h('span', { class: 'brand-sub' }, 'GPU cloud')),
-      nav,
-      h('div', { class: 'side-foot' }, who, h('button', { class: 'btn btn-ghost', 'data-testid': 'sign-out', onclick: () => signOut() }, 'Sign out')),
-    ),
+    side,
     h('div', { class: 'content' }, h('header', { class: 'top' }, h('div', { class: 'crumb', id: 'crumb' }), status), banner, main),
   );
   replace(root, app);
