@@ -106,7 +106,9 @@ MinorAmounts document_amounts(const Invoice& invoice, const Currency& currency) 
   out.rounding = out.total - (out.subtotal - out.credits);
   out.credited = round(invoice.credited_micros);
   out.paid_from_balance = round(invoice.payments.paid_micros);
-  out.amount_due = std::max<int64_t>(0, out.total - out.credited - out.paid_from_balance);
+  out.paid = round(invoice.payment_micros);
+  out.amount_due =
+      std::max<int64_t>(0, out.total - out.credited - out.paid_from_balance - out.paid);
   return out;
 }
 

@@ -46,6 +46,7 @@ struct MinorAmounts {
   int64_t total = 0;
   int64_t credited = 0;
   int64_t paid_from_balance = 0;
+  int64_t paid = 0;  // What a recorded payment paid.
   int64_t amount_due = 0;
 };
 

@@ -30,6 +30,7 @@ std::vector<std::pair<std::string_view, int64_t>> totals(const Invoice& invoice)
                                                            {"total", invoice.total_micros},
                                                            {"credited", invoice.credited_micros}};
   if (invoice.prepaid) out.emplace_back("paid_from_balance", invoice.payments.paid_micros);
+  out.emplace_back("paid", invoice.payment_micros);
   out.emplace_back("amount_due", invoice.due_micros());
   return out;
 }
@@ -351,6 +352,7 @@ std::string invoice_html(const State& state, const Invoice& invoice, const Issue
   rows.emplace_back("Total", shown.total);
   if (shown.credited != 0) rows.emplace_back("Credited", -shown.credited);
   if (invoice.prepaid) rows.emplace_back("Paid from the prepaid balance", -shown.paid_from_balance);
+  if (invoice.status == InvoiceStatus::kPaid) rows.emplace_back("Paid", -shown.paid);
   rows.emplace_back("Amount due", shown.amount_due);
   for (const auto& [name, minor] : rows) {
     out += fmt::format("<tr><td colspan=\"7\">{}</td><td class=\"n\">{} {}</td></tr>\n", name,

@@ -52,13 +52,15 @@ constexpr auto kLineFields = join_tables(
 static void to_json(json& doc, const InvoiceLine& line) { doc = write_fields(line, kLineFields); }
 static void from_json(const json& doc, InvoiceLine& line) { read_fields(doc, kLineFields, line); }
 
-// The fields read by default are absent from invoices stored before periods and balance payments
-// were kept: those were all postpaid, and billed their whole month (from_json below).
+// The fields read by default are absent from invoices stored before periods, balance payments and
+// recorded payments were kept: those were all postpaid, and billed their whole month (from_json
+// below).
 constexpr auto kInvoiceFields = join_tables(
     ALLOT_FIELDS(Invoice, id, tenant_id, month_ms, status, number, subtotal_micros, credits_micros,
                  total_micros, credited_micros, created_at_ms, drafted_at_ms, finalized_at_ms,
                  paid_at_ms, voided_at_ms, lines),
-    ALLOT_FIELDS_OR_DEFAULT(Invoice, period_start_ms, period_end_ms, early, prepaid),
+    ALLOT_FIELDS_OR_DEFAULT(Invoice, period_start_ms, period_end_ms, early, prepaid,
+                            payment_micros),
     std::array{
         field_or_default<&Invoice::payments, &BalancePayments::paid_micros>(
             "paid_from_balance_micros"),

@@ -224,6 +224,7 @@ export interface Invoice {
   credits: string;
   total: string;
   credited: string;
+  paid: string; // What the recorded payment paid in.
   amount_due: string;
   created_at: string;
   drafted_at: string;

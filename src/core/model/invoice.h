@@ -84,6 +84,8 @@ struct Invoice {
   int64_t credits_micros = 0;   // Promotional credits applied in the month.
   int64_t total_micros = 0;     // subtotal - credits.
   int64_t credited_micros = 0;  // The sum of the credit notes against it.
+  // What the payment recorded by marking it paid paid in (its ledger transfer "invoice/ID/paid").
+  int64_t payment_micros = 0;
   TimeMs created_at_ms = 0;
   TimeMs drafted_at_ms = 0;  // The last (re-)draft.
   TimeMs finalized_at_ms = 0;
@@ -93,10 +95,10 @@ struct Invoice {
   bool operator==(const Invoice&) const = default;
   // What credit notes may still give back: its total less what they already gave.
   int64_t uncredited_micros() const { return total_micros - credited_micros; }
-  // What the tenant still owes on it: its total less what credit notes gave back and what its
-  // prepaid balance already paid (never below zero).
+  // What the tenant still owes on it: its total less what credit notes gave back, what its
+  // prepaid balance already paid and what a recorded payment paid (never below zero).
   int64_t due_micros() const {
-    return std::max<int64_t>(0, uncredited_micros() - payments.paid_micros);
+    return std::max<int64_t>(0, uncredited_micros() - payments.paid_micros - payment_micros);
   }
 };
 

@@ -10,10 +10,31 @@
 #include "common/money.h"
 #include "core/kernel/lookups.h"
 #include "core/kernel/validate.h"
+#include "core/model/accounts.h"
 #include "core/money/invoices.h"
+#include "core/money/money_internal.h"
 
 namespace allot {
 namespace {
+
+// Money an invoice moves between an operator account and the tenant's account of the invoice's
+// billing mode: a recorded payment comes in from funding, a credit note gives back out of revenue.
+// The changed invoice and credit note (rest) are written with the transfer, all at once.
+Rows post_for_invoice(const State& state, const Invoice& invoice, ledger::Transfer transfer,
+                      Rows rest) {
+  Draft draft(state);
+  money::ensure_account(draft,
+                        ledger::Account{.id = transfer.debit_account_id, .code = "operator"});
+  transfer.credit_account_id = tenant_account(
+      invoice.tenant_id, invoice.prepaid ? BillingMode::kPrepaid : BillingMode::kPostpaid);
+  money::ensure_account(draft, ledger::Account{.id = transfer.credit_account_id,
+                                               .code = "tenant",
+                                               .debits_must_not_exceed_credits = invoice.prepaid});
+  if (transfer.amount > 0) draft.add_transfer(transfer);
+  Rows rows = draft.rows();
+  rows.insert(rows.begin(), rest.begin(), rest.end());
+  return rows;
+}
 
 Error frozen(const Invoice& invoice, std::string_view what) {
   return Error{ErrorCode::kConflict, fmt::format("invoice {} is {}: it cannot be {}", invoice.id,
@@ -177,7 +198,14 @@ Result<Rows> apply(const State& state, const MarkInvoicePaid& c, TimeMs now_ms,
   auto moved = move_invoice(state, c.id, {InvoiceStatus::kFinal}, InvoiceStatus::kPaid,
                             &Invoice::paid_at_ms, now_ms, "marked paid (only final invoices can)");
   if (!moved) return std::unexpected(moved.error());
-  return Rows{*moved};
+  // What is due is paid in: the tenant's account no longer owes it.
+  moved->payment_micros = moved->due_micros();
+  return post_for_invoice(state, *moved,
+                          ledger::Transfer{.id = fmt::format("invoice/{}/paid", moved->id),
+                                           .debit_account_id = std::string(kFundingAccount),
+                                           .amount = moved->payment_micros,
+                                           .code = "invoice_payment"},
+                          Rows{*moved});
 }
 
 Result<Rows> apply(const State& state, const VoidInvoice& c, TimeMs now_ms,
@@ -256,7 +284,13 @@ Result<Rows> apply(const State& state, const CreateCreditNote& c, TimeMs now_ms,
                   .amount_micros = c.amount_micros,
                   .reason = c.reason,
                   .created_at_ms = now_ms};
-  return Rows{credited, note};
+  // What it gives back goes back to the tenant's account: off what is owed, or to spend.
+  return post_for_invoice(state, credited,
+                          ledger::Transfer{.id = fmt::format("credit-note/{}", note.id),
+                                           .debit_account_id = std::string(kRevenueAccount),
+                                           .amount = note.amount_micros,
+                                           .code = "credit_note"},
+                          Rows{credited, note});
 }
 
 void put(State& state, const Invoice& invoice) {

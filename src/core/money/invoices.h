@@ -17,17 +17,20 @@ namespace allot {
 // - FinalizeInvoice: makes a draft final: numbered INV-nnnnnn, stamped, marked early if its month
 //   has not ended. Refuses not_found, conflict (not a draft, or drafted before its month ended and
 //   not re-drafted since) and period_open (the month has not ended and early is not set).
-// - MarkInvoicePaid: marks a final invoice paid, stamping paid_at_ms. Refuses not_found and
-//   conflict (not final).
+// - MarkInvoicePaid: records the payment of a final invoice: what is due is posted from the
+//   operator's funding account to the tenant's account of the invoice's billing mode (transfer
+//   "invoice/ID/paid"), kept as payment_micros, and the invoice is stamped paid. Refuses
+//   not_found and conflict (not final).
 // - VoidInvoice: voids a draft or final invoice, stamping voided_at_ms. Refuses not_found and
 //   conflict (paid or void already, or it has credit notes).
 // - SetBillingDetails: replaces the tenant's billing details (a tenant row). Refuses as
 //   check_billing_details does: not_found (tenant), invalid_argument (a field too long or with
 //   control characters, a bad email).
 // - CreateCreditNote: issues a credit note CN-nnnnnn against a final or paid invoice, adding to its
-//   credited_micros (no ledger posting). Refuses not_found (invoice), invalid_id, already_exists
-//   (id taken), conflict (a draft or void invoice), invalid_argument (the reason, an amount not in
-//   1..what is uncredited).
+//   credited_micros and posting the amount from the operator's revenue back to the tenant's
+//   account of the invoice's billing mode (transfer "credit-note/ID"). Refuses not_found (invoice),
+//   invalid_id, already_exists (id taken), conflict (a draft or void invoice), invalid_argument
+//   (the reason, an amount not in 1..what is uncredited).
 ALLOT_HANDLERS(DraftInvoice, FinalizeInvoice, MarkInvoicePaid, VoidInvoice, SetBillingDetails,
                CreateCreditNote);
 

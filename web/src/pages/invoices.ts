@@ -110,6 +110,7 @@ export function invoicePage(ctx: Ctx, params: string[]): PageView {
       kpi('Credits', money(inv.credits)),
       kpi('Total', money(inv.total), undefined, 'invoice-total'),
       kpi('Credited', money(inv.credited)),
+      kpi('Paid', money(inv.paid)),
       kpi('Amount due', money(inv.amount_due)),
     );
     if (ctx.isOperator) {
