@@ -6,6 +6,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
 
+if [ ! -x build/release/src/daemon/allotd ]; then
+  echo "The first run installs packages and builds Allot: about 20 minutes on 2 cores. Later runs" \
+    "start in seconds."
+fi
 scripts/setup.sh
 cmake --preset release >/dev/null
 cmake --build --preset release --target allotd allot allot-agent
@@ -88,7 +92,10 @@ run_and_follow() {
 
 suffix=$(date +%H%M%S)
 step "tenants create acme-$suffix"
-tenant=$(ALLOT_KEY=$admin_key allot -o json tenants create "acme-$suffix" | tee /dev/stderr | field id)
+# Printed from a copy: `tee /dev/stderr` would reopen a redirected log and truncate it.
+created=$(ALLOT_KEY=$admin_key allot -o json tenants create "acme-$suffix")
+echo "$created"
+tenant=$(field id <<<"$created")
 step "projects create vision --tenant $tenant"
 ALLOT_KEY=$admin_key allot projects create vision --tenant "$tenant"
 step "users create --name Ann --email ann@acme.example --role tenant-admin --tenant $tenant"
