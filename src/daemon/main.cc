@@ -77,7 +77,9 @@ void write_port_file(const DaemonConfig& config, uint16_t port) {
 }
 
 void announce(const std::optional<std::string>& first_key, const std::string& url) {
-  if (first_key) {
+  if (first_key && first_key->empty()) {
+    std::fprintf(stdout, "operator admin made, with the key given in ALLOT_ADMIN_KEY\n");
+  } else if (first_key) {
     // Shown once: only its hash is kept.
     std::fprintf(stdout, "operator admin key (shown once): %s\n", first_key->c_str());
   }

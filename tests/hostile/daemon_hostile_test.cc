@@ -1,6 +1,7 @@
 // An operator's mistakes that would lose data without a word: a second allotd on the same data
 // dir, a lost secrets key beside a store, a heartbeat timeout that loses healthy nodes. Each stops
-// allotd at its start with a message that says what to do.
+// allotd at its start with a message that says what to do. And a secret the operator gave is not
+// printed where logs keep it.
 #include <filesystem>
 #include <string>
 
@@ -55,6 +56,17 @@ TEST(DaemonHostileTest, AHeartbeatTimeoutUnderTwoIntervalsStopsAllotdAtItsStart)
                   std::chrono::seconds(30));
   EXPECT_EQ(refused.exit_code, 2);
   EXPECT_NE((refused.out + refused.err).find("at least twice"), std::string::npos);
+}
+
+TEST(DaemonHostileTest, AnAdminKeyGivenInTheEnvironmentIsNeverPrinted) {
+  const std::string key = "allot_given000000000000000000000000000000";
+  Daemon daemon;
+  ASSERT_TRUE(daemon.start({"ALLOT_ADMIN_KEY=" + key}));
+  EXPECT_EQ(daemon.output().find(key), std::string::npos) << daemon.output();
+  EXPECT_EQ(daemon.output().find("shown once"), std::string::npos) << daemon.output();
+  EXPECT_NE(daemon.output().find("with the key given in ALLOT_ADMIN_KEY"), std::string::npos)
+      << daemon.output();
+  EXPECT_EQ(daemon.request("GET", "/v1/whoami", "", key).status, 200);
 }
 
 }  // namespace
