@@ -94,6 +94,14 @@ TEST_F(ServiceTest, AServiceAnswersGrowsSleepsWakesAndRollsOverWithoutAFailedReq
   const json models = call_with(member_key_, "GET", "/v1/models", "", 200);
   ASSERT_EQ(models["data"].size(), 1U) << models.dump();
   EXPECT_EQ(models["data"][0]["id"], "echo-1");
+  // One model by its id, as the OpenAI client retrieves it; none of another tenant's.
+  const json model = call_with(member_key_, "GET", "/v1/models/echo-1", "", 200);
+  EXPECT_EQ(model["id"], "echo-1");
+  EXPECT_EQ(model["object"], "model");
+  EXPECT_EQ(model["owned_by"], "echo");
+  call_with(member_key_, "GET", "/v1/models/gpt-9", "", 404);
+  call_with(stranger, "GET", "/v1/models/echo-1", "", 404);
+  EXPECT_EQ(daemon_.request("GET", "/v1/models/echo-1", "", "").status, 401);
   EXPECT_EQ(
       daemon_.request("POST", "/v1/chat/completions", R"({"model": "gpt-9"})", member_key_).status,
       404);
@@ -191,6 +199,14 @@ TEST_F(ServiceTest, AServiceAnswersGrowsSleepsWakesAndRollsOverWithoutAFailedReq
   const RunResult shown = cli({"services", "show", "echo"}, member_key_);
   EXPECT_EQ(shown.exit_code, 0) << shown.err;
   EXPECT_NE(shown.out.find("revision:  2, rollout done"), std::string::npos) << shown.out;
+  // An update of one field keeps the rest of the running revision: its command and GPUs stay.
+  const RunResult updated =
+      cli({"-o", "json", "services", "update", "echo", "--env", "NOTE=kept"}, member_key_);
+  ASSERT_EQ(updated.exit_code, 0) << updated.err;
+  const json latest = json::parse(updated.out)["revisions"].back()["spec"];
+  EXPECT_EQ(latest["command"], replica("2")["command"]) << latest.dump();
+  EXPECT_EQ(latest["gpus"], 8) << latest.dump();
+  EXPECT_EQ(latest["env"], json({{"VERSION", "2"}, {"NOTE", "kept"}})) << latest.dump();
 
   // Deleted: its replicas stop and its URL is gone.
   call_with(member_key_, "DELETE", "/v1/services/echo", "", 200);

@@ -205,6 +205,10 @@ void App::route_and_answer(HttpRequest request, std::string& route, Responder re
     route = path;
     return answer_service(std::move(request), std::move(respond));
   }
+  if (request.method == "GET" && model_in_path(request.target)) {
+    route = "/v1/models/{model}";
+    return answer_service(std::move(request), std::move(respond));
+  }
   const bool api = !target->segments.empty() && target->segments.front() == "v1";
   if (!api && request.method == "GET" && path != "/metrics") {
     if (auto file = web_file(options_.web_dir, target->segments)) {

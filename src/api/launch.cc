@@ -7,8 +7,10 @@
 
 #include "api/placement_fields.h"
 #include "api/routes_util.h"
+#include "api/wire/cluster.h"
 #include "common/image_ref.h"
 #include "common/limits.h"
+#include "common/money.h"
 #include "core/cluster/cluster.h"
 #include "core/kernel/validate.h"
 
@@ -162,6 +164,43 @@ json with_template(const LaunchTemplate& launch_template, const json& body) {
     } else {
       out[name] = value;
     }
+  }
+  return out;
+}
+
+json launch_fields(const InstanceSpec& spec) {
+  json out = {{"command", spec.command}, {"price_class", price_class_name(spec.price_class)}};
+  if (spec.gpu_milli > 0) {
+    out["gpu_milli"] = spec.gpu_milli;
+  } else {
+    out["gpus"] = spec.gpus;
+  }
+  auto put_set = [&out](const char* name, const auto& value, bool set) {
+    if (set) out[name] = value;
+  };
+  put_set("gpu_models", spec.gpu_models, !spec.gpu_models.empty());
+  put_set("regions", spec.regions, !spec.regions.empty());
+  put_set("region", spec.region, !spec.region.empty());
+  put_set("image", spec.image, !spec.image.empty());
+  put_set("from", spec.from, !spec.from.empty());
+  put_set("prefer", prefer_name(spec.prefer), spec.prefer != Prefer::kNone);
+  put_set("max_price", Money::from_micros(spec.max_price_micros).to_string(),
+          spec.max_price_micros > 0);
+  put_set("cpu_milli", spec.cpu_milli, spec.cpu_milli > 0);
+  put_set("memory_mib", spec.memory_mib, spec.memory_mib > 0);
+  put_set("max_run_s", spec.max_run_s, spec.max_run_s > 0);
+  put_set("env", spec.env, !spec.env.empty());
+  put_set("labels", spec.labels, !spec.labels.empty());
+  put_set("requeue", spec.requeue, spec.requeue);
+  if (spec.idle) out["idle"] = to_json(*spec.idle);
+  if (!spec.volumes.empty()) {
+    json volumes = json::array();
+    for (const VolumeMount& v : spec.volumes) {
+      volumes.push_back({{"volume", v.name.empty() ? v.volume_id : v.name},
+                         {"path", v.path},
+                         {"read_only", v.read_only}});
+    }
+    out["volumes"] = std::move(volumes);
   }
   return out;
 }

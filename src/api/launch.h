@@ -46,6 +46,11 @@ inline constexpr size_t kMaxLaunchTemplates = 200;
 // a body that asks for GPUs (gpus or gpu_milli) replaces the template's GPU request whole.
 nlohmann::json with_template(const LaunchTemplate& launch_template, const nlohmann::json& body);
 
+// The launch fields that make `spec` again (read_launch's names): its GPU request, placement,
+// resources, image, command, env, labels, limits, idle policy and volumes (by name). Not its
+// ports, nodes or project, which a service replica's launch fields never hold.
+nlohmann::json launch_fields(const InstanceSpec& spec);
+
 // Reads a template's fields as a launch would and checks the spec as the core would, so that a
 // template that no launch could use is refused when allotd starts. kInvalidArgument (or the
 // field's own code) names the template and what is wrong.

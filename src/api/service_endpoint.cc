@@ -1,6 +1,7 @@
 // The App's side of services' endpoints (/s/SERVICE/...): who may call one, and the relay and
 // probes behind it (api/service_proxy.h).
 #include <memory>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -46,6 +47,28 @@ Result<Who> who_calls(const ReadView& view, const std::string& authorization) {
   return Who{.tenant_id = caller.is_operator_admin() ? std::string() : caller.tenant_id};
 }
 
+// GET /v1/models and /v1/models/{model}, as OpenAI answers them: the models of the services the
+// caller may reach, or the one named (percent-decoded; a model id may hold slashes). Nullopt for
+// any other request.
+std::optional<HttpResponse> models_answer(const ServiceTraffic& traffic, const Who& who,
+                                          const std::string& target) {
+  const bool list = target == kModelsPath || target.starts_with(kModelsQuery);
+  const std::optional<std::string> named = model_in_path(target);
+  if (!list && !named) return std::nullopt;
+  nlohmann::json models = nlohmann::json::array();
+  for (const ServiceRoute& r : traffic.with_models(who.tenant_id)) {
+    if (!who.admits(r) || (named && r.model != *named)) continue;
+    models.push_back({{"id", r.model}, {"object", "model"}, {"owned_by", r.name}});
+  }
+  if (list) return json_reply(200, {{"object", "list"}, {"data", models}});
+  if (models.empty()) {
+    return error_reply(Error{
+        ErrorCode::kNotFound,
+        fmt::format("no service of yours serves model '{}'", named->size() <= 128 ? *named : "…")});
+  }
+  return json_reply(200, models.front());
+}
+
 }  // namespace
 
 void App::answer_service(HttpRequest request, Responder respond) {
@@ -83,13 +106,8 @@ HttpResponse App::service_answer(const HttpRequest& request) {
           .body = "",
           .location = prefix + "/" + (query == std::string::npos ? "" : path.target.substr(query))};
     }
-  } else if (request.target == kModelsPath || request.target.starts_with(kModelsQuery)) {
-    nlohmann::json models = nlohmann::json::array();
-    for (const ServiceRoute& r : traffic_.with_models(who.tenant_id)) {
-      if (!who.admits(r)) continue;
-      models.push_back({{"id", r.model}, {"object", "model"}, {"owned_by", r.name}});
-    }
-    return json_reply(200, {{"object", "list"}, {"data", models}});
+  } else if (auto models = models_answer(traffic_, who, request.target)) {
+    return *std::move(models);
   } else {
     auto model = request_model(request.body);
     if (!model) return error_reply(model.error());

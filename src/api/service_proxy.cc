@@ -12,6 +12,7 @@
 
 #include "api/port_proxy.h"
 #include "api/reply.h"
+#include "api/request.h"
 #include "common/spawned.h"
 
 namespace allot {
@@ -101,6 +102,17 @@ bool is_model_path(std::string_view path) {
   return std::ranges::any_of(kModelRoutes, [path](const auto& route) {
     return route.first == "POST" && route.second == path;
   });
+}
+
+std::optional<std::string> model_in_path(std::string_view target) {
+  auto parsed = parse_target(target);
+  if (!parsed || parsed->segments.size() < 3 || parsed->segments[0] != "v1" ||
+      parsed->segments[1] != "models") {
+    return std::nullopt;
+  }
+  std::string model = parsed->segments[2];
+  for (size_t i = 3; i < parsed->segments.size(); ++i) model += "/" + parsed->segments[i];
+  return model;
 }
 
 Result<std::string> request_model(std::string_view body) {

@@ -9,6 +9,7 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -42,6 +43,9 @@ inline constexpr std::array<std::pair<std::string_view, std::string_view>, 4> kM
 }};
 // Whether a POST to `path` is routed by model.
 bool is_model_path(std::string_view path);
+// The model a GET /v1/models/{model} names, percent-decoded (it may hold slashes, escaped or
+// not); nullopt for any other target.
+std::optional<std::string> model_in_path(std::string_view target);
 // The "model" of such a request's JSON body; kInvalidArgument when there is none.
 [[nodiscard]] Result<std::string> request_model(std::string_view body);
 

@@ -111,6 +111,16 @@ TEST(ServicePathTest, ThePathNamesTheServiceAndWhatItsReplicaIsAsked) {
   EXPECT_FALSE(is_model_path("/v1/instances"));
 }
 
+TEST(ServicePathTest, AModelsPathNamesItsModelSlashesEscapedOrNot) {
+  EXPECT_EQ(model_in_path("/v1/models/echo-1"), "echo-1");
+  EXPECT_EQ(model_in_path("/v1/models/meta-llama/Llama-3-8B"), "meta-llama/Llama-3-8B");
+  EXPECT_EQ(model_in_path("/v1/models/meta-llama%2FLlama-3-8B?x=1"), "meta-llama/Llama-3-8B");
+  EXPECT_EQ(model_in_path("/v1/models"), std::nullopt);
+  EXPECT_EQ(model_in_path("/v1/models/"), std::nullopt);
+  EXPECT_EQ(model_in_path("/v1/instances/x"), std::nullopt);
+  EXPECT_EQ(model_in_path("/v1/models/%zz"), std::nullopt);
+}
+
 TEST(ServiceMeter, CountsAddUpPerCallerAndServiceAndATakeEmptiesThem) {
   ServiceMeter meter;
   meter.count({.service_id = "svc_a", .caller_tenant_id = "ten_b", .requests = 1, .tokens = 5});

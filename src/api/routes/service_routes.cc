@@ -8,6 +8,7 @@
 
 #include "api/app.h"
 #include "api/fields.h"
+#include "api/launch.h"
 #include "api/reply.h"
 #include "api/routes/cluster.h"
 #include "api/routes_util.h"
@@ -333,7 +334,13 @@ Result<HttpResponse> update_service(Call& call) {
     if (s.port) next.port = static_cast<int>(*s.port);
     if (s.readiness) next.readiness = *s.readiness;
     if (!s.replica.is_null()) {
-      ALLOT_TRY_ASSIGN(next.spec, replica_spec(call, service->tenant_id, s.replica, next.port));
+      // The fields given change the running revision's; the rest are kept (env and labels name
+      // by name, a GPU request whole).
+      const json fields =
+          s.replica.is_object()
+              ? with_template(LaunchTemplate{.fields = launch_fields(current->spec)}, s.replica)
+              : s.replica;
+      ALLOT_TRY_ASSIGN(next.spec, replica_spec(call, service->tenant_id, fields, next.port));
     } else {
       next.spec.ports = {PublishedPort{.port = next.port}};
     }
