@@ -306,7 +306,9 @@ TEST_F(ClusterTest, TheCliLaunchesFollowsAndStopsWork) {
       {"-o", "json", "run", "--milli", "250", "--interactive", "--", "sleep", "600"}, member_key_);
   const std::string sleeper_id = json::parse(sleeper.out).value("id", "");
   ASSERT_TRUE(instance_reaches(sleeper_id, "running"));
-  EXPECT_EQ(allot({"stop", sleeper_id}, member_key_).exit_code, 0);
+  const RunResult stopping = allot({"stop", sleeper_id}, member_key_);
+  EXPECT_EQ(stopping.exit_code, 0);
+  EXPECT_TRUE(stopping.out.starts_with("stopping " + sleeper_id + ":")) << stopping.out;
   ASSERT_TRUE(instance_reaches(sleeper_id, "stopped"));
   const RunResult described = allot({"describe", "instance", sleeper_id}, member_key_);
   EXPECT_NE(described.out.find("\nEVENTS:\n"), std::string::npos) << described.out;

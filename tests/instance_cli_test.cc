@@ -59,6 +59,8 @@ TEST_F(InstanceCliTest, MistakesOnTheCommandLineNameTheNearestRightWord) {
       {{"frobnicate"}, "error: unknown command 'frobnicate' for 'allot' (it has: whoami, "},
       {{"ps", "--frobnicate"}, "error: unknown flag --frobnicate for 'allot ps'\n"},
       {{"tenants"}, "error: 'allot tenants' needs a command: list, get, create, set"},
+      {{"run", "--max-run", "10 minutes", "--", "echo", "hi"},
+       "--max-run: takes a duration such as 90s, 10m, 2h or 1d, not '10 minutes'"},
   };
   for (const Case& c : cases) {
     const RunResult result = allot(c.args);
@@ -99,6 +101,10 @@ TEST_F(InstanceCliTest, RunSaysWhatItLaunchedAndWhereItRuns) {
       allot_json({"run", "--gpus", "2", "--gpu-type", "H100", "--project", project, "--", "true"});
   EXPECT_EQ(waiting["state"], "queued");
   EXPECT_EQ(waiting["spec"]["gpu_models"], json({"H100"}));
+  // A duration as a person writes it, before the command.
+  const json bounded = allot_json(
+      {"run", "--gpus", "2", "--max-run", "10m", "--project", project, "--", "echo", "hi"});
+  EXPECT_EQ(bounded["spec"]["max_run_s"], 600) << bounded.dump();
   EXPECT_TRUE(waiting.contains("events")) << waiting.dump();
   const RunResult queued = allot({"run", "--gpus", "2", "--project", project, "--", "true"});
   EXPECT_TRUE(has(queued.out, "STATE:  queued")) << queued.out;
@@ -119,6 +125,10 @@ TEST_F(InstanceCliTest, PsShowsWorkInFlightNewestFirstWithTenantAndNodeNames) {
   const std::string first = run("1");
   const std::string ended = run("2");  // Waits for the GPU the first holds, and is stopped.
   ASSERT_EQ(allot_json({"stop", ended})["state"], "stopped");
+  // Stopped again, it says so in one line, and that is no failure.
+  const RunResult again = allot({"stop", ended});
+  EXPECT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_EQ(again.out, ended + " has ended: stopped\n");
   const std::string last = run("1");
 
   const RunResult ps = allot({"ps"});
@@ -167,10 +177,15 @@ TEST_F(InstanceCliTest, RecordsWithListsPrintAsTablesNotJson) {
       allot({"finance", "assets", "add", "--name", "rack-1", "--node", "gpu-1", "--cost", "1200",
              "--life", "12", "--in-service", "2026-01-01T00:00:00Z"});
   ASSERT_EQ(asset.exit_code, 0) << asset.err;
-  EXPECT_FALSE(has(asset.out, "{")) << asset.out;
-  EXPECT_FALSE(has(asset.out, "[")) << asset.out;
-  EXPECT_TRUE(has(asset.out, "\nSCHEDULES.DEPRECIATION:\n")) << asset.out;
-  EXPECT_TRUE(has(asset.out, "100.000000")) << asset.out;
+  // Made, it prints the one line a person needs; shown, all of it.
+  ASSERT_TRUE(asset.out.starts_with("created rack-1 (ast_")) << asset.out;
+  const std::string asset_id = asset.out.substr(asset.out.find('(') + 1, 20);
+  const RunResult shown = allot({"finance", "assets", "show", asset_id});
+  ASSERT_EQ(shown.exit_code, 0) << shown.err;
+  EXPECT_FALSE(has(shown.out, "{")) << shown.out;
+  EXPECT_FALSE(has(shown.out, "[")) << shown.out;
+  EXPECT_TRUE(has(shown.out, "\nSCHEDULES.DEPRECIATION:\n")) << shown.out;
+  EXPECT_TRUE(has(shown.out, "100.000000")) << shown.out;
   const RunResult pool = allot(
       {"pools", "create", "burst", "--model", "H100-80GB", "--provider", "static", "--max", "2"});
   ASSERT_EQ(pool.exit_code, 0) << pool.err;

@@ -92,6 +92,9 @@ void add_project_idle_commands(CLI::App& projects, Action& action);
 std::optional<nlohmann::json> parse_idle_spec(const std::string& spec, std::string& error);
 // "600", "600s", "10m", "2h" or "1d" in seconds; nullopt otherwise (the server checks the range).
 std::optional<int64_t> window_seconds(std::string_view text);
+// The transform of every flag that takes a duration: the text in window_seconds' forms becomes
+// its seconds, anything else is refused naming the forms.
+CLI::Validator duration_seconds();
 // KEY=VALUE pairs into an object; false (with a message) on a malformed one.
 bool pairs(const std::vector<std::string>& items, const char* flag, nlohmann::json& out);
 // services: endpoints served over replicas that scale with traffic.

@@ -48,6 +48,10 @@ json summarise_instances(json items) {
     for (const json& arg : spec["command"])
       line += (line.empty() ? "" : " ") + arg.get<std::string>();
     instance["command_line"] = line.size() > 40 ? line.substr(0, 37) + "..." : line;
+    // Told to stop and not yet ended: in its grace, it is stopping, not running.
+    if (instance.value("stop_requested", false) && !instance["ended_at"].is_string()) {
+      instance["state"] = "stopping";
+    }
   }
   return items;
 }

@@ -212,6 +212,19 @@ void Session::show(const nlohmann::json& object) const {
   }
 }
 
+void Session::show_created(const nlohmann::json& object) const {
+  if (settings_.output == "json") {
+    show(object);
+    return;
+  }
+  std::cout << "created " << object.value("name", "") << " (" << object.value("id", "") << ")\n";
+  for (const char* secret : {"secret", "token"}) {
+    if (object.contains(secret) && object[secret].is_string()) {
+      std::cout << secret << ": " << object[secret].get<std::string>() << " (shown once)\n";
+    }
+  }
+}
+
 void Session::show_list(const nlohmann::json& items, const std::vector<Column>& columns) const {
   if (settings_.output == "json") {
     std::cout << items.dump(2) << "\n";

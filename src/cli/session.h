@@ -74,6 +74,9 @@ class Session {
 
   // Prints an object (or, in JSON mode, the JSON as it is).
   void show(const nlohmann::json& object) const;
+  // A new named object as a person needs it: "created NAME (ID)", and its secret or token, shown
+  // once; -o json shows all of it.
+  void show_created(const nlohmann::json& object) const;
   // Prints a listing as a table of `columns`, or in JSON mode as a JSON array.
   void show_list(const nlohmann::json& items, const std::vector<Column>& columns) const;
 

@@ -82,7 +82,10 @@ int report_parse_error(CLI::App& app, const CLI::ParseError& error) {
   // Whatever the error CLI11 raised first (a missing subcommand is checked before leftovers), a
   // word it could not place is the mistake to name.
   const std::vector<std::string> unknown = app.remaining(true);
-  if (!unknown.empty()) {
+  // A flag's bad value is the mistake, not what was left after it (`--max-run 1x -- CMD`).
+  const bool bad_value = dynamic_cast<const CLI::ConversionError*>(&error) != nullptr ||
+                         dynamic_cast<const CLI::ValidationError*>(&error) != nullptr;
+  if (!unknown.empty() && !bad_value) {
     report_unknown(command, unknown.front());
   } else if (!subcommands_of(command).empty() && command->get_subcommands().empty() &&
              command->get_require_subcommand_min() > 0) {

@@ -229,6 +229,22 @@ int show_logs(Session& session, const std::string& id, int tail, bool follow) {
   }
 }
 
+// allot stop: one line of what the stop did (`allot describe instance ID` has the rest).
+int stop_instance(Session& session, const std::string& id) {
+  json answer;
+  const int code = session.call("POST", "/v1/instances/" + id + "/stop", nullptr, answer);
+  if (code != kOk || session.json_output()) {
+    if (code == kOk) session.show(answer);
+    return code;
+  }
+  if (answer["ended_at"].is_string()) {
+    std::cout << id << " has ended: " << answer.value("state", "") << "\n";
+  } else {
+    std::cout << "stopping " << id << ": its work has its grace to end, then is killed\n";
+  }
+  return code;
+}
+
 }  // namespace
 
 bool pairs(const std::vector<std::string>& items, const char* flag, json& out) {
@@ -286,7 +302,9 @@ void add_cluster_commands(CLI::App& app, Action& action) {
   tokens->fallthrough();
   CLI::App* token_create = tokens->add_subcommand("create", "create one (shown once)");
   token_create->add_option("name", name, "what it is for")->required();
-  token_create->add_option("--expires-in", expires_in_s, "seconds until it expires");
+  token_create
+      ->add_option("--expires-in", expires_in_s, "how long until it expires (90s, 10m, 2h, 1d)")
+      ->transform(duration_seconds());
   token_create->callback([&action] {
     action = show_call(
         "POST", [] { return std::string("/v1/join-tokens"); },
@@ -311,7 +329,8 @@ void add_cluster_commands(CLI::App& app, Action& action) {
   run_cmd->add_option("--memory-mib", run.memory_mib, "memory to reserve");
   run_cmd->add_option("--env", run.env, "KEY=VALUE, repeatable")->allow_extra_args(false);
   run_cmd->add_option("--label", run.labels, "KEY=VALUE, repeatable")->allow_extra_args(false);
-  run_cmd->add_option("--max-run", run.max_run_s, "stop after this many seconds");
+  run_cmd->add_option("--max-run", run.max_run_s, "stop after this long (90s, 10m, 2h, 1d)")
+      ->transform(duration_seconds());
   run_cmd
       ->add_option("--volume", run.volumes,
                    "NAME:/PATH[:ro]: mount a volume (allot volumes), repeatable")
@@ -368,7 +387,7 @@ void add_cluster_commands(CLI::App& app, Action& action) {
   CLI::App* stop = app.add_subcommand("stop", "stop an instance");
   stop->add_option("id", id, "the instance's id")->required();
   stop->callback(
-      [&action] { action = show_call("POST", [] { return "/v1/instances/" + id + "/stop"; }); });
+      [&action] { action = [](Session& session) { return stop_instance(session, id); }; });
 
   CLI::App* describe = app.add_subcommand("describe", "show an instance, with its events");
   describe->add_option("kind", name, "instance")->required()->check(CLI::IsMember({"instance"}));

@@ -71,8 +71,18 @@ Action show_call(std::string method, std::function<std::string()> target,
   return [method = std::move(method), target = std::move(target),
           body = std::move(body)](Session& session) {
     json answer;
-    const int code = session.call(method, target(), body(), answer);
-    if (code == kOk) session.show(answer);
+    const std::string path = target();
+    const int code = session.call(method, path, body(), answer);
+    if (code != kOk) return code;
+    // A POST that made a named object (its id new to the path) prints the line a person needs.
+    const bool created = method == "POST" && answer.is_object() && answer.contains("name") &&
+                         answer.contains("id") && answer["id"].is_string() &&
+                         path.find(answer["id"].get<std::string>()) == std::string::npos;
+    if (created) {
+      session.show_created(answer);
+    } else {
+      session.show(answer);
+    }
     return code;
   };
 }

@@ -46,6 +46,16 @@ std::optional<int64_t> window_seconds(std::string_view text) {
   return *number * (unit == 0 ? 1 : unit);
 }
 
+CLI::Validator duration_seconds() {
+  return {[](std::string& text) -> std::string {
+            const auto seconds = window_seconds(text);
+            if (!seconds) return "takes a duration such as 90s, 10m, 2h or 1d, not '" + text + "'";
+            text = std::to_string(*seconds);
+            return {};
+          },
+          "DURATION", "duration"};
+}
+
 std::optional<json> parse_idle_spec(const std::string& spec, std::string& error) {
   const size_t first = spec.find(':');
   const size_t second = first == std::string::npos ? first : spec.find(':', first + 1);

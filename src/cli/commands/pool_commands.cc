@@ -26,9 +26,13 @@ void add_size_options(CLI::App& command, Options& o) {
   command.add_option("--min", o.min_nodes, "nodes kept however idle (default 0)")
       ->check(CLI::NonNegativeNumber);
   command.add_option("--max", o.max_nodes, "nodes at most")->check(CLI::NonNegativeNumber);
-  command.add_option("--boot-timeout", o.boot_timeout_s, "seconds a new node has to join");
-  command.add_option("--idle-timeout", o.idle_timeout_s, "seconds without work before a node goes");
-  command.add_option("--cooldown", o.cooldown_s, "seconds between two scale-ups");
+  command.add_option("--boot-timeout", o.boot_timeout_s, "how long a new node has to join (10m)")
+      ->transform(duration_seconds());
+  command
+      .add_option("--idle-timeout", o.idle_timeout_s, "how long without work before a node goes")
+      ->transform(duration_seconds());
+  command.add_option("--cooldown", o.cooldown_s, "how long between two scale-ups (90s)")
+      ->transform(duration_seconds());
 }
 
 // The options that were given, as the API's fields.

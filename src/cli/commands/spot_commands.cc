@@ -58,7 +58,8 @@ void add_spot_commands(CLI::App& app, Action& action) {
                   "utilisation %:price per GPU-hour points from 0 to 100, e.g. "
                   "0:1.00,50:2.00,100:4.00")
       ->required();
-  set->add_option("--interval", o.interval_s, "seconds between looks (default 300)");
+  set->add_option("--interval", o.interval_s, "how long between looks (default 5m)")
+      ->transform(duration_seconds());
   set->callback([&action] {
     action = show_call(
         "PUT", [] { return std::string("/v1/spot-rules"); },
