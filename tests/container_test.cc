@@ -147,6 +147,12 @@ TEST_F(ContainerTest, AnAgentRestartReadoptsItsContainersRemovesStraysAndAStopLe
   call("POST", "/v1/instances/" + id + "/stop", nullptr, 200);
   ASSERT_TRUE(instance_reaches(id, "stopped"));
   EXPECT_TRUE(eventually([&] { return containers_of(id).empty(); })) << containers_of(id);
+  // Stopped with no work running, the agent leaves no tenant network behind.
+  stop_agent(i);
+  EXPECT_EQ(
+      podman({"network", "ls", "--filter", "label=allot.owner=" + owner, "--format", "{{.Name}}"})
+          .out,
+      "");
 }
 
 TEST_F(ContainerTest, AStoppedContainerReadsItsStopNoticeAndCannotWriteIt) {

@@ -398,6 +398,7 @@ int Agent::run() {
     }
     wake_ = false;
   }
+  runtime_->close();
   return 0;
 }
 

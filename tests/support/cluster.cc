@@ -84,10 +84,14 @@ void ClusterTest::start_agent(size_t i) {
                     dir_.path() / (agent.name + ".out"), dir_.path() / (agent.name + ".err"));
 }
 
-void ClusterTest::kill_agent(size_t i) {
+void ClusterTest::kill_agent(size_t i) { end_agent(i, SIGKILL); }
+
+void ClusterTest::stop_agent(size_t i) { end_agent(i, SIGTERM); }
+
+void ClusterTest::end_agent(size_t i, int signal) {
   if (agents_[i].pid <= 0) return;
-  ::kill(agents_[i].pid, SIGKILL);
-  wait_for_exit(agents_[i].pid, std::chrono::seconds(10));
+  ::kill(agents_[i].pid, signal);
+  wait_for_exit(agents_[i].pid, std::chrono::seconds(30));
   agents_[i].pid = -1;
 }
 

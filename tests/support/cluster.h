@@ -35,6 +35,8 @@ class ClusterTest : public ::testing::Test {
   void start_agent(size_t i);
   // SIGKILL: the agent dies without a word; its workloads keep running.
   void kill_agent(size_t i);
+  // SIGTERM, as an operator stops it, and waits for it to end.
+  void stop_agent(size_t i);
 
   nlohmann::json call(const std::string& method, const std::string& target,
                       const nlohmann::json& body, int expected_status);
@@ -78,6 +80,9 @@ class ClusterTest : public ::testing::Test {
   // As call(), with another key.
   nlohmann::json call_with(const std::string& key, const std::string& method,
                            const std::string& target, const std::string& body, int expected_status);
+
+ private:
+  void end_agent(size_t i, int signal);
 };
 
 }  // namespace allot::testing

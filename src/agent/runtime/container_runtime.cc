@@ -280,6 +280,10 @@ class ContainerRuntime final : public Runtime {
     return statuses;
   }
 
+  // A tenant network no running container uses is removed now rather than after kIdleMs: the
+  // next agent would find it only if it starts with this state directory.
+  void close() override { networks_.release_all_but(tenants_running(processes_->poll())); }
+
   void forget(std::string_view instance_id) override {
     processes_->forget(instance_id);
     for (const WorkloadStatus& s : processes_->poll()) {

@@ -120,6 +120,9 @@ class Runtime {
   // Drops an ended workload from the state (its end has been reported). Its log file stays.
   virtual void forget(std::string_view instance_id) = 0;
 
+  // The agent is stopping; its workloads live on. Lets go of what none of them needs.
+  virtual void close() {}
+
   // How the node's tunnel reaches a port of one of its workloads; safe from any thread.
   virtual PortDialer dialer() const = 0;
   // What the node runs for an exec into a workload (`argv` inside it; a TTY session with `tty`).
