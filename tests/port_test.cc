@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <array>
 #include <fstream>
 
 #include <fmt/format.h>
@@ -29,7 +30,7 @@ using tcp = asio::ip::tcp;
 // it got, the prefix allotd says it serves it under, the body) and a WebSocket that echoes; on
 // PORT+1, a TCP echo; given a certificate and its key, the same HTTP over TLS on PORT+2.
 constexpr std::string_view kServer = R"PY(
-import base64, hashlib, socket, sys, threading
+import base64, hashlib, os, socket, sys, threading, time
 port = int(sys.argv[1])
 def websocket(conn, f, key):
     accept = base64.b64encode(hashlib.sha1((key + '258EAFA5-E914-47DA-95CA-C5AB0DC85B11').encode()).digest()).decode()
@@ -45,6 +46,15 @@ def websocket(conn, f, key):
         if op == 8:
             conn.sendall(bytes([136, 0])); conn.shutdown(socket.SHUT_RDWR); return
         conn.sendall(bytes([128 | op, len(data)]) + data)
+def events(conn, go):
+    # An event, then the next only once the file `go` exists: a relay that holds the first back
+    # until the answer ends never lets its reader make the file.
+    conn.sendall(b'HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n'
+                 b'Transfer-Encoding: chunked\r\n\r\n')
+    for data in (b'data: one\n\n', b'data: two\n\n'):
+        conn.sendall(b'%x\r\n%s\r\n' % (len(data), data))
+        while not os.path.exists(go): time.sleep(0.05)
+    conn.sendall(b'0\r\n\r\n')
 def http(conn):
     f = conn.makefile('rb')
     while True:
@@ -59,6 +69,12 @@ def http(conn):
         body = f.read(int(headers.get('content-length', '0'))).decode()
         if headers.get('upgrade', '').lower() == 'websocket':
             return websocket(conn, f, headers['sec-websocket-key'])
+        if target.startswith('/bare-lf'):
+            conn.sendall(b'HTTP/1.1 200 OK\nContent-Type: text/plain\nContent-Length: 4\n\nbare')
+            continue
+        if target.startswith('/events'):
+            events(conn, target.split('go=', 1)[1])
+            continue
         text = '%s %s auth=%s cookie=%s prefix=%s body=%s' % (method, target,
             headers.get('authorization', '-'), headers.get('cookie', '-'),
             headers.get('x-forwarded-prefix', '-'), body)
@@ -280,6 +296,49 @@ TEST_F(PortTest, AWebSocketEchoesThroughAllotd) {
     EXPECT_EQ(beast::buffers_to_string(buffer.data()), message);
   }
   ws.close(websocket::close_code::normal);
+}
+
+TEST_F(PortTest, AnAnswerWhoseLinesEndInABareLineFeedIsRelayedAsCurlReadsIt) {
+  const Answer answer = get(path("/bare-lf"), member_key_);
+  EXPECT_EQ(answer.status, 200) << answer.body;
+  EXPECT_EQ(answer.body, "bare");
+}
+
+TEST_F(PortTest, AnEventStreamPassesEachEventAsTheServerSendsIt) {
+  const std::filesystem::path go = dir_.path() / "go";
+  asio::io_context io;
+  beast::tcp_stream stream(io);
+  const std::string address = daemon_.url().substr(std::string("http://").size());
+  const size_t colon = address.rfind(':');
+  stream.connect(tcp::resolver(io).resolve(address.substr(0, colon), address.substr(colon + 1)));
+  http::request<http::empty_body> ask{http::verb::get, path("/events?go=" + go.string()), 11};
+  ask.set(http::field::host, "localhost");
+  ask.set(http::field::authorization, "Bearer " + member_key_);
+  http::write(stream, ask);
+  // The first event comes while the server still holds the second back.
+  std::string got;
+  auto read_until = [&](const std::string& text) {
+    std::array<char, 4096> chunk{};
+    while (got.find(text) == std::string::npos) {
+      boost::system::error_code ec;
+      size_t n = 0;
+      stream.expires_after(std::chrono::seconds(30));  // Then ec is a timeout.
+      stream.async_read_some(asio::buffer(chunk), [&](boost::system::error_code e, size_t k) {
+        ec = e;
+        n = k;
+      });
+      io.restart();
+      io.run();
+      if (ec) return false;
+      got.append(chunk.data(), n);
+    }
+    return true;
+  };
+  ASSERT_TRUE(read_until("data: one")) << got;
+  EXPECT_EQ(got.find("data: two"), std::string::npos) << got;
+  std::ofstream(go) << "go";
+  ASSERT_TRUE(read_until("data: two")) << got;
+  EXPECT_NE(got.find("text/event-stream"), std::string::npos) << got;
 }
 
 // `allot port-forward` in the background: its pid, and the port it listens on.

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "api/answer_head.h"
 #include "api/port_access.h"
 #include "api/reply.h"
 #include "client/frames.h"
@@ -87,7 +88,29 @@ awaitable<bool> refuse(Exchange& exchange, const Error& error) {
   co_return exchange.keep_alive;
 }
 
-// Streams the body of `parser`'s message from `lease` to the client as it comes.
+// Reads until the answer's header section is in the lease's buffer, its bare LFs made CRLF
+// (api/answer_head.h). One that does not end within kMaxAnswerHeadBytes is left to the parser.
+awaitable<void> read_head(TunnelLease& lease, boost::system::error_code& ec) {
+  beast::flat_buffer& buffer = lease.pending();
+  while (buffer.size() < kMaxAnswerHeadBytes) {
+    const std::string_view seen(static_cast<const char*>(buffer.data().data()), buffer.size());
+    if (const auto end = answer_head_end(seen)) {
+      const std::string head = with_crlf(seen.substr(0, *end));
+      if (head.size() == *end) co_return;
+      const std::string whole = head + std::string(seen.substr(*end));
+      buffer.consume(buffer.size());
+      buffer.commit(asio::buffer_copy(buffer.prepare(whole.size()), asio::buffer(whole)));
+      co_return;
+    }
+    const size_t n = co_await lease.conn().async_read_some(buffer.prepare(4096),
+                                                           asio::redirect_error(use_awaitable, ec));
+    if (ec) co_return;
+    buffer.commit(n);
+  }
+}
+
+// Streams the body of `parser`'s message from `lease` to the client as it comes: each read
+// returns what has arrived, so that an event stream's events pass one by one.
 awaitable<void> relay_body(TunnelLease& lease, http::response_parser<http::buffer_body>& parser,
                            http::serializer<false, http::buffer_body>& serializer,
                            Exchange& exchange, AnswerTap* tap, boost::system::error_code& ec) {
@@ -98,8 +121,8 @@ awaitable<void> relay_body(TunnelLease& lease, http::response_parser<http::buffe
       message.body().data = chunk.data();
       message.body().size = chunk.size();
       lease.conn().expires_after(kAnswerTimeout);
-      co_await http::async_read(lease.conn(), lease.pending(), parser,
-                                asio::redirect_error(use_awaitable, ec));
+      co_await http::async_read_some(lease.conn(), lease.pending(), parser,
+                                     asio::redirect_error(use_awaitable, ec));
       if (ec == http::error::need_buffer) ec = {};
       if (ec) break;
       message.body().size = chunk.size() - message.body().size;
@@ -159,6 +182,7 @@ awaitable<bool> proxy_http(TunnelHub& hub, ProxiedRequest request, Exchange& exc
     ec = {};
     lease.conn().expires_after(kAnswerTimeout);
     co_await http::async_write(lease.conn(), out, asio::redirect_error(use_awaitable, ec));
+    if (!ec) co_await read_head(lease, ec);
     if (!ec) {
       co_await http::async_read_header(lease.conn(), lease.pending(), *parser,
                                        asio::redirect_error(use_awaitable, ec));
@@ -344,6 +368,7 @@ awaitable<Result<int>> probe_http(TunnelHub& hub, std::string node_id, std::stri
   boost::system::error_code ec;
   lease.conn().expires_after(std::chrono::milliseconds(timeout_ms));
   co_await http::async_write(lease.conn(), ask, asio::redirect_error(use_awaitable, ec));
+  if (!ec) co_await read_head(lease, ec);
   if (!ec) {
     co_await http::async_read_header(lease.conn(), lease.pending(), parser,
                                      asio::redirect_error(use_awaitable, ec));
