@@ -11,7 +11,7 @@
 namespace allot {
 
 // The most of an answer's header section the relay reads before it lets the parser refuse it.
-inline constexpr size_t kMaxAnswerHeadBytes = 16 * 1024;
+inline constexpr size_t kMaxAnswerHeadBytes = size_t{16} * 1024;
 
 // Where the header section at the start of `bytes` ends, just past its blank line (lines ended by
 // CRLF or a bare LF); nullopt while no blank line has come.
