@@ -90,8 +90,9 @@ TEST_F(InvoiceUsageTest, APrepaidTenantsInvoiceShowsItPaidFromTheBalanceWithNoth
       << html.body;
   EXPECT_NE(html.body.find("Amount due</td><td class=\"n\">0.00 USD"), std::string::npos);
   const ClientResponse csv = daemon_.request("GET", path + "?format=csv", "", member_key_);
+  // Nothing was paid in besides the balance: no payment was recorded.
   EXPECT_NE(csv.body.find("\r\npaid_from_balance,,,,,,," + amount +
-                          ",,,,,,\r\namount_due,,,,,,,0.000000"),
+                          ",,,,,,\r\npaid,,,,,,,0.000000,,,,,,\r\namount_due,,,,,,,0.000000"),
             std::string::npos)
       << csv.body;
   // A credit note may still give back what the balance paid.

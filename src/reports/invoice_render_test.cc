@@ -90,6 +90,7 @@ TEST(InvoiceCsv, HasAHeaderOneRowPerLineAndTotalsWithTextQuoted) {
       "credits,,,,,,,1.000000,,,,,,\r\n"
       "total,,,,,,,30.250001,,,,,,\r\n"
       "credited,,,,,,,0.250000,,,,,,\r\n"
+      "paid,,,,,,,0.000000,,,,,,\r\n"
       "amount_due,,,,,,,30.000001,,,,,,\r\n");
 }
 
