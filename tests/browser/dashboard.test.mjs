@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { AGENT, ALLOTD, CHROMIUM, eventually, launchChromium, SHOTS, sleep, stopAll, WEB_DIR } from './support.mjs';
+import { AGENT, ALLOTD, CHROMIUM, SHOTS, WEB_DIR, eventually, launchChromium, screenshot, sleep, stopAll } from './support.mjs';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'allot-browser-'));
 const adminKey = `allot_${crypto.randomBytes(20).toString('hex')}`;
@@ -42,10 +42,7 @@ async function call(method, target, body, key = adminKey, expect) {
   return json;
 }
 
-async function shot(name) {
-  fs.mkdirSync(SHOTS, { recursive: true });
-  await page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
-}
+const shot = (name) => screenshot(page, name);
 
 async function signIn(key) {
   await page.goto(`${url}/#/login`);

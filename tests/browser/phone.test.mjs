@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { AGENT, ALLOTD, CHROMIUM, eventually, launchChromium, SHOTS, stopAll, WEB_DIR } from './support.mjs';
+import { AGENT, ALLOTD, CHROMIUM, SHOTS, WEB_DIR, eventually, freePort, launchChromium, screenshot, stopAll } from './support.mjs';
 
 const PHONE = { width: 390, height: 844 };
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'allot-phone-'));
@@ -40,18 +40,7 @@ async function call(method, target, body, key = adminKey) {
   return text ? JSON.parse(text) : null;
 }
 
-async function freePort() {
-  const server = net.createServer();
-  await new Promise((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address();
-  await new Promise((r) => server.close(r));
-  return port;
-}
-
-async function shot(name) {
-  fs.mkdirSync(SHOTS, { recursive: true });
-  await page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
-}
+const shot = (name) => screenshot(page, name);
 
 async function signIn(key) {
   await page.goto(`${url}/#/login`);

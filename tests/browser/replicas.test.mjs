@@ -11,18 +11,10 @@ import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { ALLOTD, CHROMIUM, eventually, launchChromium, SHOTS, stopAll, WEB_DIR } from './support.mjs';
+import { ALLOTD, CHROMIUM, SHOTS, WEB_DIR, eventually, freePort, launchChromium, stopAll } from './support.mjs';
 
 const POSTGRES = process.env.ALLOT_TEST_POSTGRES_URL;
 const skip = !POSTGRES && process.env.ALLOT_REQUIRE_POSTGRES !== '1' ? 'no PostgreSQL (scripts/with-postgres.sh)' : false;
-
-async function freePort() {
-  const server = net.createServer();
-  await new Promise((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address();
-  await new Promise((r) => server.close(r));
-  return port;
-}
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'allot-replicas-'));
 const adminKey = `allot_${crypto.randomBytes(20).toString('hex')}`;

@@ -1,7 +1,9 @@
 // What the browser tests share: where the binaries are, waiting for a condition, stopping the
 // processes they started, and headless Chromium. Env: ALLOTD, ALLOT_CLI, ALLOT_AGENT (binaries),
 // ALLOT_WEB_DIR (built dashboard), ALLOT_SCREENSHOT_DIR (PNGs), CHROMIUM (default /usr/bin/chromium).
+import fs from 'node:fs';
 import { createRequire } from 'node:module';
+import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -55,4 +57,19 @@ export function launchChromium(profileDir) {
     viewport: { width: 1400, height: 1000 },
     timeout: 30000,
   });
+}
+
+// A TCP port free on loopback now (something binds it a moment later).
+export async function freePort() {
+  const server = net.createServer();
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address();
+  await new Promise((r) => server.close(r));
+  return port;
+}
+
+// The whole of `page` as SHOTS/NAME.png.
+export async function screenshot(page, name) {
+  fs.mkdirSync(SHOTS, { recursive: true });
+  await page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
 }
