@@ -97,3 +97,34 @@ TEST(CheckTemplate, RefusesWhatNoLaunchCouldUseNamingTheTemplate) {
 
 }  // namespace
 }  // namespace allot
+
+namespace allot {
+namespace {
+
+// launch_fields is read_launch's inverse: what it writes reads back as the same spec.
+TEST(LaunchFields, ReadBackTheyMakeTheSameSpec) {
+  InstanceSpec spec{.gpu_milli = 250,
+                    .gpu_models = {"H100-80GB"},
+                    .cpu_milli = 2'000,
+                    .memory_mib = 4'096,
+                    .region = "eu",
+                    .price_class = PriceClass::kSpot,
+                    .image = "localhost/app:1",
+                    .command = {"python", "serve.py"},
+                    .env = {{"MODE", "lab"}},
+                    .labels = {{"team", "ml"}},
+                    .max_run_s = 600,
+                    .requeue = true,
+                    .max_price_micros = 2'500'000,
+                    .regions = {"eu", "us"},
+                    .prefer = Prefer::kCarbon,
+                    .idle = IdlePolicy{.threshold_pct = 5, .window_s = 1'800},
+                    .volumes = {VolumeMount{.name = "ckpt", .path = "/ckpt", .read_only = true}}};
+  JsonBody body = JsonBody::from_document(launch_fields(spec));
+  auto read = read_launch(body);
+  ASSERT_TRUE(read) << read.error().message;
+  EXPECT_EQ(read->spec, spec) << launch_fields(spec).dump();
+}
+
+}  // namespace
+}  // namespace allot
