@@ -43,7 +43,7 @@ class CoreTest : public ::testing::Test {
   Rows ok(const Command& command, TimeMs at = kT0) {
     auto rows = core.apply(command, at);
     EXPECT_TRUE(rows) << rows.error().message << " at " << at;
-    return rows ? *rows : Rows{};
+    return rows ? std::move(*rows) : Rows{};
   }
 
   ErrorCode refused(const Command& command, TimeMs at = kT0) {
