@@ -111,6 +111,10 @@ TEST_F(CliTest, TheOperatorSetsQuotasReservationsAndWeights) {
   const json quotas = allot_json({"quotas", "list", "--tenant", tenant}, op);
   ASSERT_EQ(quotas.size(), 1u);
   EXPECT_EQ(quotas[0]["used_milli"], 0);
+  // The table shows the limit in GPUs, as it was set, not in the JSON's milli-GPUs.
+  const std::string table = allot({"quotas", "list", "--tenant", tenant}, op).out;
+  EXPECT_NE(table.find("GPUS"), std::string::npos) << table;
+  EXPECT_NE(table.find("H100   16    0"), std::string::npos) << table;
   EXPECT_EQ(
       allot({"quotas", "set", "--tenant", tenant, "--model", "Z80", "--gpus", "1"}, op).exit_code,
       5);

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <fstream>
 #include <set>
+#include <sstream>
 #include <thread>
 
 #include <fmt/format.h>
@@ -20,6 +21,21 @@ std::string joined(const json& uuids) {
   std::string out;
   for (const json& uuid : uuids) out += (out.empty() ? "" : ",") + uuid.get<std::string>();
   return out;
+}
+
+// The cell of a table's row (the line that holds `row_key`) in the column headed `header`.
+std::string cell_of(const std::string& table, const std::string& row_key,
+                    const std::string& header) {
+  std::istringstream lines(table);
+  std::string line;
+  size_t column = std::string::npos;
+  while (std::getline(lines, line)) {
+    if (column == std::string::npos) column = line.find(header);
+    if (column == std::string::npos || line.find(row_key) == std::string::npos) continue;
+    if (line.size() <= column) return "";
+    return line.substr(column, line.find(' ', column) - column);
+  }
+  return "";
 }
 
 json node_named(const json& nodes, const std::string& id) {
@@ -306,6 +322,11 @@ TEST_F(ClusterTest, TheCliLaunchesFollowsAndStopsWork) {
       {"-o", "json", "run", "--milli", "250", "--interactive", "--", "sleep", "600"}, member_key_);
   const std::string sleeper_id = json::parse(sleeper.out).value("id", "");
   ASSERT_TRUE(instance_reaches(sleeper_id, "running"));
+  // The nodes table says how much of a node is free to place on: a quarter of one GPU is taken.
+  const json held = node_named(nodes(), instance(sleeper_id).value("node_id", ""));
+  const std::string free_gpus =
+      cell_of(allot({"nodes"}, daemon_.admin_key()).out, held.value("id", ""), "FREE");
+  EXPECT_EQ(free_gpus, std::to_string(held["gpus"].size() - 1) + ".75");
   const RunResult stopping = allot({"stop", sleeper_id}, member_key_);
   EXPECT_EQ(stopping.exit_code, 0);
   EXPECT_TRUE(stopping.out.starts_with("stopping " + sleeper_id + ":")) << stopping.out;

@@ -25,6 +25,9 @@ TEST_F(PoolCliTest, PoolsAreMadeListedChangedAndDeleted) {
   EXPECT_EQ(listed[0]["name"], "burst");
   const RunResult table = allot({"pools", "list"});
   EXPECT_NE(table.out.find("burst"), std::string::npos) << table.out;
+  // The list says how many nodes each pool has, as show does.
+  EXPECT_NE(table.out.find("NODES"), std::string::npos) << table.out;
+  EXPECT_EQ(listed[0]["live_nodes"], 0);
   EXPECT_EQ(allot_json({"pools", "set", id, "--min", "1", "--max", "5"})["min_nodes"], 1);
   EXPECT_EQ(allot_json({"pools", "set", id, "--cooldown", "2h"})["cooldown_s"], 7'200);
   // A bad duration names its flag and the forms it takes, not what came after it.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
 #include <boost/algorithm/string/case_conv.hpp>
 
 namespace allot::cli {
@@ -21,6 +22,13 @@ std::string cell(const nlohmann::json& value) {
     return text;
   }
   return value.dump();
+}
+
+std::string cell(const nlohmann::json& value, Unit unit) {
+  if (unit == Unit::kThousandths && value.is_number_integer()) {
+    return thousandths(value.get<int64_t>());
+  }
+  return cell(value);
 }
 
 bool is_record_list(const nlohmann::json& value) {
@@ -66,6 +74,15 @@ void flatten(const nlohmann::json& object, const std::string& prefix, Flat& flat
 
 }  // namespace
 
+std::string thousandths(int64_t value) {
+  const uint64_t magnitude = value < 0 ? 0 - static_cast<uint64_t>(value) : value;
+  std::string text = (value < 0 ? "-" : "") + std::to_string(magnitude / 1000);
+  if (magnitude % 1000 == 0) return text;
+  std::string fraction = fmt::format("{:03}", magnitude % 1000);
+  while (fraction.back() == '0') fraction.pop_back();
+  return text + "." + fraction;
+}
+
 void print_table(std::ostream& out, const nlohmann::json& items,
                  const std::vector<Column>& columns) {
   std::vector<std::vector<std::string>> rows;
@@ -79,7 +96,7 @@ void print_table(std::ostream& out, const nlohmann::json& items,
     std::vector<std::string> row;
     row.reserve(columns.size());
     for (const Column& column : columns) {
-      row.push_back(cell(item.contains(column.field) ? item[column.field] : nullptr));
+      row.push_back(cell(item.contains(column.field) ? item[column.field] : nullptr, column.unit));
     }
     rows.push_back(std::move(row));
   }

@@ -1,5 +1,7 @@
 // Node pools through the API: create, list, show (with their nodes), change size and timers,
 // delete. Operator admins only. The autoscaler (daemon/autoscaler.cc) does the rest.
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "api/app.h"
@@ -19,16 +21,21 @@ using nlohmann::json;
 
 constexpr int64_t kMaxTimerS = limits::kMaxPoolTimerMs / 1000;
 
-json pool_with_nodes(const State& state, const Pool& pool) {
+// A pool as a list shows it: with how many of its nodes are live.
+json pool_with_count(const State& state, const Pool& pool) {
   json out = to_json(pool);
+  out["live_nodes"] = std::ranges::count_if(state.pool_nodes, [&](const auto& entry) {
+    return entry.second.pool_id == pool.id && entry.second.live();
+  });
+  return out;
+}
+
+json pool_with_nodes(const State& state, const Pool& pool) {
+  json out = pool_with_count(state, pool);
   json nodes = json::array();
-  int live = 0;
   for (const auto& [id, node] : state.pool_nodes) {
-    if (node.pool_id != pool.id) continue;
-    if (node.live()) ++live;
-    nodes.push_back(to_json(node));
+    if (node.pool_id == pool.id) nodes.push_back(to_json(node));
   }
-  out["live_nodes"] = live;
   out["nodes"] = std::move(nodes);
   return out;
 }
@@ -108,7 +115,10 @@ Result<HttpResponse> get_pool(Call& call) {
 Result<HttpResponse> list_pools(Call& call) {
   ALLOT_TRY(require_operator_admin(call.caller));
   ALLOT_TRY_LET(const Page page, read_page(call.target, {}));
-  return page_of(call.ctx.state().pools, page, [](const Pool& p) { return !p.deleted(); });
+  const State& state = call.ctx.state();
+  return page_of(
+      state.pools, page, [](const Pool& p) { return !p.deleted(); },
+      [&state](const Pool& p) { return pool_with_count(state, p); });
 }
 
 // PATCH /v1/pools/{id} {"min_nodes"?, "max_nodes"?, "boot_timeout_s"?, "idle_timeout_s"?,

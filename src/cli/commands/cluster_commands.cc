@@ -1,4 +1,5 @@
 // nodes, node, join-tokens, run, ps, logs, stop, describe.
+#include <algorithm>
 #include <charconv>
 #include <chrono>
 #include <iostream>
@@ -21,6 +22,8 @@ const std::vector<Column> kNodeColumns = {{"id", "id"},
                                           {"state", "state"},
                                           {"region", "region"},
                                           {"gpus", "gpu_summary"},
+                                          {"free", "free_milli", Unit::kThousandths},
+                                          {"down", "unhealthy_gpus"},
                                           {"backend", "backend"},
                                           {"runtime", "runtime"},
                                           {"heartbeat", "last_heartbeat_at"}};
@@ -54,17 +57,26 @@ json summarise_templates(json items) {
   return items;
 }
 
-// Adds the short columns that tables show and JSON leaves out.
+// Adds the short columns that tables show and JSON leaves out: how many GPUs of which model, how
+// much of them is free to place work on (healthy and not allocated, on a node that takes work), and
+// how many are out of service.
 json summarise_nodes(json items) {
   for (json& node : items) {
-    int healthy = 0;
+    const bool takes_work = node.value("state", "") == "ready";
+    int64_t free_milli = 0;
+    int unhealthy = 0;
     std::string model;
     for (const json& gpu : node["gpus"]) {
-      healthy += gpu.value("healthy", false) ? 1 : 0;
+      if (!gpu.value("healthy", false)) {
+        ++unhealthy;
+      } else if (takes_work) {
+        free_milli += std::max<int64_t>(0, 1000 - gpu.value("used_milli", int64_t{0}));
+      }
       model = gpu.value("model", "");
     }
-    node["gpu_summary"] = std::to_string(healthy) + "/" + std::to_string(node["gpus"].size()) +
-                          (model.empty() ? "" : " " + model);
+    node["gpu_summary"] = std::to_string(node["gpus"].size()) + (model.empty() ? "" : " " + model);
+    node["free_milli"] = free_milli;
+    node["unhealthy_gpus"] = unhealthy;
   }
   return items;
 }

@@ -12,6 +12,7 @@ const std::vector<Column> kPoolColumns = {{"id", "id"},
                                           {"region", "region"},
                                           {"min", "min_nodes"},
                                           {"max", "max_nodes"},
+                                          {"nodes", "live_nodes"},
                                           {"provider", "provider"},
                                           {"boot failures", "boot_failures"}};
 

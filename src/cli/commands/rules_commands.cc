@@ -7,9 +7,13 @@ namespace {
 
 using nlohmann::json;
 
-const std::vector<Column> kQuotaColumns = {
-    {"id", "id"},           {"tenant", "tenant_id"}, {"project", "project_id"},
-    {"model", "gpu_model"}, {"limit", "gpu_milli"},  {"used", "used_milli"}};
+// Limits and use in GPUs, as `quotas set --gpus` takes them (the JSON keeps milli-GPUs).
+const std::vector<Column> kQuotaColumns = {{"id", "id"},
+                                           {"tenant", "tenant_id"},
+                                           {"project", "project_id"},
+                                           {"model", "gpu_model"},
+                                           {"gpus", "gpu_milli", Unit::kThousandths},
+                                           {"used", "used_milli", Unit::kThousandths}};
 const std::vector<Column> kReservationColumns = {{"id", "id"},
                                                  {"tenant", "tenant_id"},
                                                  {"model", "gpu_model"},
@@ -17,7 +21,7 @@ const std::vector<Column> kReservationColumns = {{"id", "id"},
                                                  {"starts", "starts_at"},
                                                  {"ends", "ends_at"},
                                                  {"in force", "in_force"},
-                                                 {"used", "used_milli"}};
+                                                 {"used", "used_milli", Unit::kThousandths}};
 
 const std::vector<Column> kPriceColumns = {
     {"model", "gpu_model"},           {"region", "region"},
