@@ -3,7 +3,9 @@
 // code and changing nothing, tenants kept out, and the books kept across a restart.
 #include <regex>
 
+#include "api/fields.h"
 #include "common/clock.h"
+#include "common/int128.h"
 #include "support/fixture.h"
 
 namespace allot::testing {
@@ -187,16 +189,27 @@ TEST_F(FinanceApiTest, TheMonthsReportAddsTheBooksUp) {
   const json& g = report["groups"][0];
   EXPECT_EQ(g["key"], "gpu-3");
   EXPECT_EQ(g["gpus"], 2);
-  EXPECT_EQ(g["depreciation"], "10000.000000");
-  EXPECT_EQ(g["colocation"], "1575.000000");  // 10.5 kW at 150 a kW-month.
-  EXPECT_EQ(g["other"], "9000.000000");
-  EXPECT_EQ(g["costs"], "20575.000000");
-  EXPECT_EQ(g["margin"], "-20575.000000");
+  // The month still runs: the asset (in service since the 1st) bears the part of its month that
+  // has passed, and the whole month is projected with every cost in full.
+  EXPECT_EQ(report["month_to_date"], true);
+  EXPECT_NE(report.value("note", "").find("month to date"), std::string::npos) << report.dump();
+  const TimeMs start = parse_time(month_ + "-01T00:00:00Z").value_or(0);
+  const TimeMs through = parse_time(report.value("through", "")).value_or(0);
+  ASSERT_GT(through, start) << report.dump();
+  const auto passed = [&](int64_t micros) {
+    return money_text(static_cast<int64_t>(Int128{micros} * (through - start) /
+                                           (next_month_start(start) - start)));
+  };
+  EXPECT_EQ(g["depreciation"], passed(10'000'000'000));
+  EXPECT_EQ(g["colocation"], passed(1'575'000'000));  // 10.5 kW at 150 a kW-month.
   EXPECT_EQ(g["utilisation"], "0.000000");
   EXPECT_FALSE(g.contains("what_if"));
   EXPECT_EQ(report["totals"]["revenue"], "0.000000");
   EXPECT_EQ(report["totals"]["net_revenue"], "0.000000");
-  EXPECT_EQ(report["totals"]["margin"], "-20575.000000");
+  EXPECT_EQ(report["totals"]["margin"], "-" + g["costs"].get<std::string>());
+  const json& projected = report["totals"]["whole_month_projected"];
+  EXPECT_EQ(projected["costs"], "20575.000000");  // 10,000 + 1,575 + the 9,000 staff cost.
+  EXPECT_EQ(projected["margin"], "-20575.000000");
   const json total = call("GET", "/v1/finance/report?by=total&price_factor=1.1&utilisation=0.8",
                           nullptr, op_key_, 200);
   ASSERT_EQ(total["groups"].size(), 1u);
@@ -206,8 +219,9 @@ TEST_F(FinanceApiTest, TheMonthsReportAddsTheBooksUp) {
   const ClientResponse csv = daemon_.request("GET", "/v1/finance/report?format=csv", "", op_key_);
   EXPECT_EQ(csv.status, 200);
   EXPECT_TRUE(csv.body.starts_with("key,nodes,gpus,revenue,depreciation,")) << csv.body;
-  EXPECT_NE(csv.body.find("\r\ngpu-3,1,2,0.000000,10000.000000,"), std::string::npos) << csv.body;
-  EXPECT_NE(csv.body.find(",-20575.000000,"), std::string::npos) << csv.body;
+  EXPECT_NE(csv.body.find("\r\ngpu-3,1,2,0.000000,"), std::string::npos) << csv.body;
+  // Costs and no revenue: the row's margin is a loss (its amount grows with the month's time).
+  EXPECT_NE(csv.body.find(",-"), std::string::npos) << csv.body;
 
   const json payback = call("GET", "/v1/finance/payback", nullptr, op_key_, 200);
   ASSERT_EQ(payback["items"].size(), 1u);

@@ -74,12 +74,19 @@ TEST_F(FinanceCliTest, TheOperatorKeepsTheBooks) {
 TEST_F(FinanceCliTest, TheOperatorReadsTheMonth) {
   const std::string id = keep_books();
   const json report = allot_json({"finance", "report", "--by", "total", "--price-factor", "1.1"});
-  EXPECT_EQ(report["groups"][0]["colocation"], "1575.000000");
   EXPECT_TRUE(report["groups"][0].contains("what_if")) << report.dump();
+  // The month runs: what it has cost so far, and the whole of it in full. 10,000 of depreciation,
+  // 60,000 x 6.5 % / 12 of interest, 10.5 kW at 150 and the staff's 9,000.
+  EXPECT_EQ(report["month_to_date"], true);
+  EXPECT_EQ(report["totals"]["whole_month_projected"]["costs"], "20900.000000") << report.dump();
   const RunResult table = allot({"finance", "report"});
   EXPECT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_TRUE(table.out.starts_with("month to date, through " + month_)) << table.out;
   EXPECT_NE(table.out.find("BREAK-EVEN"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find(" 0.0% "), std::string::npos) << table.out;  // Utilisation, labelled.
   EXPECT_NE(table.out.find("NET_REVENUE:"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("WHOLE_MONTH_PROJECTED.MARGIN:"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find(" -20900.000000\n"), std::string::npos) << table.out;
   const RunResult csv = allot({"finance", "report", "--month", month_, "--csv"});
   EXPECT_TRUE(csv.out.starts_with("key,nodes,gpus,revenue,")) << csv.out;
   EXPECT_NE(csv.out.find("\r\ngpu-1,1,2,"), std::string::npos) << csv.out;

@@ -34,16 +34,29 @@ TimeMs service_end_ms(const Node& node) {
   return node.deleted_at_ms != 0 ? node.deleted_at_ms : std::numeric_limits<TimeMs>::max();
 }
 
-// Moments [from, to) of the month the node's GPUs were in service, as GPU-milliseconds.
-int64_t available_gpu_ms(const Node& node, const Asset* asset, TimeMs month_ms, TimeMs now_ms) {
-  TimeMs from = std::max(month_ms, node.joined_at_ms);
-  TimeMs to = std::min({next_month_start(month_ms), now_ms, service_end_ms(node)});
+// The moments [from, to) of the month a node is in service: joined, not deleted, and its asset
+// (when it has one) in service and not retired.
+struct Window {
+  TimeMs from_ms = 0;
+  TimeMs to_ms = 0;
+};
+
+Window service_window(const Node& node, const Asset* asset, TimeMs month_ms) {
+  Window w{.from_ms = std::max(month_ms, node.joined_at_ms),
+           .to_ms = std::min(next_month_start(month_ms), service_end_ms(node))};
   if (asset != nullptr) {
-    from = std::max(from, asset->in_service_ms);
-    if (asset->retired_ms != 0) to = std::min(to, asset->retired_ms);
+    w.from_ms = std::max(w.from_ms, asset->in_service_ms);
+    if (asset->retired_ms != 0) w.to_ms = std::min(w.to_ms, asset->retired_ms);
   }
-  if (to <= from) return 0;
-  return (to - from) * static_cast<int64_t>(node.gpus.size());
+  return w;
+}
+
+// The moments of the month up to now the node's GPUs were in service, as GPU-milliseconds.
+int64_t available_gpu_ms(const Node& node, const Asset* asset, TimeMs month_ms, TimeMs now_ms) {
+  const Window w = service_window(node, asset, month_ms);
+  const TimeMs to = std::min(w.to_ms, now_ms);
+  if (to <= w.from_ms) return 0;
+  return (to - w.from_ms) * static_cast<int64_t>(node.gpus.size());
 }
 
 // What one node's GPUs used within the month and what that cost and emitted, hour by hour.
@@ -106,18 +119,21 @@ void charge_asset(const State& state, const Asset& asset, TimeMs month_ms,
   }
 }
 
-// The part of the month a node is in the fleet, from its joining to its deletion, in ms. A node
-// still in the fleet counts to the month's end: a fixed cost is the whole month's.
-int64_t service_ms(const Node& node, TimeMs month_ms) {
+// The part of the month up to through_ms a node is in the fleet, from its joining to its deletion,
+// in ms. A node still in the fleet counts to through_ms: the month's end once it is over.
+int64_t service_ms(const Node& node, TimeMs month_ms, TimeMs through_ms) {
   const TimeMs from = std::max(month_ms, node.joined_at_ms);
-  const TimeMs to = std::min(next_month_start(month_ms), service_end_ms(node));
+  const TimeMs to = std::min(through_ms, service_end_ms(node));
   return std::max<TimeMs>(to - from, 0);
 }
 
 // Shares each fixed cost in force this month over the nodes it covers, by its rule and their
-// time in service.
-void charge_fixed_costs(const State& state, TimeMs month_ms,
-                        std::map<std::string, NodeMonth>& nodes) {
+// time in service up to through_ms: the month's amount once it is over, and while it runs the
+// part of it that has passed. Returns what the costs charged come to for the whole month.
+int64_t charge_fixed_costs(const State& state, TimeMs month_ms, TimeMs through_ms,
+                           std::map<std::string, NodeMonth>& nodes) {
+  const Int128 month_length = next_month_start(month_ms) - month_ms;
+  int64_t whole_month = 0;
   for (const auto& [id, cost] : state.books.fixed_costs) {
     if (cost.deleted_at_ms != 0 || cost.from_month_ms > month_ms) continue;
     if (cost.until_month_ms != 0 && cost.until_month_ms <= month_ms) continue;
@@ -135,11 +151,89 @@ void charge_fixed_costs(const State& state, TimeMs month_ms,
       covered.push_back(node_id);
       // The rule's weight for each second in service: a node in the fleet 32 s of the month bears
       // 32 s of the cost at the fleet's rate, and the month's cost is charged in full.
-      weights.push_back(Int128{weight} * (service_ms(state.nodes.at(node_id), month_ms) / 1000));
+      const int64_t in_fleet_ms = service_ms(state.nodes.at(node_id), month_ms, through_ms);
+      weights.push_back(Int128{weight} * (in_fleet_ms / 1000));
     }
-    const std::vector<int64_t> parts = allocate_wide(cost.monthly_micros, weights);
+    if (covered.empty()) continue;
+    whole_month += cost.monthly_micros;
+    const auto passed =
+        static_cast<int64_t>(Int128{cost.monthly_micros} * (through_ms - month_ms) / month_length);
+    const std::vector<int64_t> parts = allocate_wide(passed, weights);
     for (size_t i = 0; i < parts.size(); ++i) nodes[covered[i]].other_micros += parts[i];
   }
+  return whole_month;
+}
+
+// The part of `amount`, a cost of the window `w` of the month, that has passed by now (of the
+// calendar month, when the window is empty).
+int64_t passed_part(int64_t amount, Window w, TimeMs month_ms, TimeMs now_ms) {
+  if (w.to_ms <= w.from_ms) w = {.from_ms = month_ms, .to_ms = next_month_start(month_ms)};
+  const int64_t whole = w.to_ms - w.from_ms;
+  const int64_t done = std::clamp<int64_t>(now_ms - w.from_ms, 0, whole);
+  return static_cast<int64_t>(Int128{amount} * done / whole);
+}
+
+// Month to date, an asset's costs that accrue with time (depreciation, financing, colocation) are
+// the part of its month in service that has passed (the fixed costs are charged so already). A
+// retirement's loss or gain happened when it did, and stays whole.
+void prorate(const State& state, TimeMs month_ms, TimeMs now_ms, NodeMonth& row) {
+  const Asset* asset = state.books.asset_of_node(row.node_id);
+  if (asset == nullptr) return;
+  const Window owned{.from_ms = std::max(month_ms, asset->in_service_ms),
+                     .to_ms = asset->retired_ms != 0
+                                  ? std::min(next_month_start(month_ms), asset->retired_ms)
+                                  : next_month_start(month_ms)};
+  for (int64_t NodeMonth::* field :
+       {&NodeMonth::depreciation_micros, &NodeMonth::interest_micros, &NodeMonth::lease_micros,
+        &NodeMonth::colocation_micros, &NodeMonth::principal_micros}) {
+    row.*field = passed_part(row.*field, owned, month_ms, now_ms);
+  }
+}
+
+// What the month comes to if it goes on as it has, from its rows before the assets' costs are
+// prorated and the fixed costs' whole: every accruing cost is the whole month's, and revenue and
+// power grow at their rate so far.
+Result<MonthProjection> project(const MonthPnl& pnl, int64_t fixed_whole_month, TimeMs now_ms) {
+  const Int128 whole = next_month_start(pnl.month_ms) - pnl.month_ms;
+  const Int128 done = now_ms - pnl.month_ms;
+  const Result<int64_t> revenue = pnl.revenue_micros();
+  if (!revenue) return std::unexpected(revenue.error());
+  Int128 accruing = fixed_whole_month;
+  Int128 power = 0;
+  for (const NodeMonth& node : pnl.nodes) {
+    accruing += Int128{node.costs_micros()} - node.power_micros - node.other_micros;
+    power += node.power_micros;
+  }
+  const Int128 net = (Int128{*revenue} - pnl.credits_micros) * whole / done;
+  const Int128 costs = accruing + power * whole / done;
+  constexpr Int128 kMax = std::numeric_limits<int64_t>::max();
+  for (Int128 amount : {net, costs, net - costs}) {
+    if (amount > kMax || amount < -kMax) return std::unexpected(overflow());
+  }
+  return MonthProjection{.net_revenue_micros = static_cast<int64_t>(net),
+                         .costs_micros = static_cast<int64_t>(costs),
+                         .margin_micros = static_cast<int64_t>(net - costs)};
+}
+
+// A row per node in the fleet at some moment of the month, with its time in service and power.
+std::map<std::string, NodeMonth> node_rows(const State& state, TimeMs month_ms, TimeMs now_ms) {
+  std::map<std::string, NodeMonth> nodes;
+  for (const auto& [id, node] : state.nodes) {
+    if (node.joined_at_ms >= next_month_start(month_ms)) continue;
+    if (node.deleted_at_ms != 0 && node.deleted_at_ms <= month_ms) continue;  // Gone before.
+    const Asset* asset = state.books.asset_of_node(id);
+    NodeMonth& row = nodes[id];
+    row.node_id = id;
+    row.node_name = node.name;
+    row.region = node.region;
+    row.pool = pool_of(node);
+    row.gpu_model = node.gpus.empty() ? "" : node.gpus.front().model;
+    row.gpus = static_cast<int>(node.gpus.size());
+    row.asset_id = asset != nullptr ? asset->id : "";
+    row.available_gpu_ms = available_gpu_ms(node, asset, month_ms, now_ms);
+    meter_power(state, node, month_ms, row);
+  }
+  return nodes;
 }
 
 }  // namespace
@@ -177,22 +271,7 @@ Result<MonthPnl> month_pnl(const State& state, TimeMs month_ms, TimeMs now_ms) {
   if (month_start(month_ms) != month_ms) {
     return fail(ErrorCode::kInvalidArgument, "a P&L's month starts at its first moment");
   }
-  std::map<std::string, NodeMonth> nodes;
-  for (const auto& [id, node] : state.nodes) {
-    if (node.joined_at_ms >= next_month_start(month_ms)) continue;
-    if (node.deleted_at_ms != 0 && node.deleted_at_ms <= month_ms) continue;  // Gone before.
-    const Asset* asset = state.books.asset_of_node(id);
-    NodeMonth& row = nodes[id];
-    row.node_id = id;
-    row.node_name = node.name;
-    row.region = node.region;
-    row.pool = pool_of(node);
-    row.gpu_model = node.gpus.empty() ? "" : node.gpus.front().model;
-    row.gpus = static_cast<int>(node.gpus.size());
-    row.asset_id = asset != nullptr ? asset->id : "";
-    row.available_gpu_ms = available_gpu_ms(node, asset, month_ms, now_ms);
-    meter_power(state, node, month_ms, row);
-  }
+  std::map<std::string, NodeMonth> nodes = node_rows(state, month_ms, now_ms);
   const int64_t from_s = month_ms / 1000;
   const int64_t to_s = next_month_start(month_ms) / 1000;
   const TimeMs read_at_ms = std::min(now_ms, next_month_start(month_ms));
@@ -212,7 +291,8 @@ Result<MonthPnl> month_pnl(const State& state, TimeMs month_ms, TimeMs now_ms) {
       return std::unexpected(overflow());
     }
   }
-  MonthPnl out{.month_ms = month_ms};
+  MonthPnl out{.month_ms = month_ms,
+               .through_ms = std::clamp(now_ms, month_ms, next_month_start(month_ms))};
   for (const auto& [id, volume] : state.volumes) {
     auto amount = storage_between(state, storage_use(volume, read_at_ms), from_s, to_s);
     if (!amount) return std::unexpected(amount.error());
@@ -223,11 +303,17 @@ Result<MonthPnl> month_pnl(const State& state, TimeMs month_ms, TimeMs now_ms) {
     }
   }
   for (const auto& [id, asset] : state.books.assets) charge_asset(state, asset, month_ms, nodes);
-  charge_fixed_costs(state, month_ms, nodes);
+  const int64_t fixed_whole_month = charge_fixed_costs(state, month_ms, out.through_ms, nodes);
   for (auto& [id, row] : nodes) out.nodes.push_back(std::move(row));
   for (const auto& [tenant_id, revenue] : revenue_by_tenant) {
     const int64_t credits = billing::credits_applied(state, tenant_id, month_ms, now_ms);
     out.credits_micros += std::clamp<int64_t>(credits, 0, revenue);
+  }
+  if (now_ms > month_ms && now_ms < next_month_start(month_ms)) {
+    auto projection = project(out, fixed_whole_month, now_ms);
+    if (!projection) return std::unexpected(projection.error());
+    out.projection = *projection;
+    for (NodeMonth& row : out.nodes) prorate(state, month_ms, now_ms, row);
   }
   return out;
 }

@@ -6,6 +6,7 @@
 #include <array>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -54,8 +55,23 @@ struct NodeMonth {
   std::array<std::pair<std::string_view, int64_t>, 10> lines() const;
 };
 
+// While a month runs: what the whole of it comes to if it goes on as it has so far.
+struct MonthProjection {
+  int64_t net_revenue_micros = 0;  // Revenue less credits so far, at the same rate all month.
+  int64_t costs_micros = 0;  // Each accruing cost for the whole month; power at its rate so far.
+  int64_t margin_micros = 0;
+};
+
 struct MonthPnl {
   TimeMs month_ms = 0;
+  // The P&L covers the month up to through_ms: its end, or now while it runs. Month to date, each
+  // cost that accrues with time is the part of its month that has passed: an asset's
+  // depreciation, interest, lease, colocation and principal repaid, of the asset's month in
+  // service; a fixed cost, of the calendar month, shared by the nodes' time in the fleet so far.
+  // Revenue, power and carbon are what was metered.
+  TimeMs through_ms = 0;
+  std::optional<MonthProjection> projection;  // Only while the month runs.
+  bool month_to_date() const { return projection.has_value(); }
   std::vector<NodeMonth> nodes;  // In node id order.
   // Promotional credits the month's invoices apply (a contra-revenue at the cloud's level: credits
   // are per tenant, not per node). revenue - credits = the sum of the invoices' totals.
@@ -68,8 +84,8 @@ struct MonthPnl {
 };
 
 // The P&L of the month starting at month_ms, as the state stands at now_ms (a month not over yet
-// counts up to now). Fails with kInvalidArgument for a moment that is not a month's start and
-// kOverflow when a sum leaves int64.
+// counts up to now, with its projection). Fails with kInvalidArgument for a moment that is not a
+// month's start and kOverflow when a sum leaves int64.
 [[nodiscard]] Result<MonthPnl> month_pnl(const State& state, TimeMs month_ms, TimeMs now_ms);
 
 }  // namespace allot::finance

@@ -128,6 +128,40 @@ TEST(MonthPnl, ANodeBearsFixedCostsOnlyForItsTimeInTheFleet) {
   for (const NodeMonth& row : december->nodes) EXPECT_NE(row.node_id, brief.id);
 }
 
+TEST(MonthPnl, AMonthStillRunningBearsThePartOfEachCostThatHasPassedAndProjectsTheWhole) {
+  const State state = november();
+  const TimeMs half = at("2026-11-16T00:00:00Z");  // 15 of November's 30 days.
+  auto whole = month_pnl(state, kNovember, kNow);
+  auto so_far = month_pnl(state, kNovember, half);
+  ASSERT_TRUE(whole && so_far);
+  EXPECT_FALSE(whole->month_to_date());
+  ASSERT_TRUE(so_far->month_to_date());
+  EXPECT_EQ(so_far->through_ms, half);
+  EXPECT_EQ(whole->through_ms, at("2026-12-01T00:00:00Z"));
+  // The rack was in service all month and its node in the fleet: half of each accruing cost.
+  const NodeMonth& big = so_far->nodes[0];
+  const NodeMonth& big_month = whole->nodes[0];
+  EXPECT_EQ(big.depreciation_micros, big_month.depreciation_micros / 2);
+  EXPECT_EQ(big.interest_micros, big_month.interest_micros / 2);
+  EXPECT_EQ(big.principal_micros, big_month.principal_micros / 2);
+  EXPECT_EQ(big.colocation_micros, 750 * kUnit);
+  EXPECT_EQ(big.power_micros, big_month.power_micros);  // Metered: all of it on the 5th.
+  // Half the staff's 1,000, all on the rack's node: the small one joins only now.
+  EXPECT_EQ(big.other_micros, 500 * kUnit);
+  EXPECT_EQ(so_far->nodes[1].other_micros, 0);
+  // The whole month: every accruing cost in full, and revenue and power at their rate so far.
+  int64_t accruing = 0;
+  int64_t power = 0;
+  for (const NodeMonth& row : whole->nodes) {
+    accruing += row.costs_micros() - row.power_micros;
+    power += row.power_micros;
+  }
+  const int64_t net = *so_far->revenue_micros() - so_far->credits_micros;
+  EXPECT_EQ(so_far->projection->costs_micros, accruing + 2 * power);
+  EXPECT_EQ(so_far->projection->net_revenue_micros, 2 * net);
+  EXPECT_EQ(so_far->projection->margin_micros, 2 * net - accruing - 2 * power);
+}
+
 TEST(MonthPnl, UtilisationCountsGpuTimeInServiceAndHeld) {
   const State state = november();
   auto pnl = month_pnl(state, kNovember, kNow);

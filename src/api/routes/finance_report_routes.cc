@@ -9,6 +9,7 @@
 #include "api/fields.h"
 #include "api/reply.h"
 #include "api/routes/books.h"
+#include "common/clock.h"
 #include "reports/summary.h"
 
 namespace allot {
@@ -93,7 +94,8 @@ std::string report_csv(const std::vector<finance::Group>& groups) {
 }
 
 // The cloud's totals: revenue less the promotional credits is what the month's invoices total,
-// and the margin is what is left of that after the costs.
+// and the margin is what is left of that after the costs. While the month runs, they are the month
+// to date, and the projection is the whole month's.
 // Storage is the region's revenue, outside the node rows: the totals count it.
 Result<json> totals_json(const finance::MonthPnl& pnl) {
   ALLOT_TRY_LET(const int64_t revenue, pnl.revenue_micros());
@@ -111,12 +113,27 @@ Result<json> totals_json(const finance::MonthPnl& pnl) {
       __builtin_sub_overflow(net, costs, &margin)) {
     return fail(ErrorCode::kOverflow, "the report's totals leave the range of amounts");
   }
-  return json{{"revenue", money_text(revenue)},
-              {"storage_revenue", money_text(storage)},
-              {"credits", money_text(pnl.credits_micros)},
-              {"net_revenue", money_text(net)},
-              {"costs", money_text(costs)},
-              {"margin", money_text(margin)}};
+  json out{{"revenue", money_text(revenue)},
+           {"storage_revenue", money_text(storage)},
+           {"credits", money_text(pnl.credits_micros)},
+           {"net_revenue", money_text(net)},
+           {"costs", money_text(costs)},
+           {"margin", money_text(margin)}};
+  if (pnl.projection) {
+    out["whole_month_projected"] = {{"net_revenue", money_text(pnl.projection->net_revenue_micros)},
+                                    {"costs", money_text(pnl.projection->costs_micros)},
+                                    {"margin", money_text(pnl.projection->margin_micros)}};
+  }
+  return out;
+}
+
+// What a person reads first in a report of a month still running.
+std::string month_to_date_note(TimeMs through_ms) {
+  return fmt::format(
+      "month to date, through {}: costs that accrue with time (depreciation, financing, "
+      "colocation, fixed costs) are the part of the month that has passed; "
+      "totals.whole_month_projected is the whole month at the rate so far",
+      format_time(through_ms));
 }
 
 // ?price_factor= and ?utilisation=, exact decimals in parts per million.
@@ -161,11 +178,15 @@ Result<HttpResponse> report(Call& call) {
   for (const auto& [region, amount] : pnl.storage_by_region) {
     storage.push_back({{"region", region}, {"revenue", money_text(amount)}});
   }
-  return json_reply(200, {{"month", format_month(month_ms)},
-                          {"by", by_name},
-                          {"groups", items},
-                          {"storage", storage},
-                          {"totals", totals}});
+  json out{{"month", format_month(month_ms)},
+           {"through", format_time(pnl.through_ms)},
+           {"month_to_date", pnl.month_to_date()},
+           {"by", by_name},
+           {"groups", items},
+           {"storage", storage},
+           {"totals", totals}};
+  if (pnl.month_to_date()) out["note"] = month_to_date_note(pnl.through_ms);
+  return json_reply(200, out);
 }
 
 // GET /v1/finance/payback?month: per asset, what its cash margin has recovered of its cost.

@@ -1,6 +1,10 @@
 // finance: the operator's books (assets, sites, fixed costs, rental prices) and what is read off
 // them for a month (the report, payback, buy-or-rent). Operator admins only.
+#include <charconv>
 #include <iostream>
+#include <optional>
+
+#include <fmt/format.h>
 
 #include "cli/commands.h"
 
@@ -79,8 +83,8 @@ json asset_body(const Options& o) {
   return body;
 }
 
-// GETs a report and prints answer[rows] (each row through `flatten`) as a table, then answer[tail]
-// when there is one; in JSON mode, the whole answer.
+// GETs a report and prints its note for people when it has one, answer[rows] (each row through
+// `flatten`) as a table, then answer[tail] when there is one; in JSON mode, the whole answer.
 Action show_report(std::function<std::string()> target, const char* rows,
                    const std::vector<Column>& columns, const char* tail = nullptr,
                    std::function<json(const json&)> flatten = nullptr) {
@@ -93,6 +97,7 @@ Action show_report(std::function<std::string()> target, const char* rows,
       session.show(answer);
       return static_cast<int>(kOk);
     }
+    if (answer.contains("note")) std::cout << answer["note"].get<std::string>() << "\n\n";
     session.show_list(flatten ? flatten(answer[rows]) : answer[rows], columns);
     if (tail != nullptr) {
       std::cout << "\n";
@@ -100,6 +105,42 @@ Action show_report(std::function<std::string()> target, const char* rows,
     }
     return static_cast<int>(kOk);
   };
+}
+
+// A fraction the API writes with six decimals ("0.482000") in millionths; nullopt for anything
+// else.
+std::optional<int64_t> millionths(const json& fraction) {
+  if (!fraction.is_string()) return std::nullopt;
+  const std::string text = fraction.get<std::string>();
+  const size_t dot = text.find('.');
+  if (dot == std::string::npos || text.size() - dot - 1 != 6) return std::nullopt;
+  int64_t whole = 0;
+  int64_t part = 0;
+  const char* end = text.data() + text.size();
+  if (std::from_chars(text.data(), text.data() + dot, whole).ptr != text.data() + dot ||
+      std::from_chars(text.data() + dot + 1, end, part).ptr != end || whole < 0 ||
+      whole > 1'000'000'000) {
+    return std::nullopt;
+  }
+  return whole * 1'000'000 + part;
+}
+
+// Millionths as a percentage with one decimal: 482,000 as "48.2%".
+std::string percent(int64_t ppm) {
+  const int64_t tenths = (ppm + 500) / 1'000;
+  return fmt::format("{}.{}%", tenths / 10, tenths % 10);
+}
+
+// The report's groups with utilisation and break-even as percentages. A break-even above 100 %
+// means that no utilisation covers the costs at the price realised, and says so.
+json percent_rows(json groups) {
+  for (json& g : groups) {
+    if (auto used = millionths(g["utilisation"])) g["utilisation"] = percent(*used);
+    if (auto even = millionths(g["break_even_utilisation"])) {
+      g["break_even_utilisation"] = *even > 1'000'000 ? "not at this price" : percent(*even);
+    }
+  }
+  return groups;
 }
 
 // One row per GPU model and provider: the model's own figures beside each quote.
@@ -262,7 +303,8 @@ void add_cost_commands(CLI::App& finance, Action& action) {
 }
 
 void add_report_commands(CLI::App& finance, Action& action, Options& o) {
-  CLI::App* report = finance.add_subcommand("report", "the month's P&L, grouped");
+  CLI::App* report = finance.add_subcommand(
+      "report", "the month's P&L, grouped (while it runs: to date, and the whole month projected)");
   report->add_option("--month", o.month, "YYYY-MM (default this month)");
   report->add_option("--by", o.by, "node (default), pool, model, region or total");
   report->add_option("--price-factor", o.price_factor, "what if prices were this many times");
@@ -277,7 +319,8 @@ void add_report_commands(CLI::App& finance, Action& action, Options& o) {
                                            {"utilisation", &o.utilisation},
                                            {"format", &format}});
     };
-    action = o.csv ? show_text(target) : show_report(target, "groups", kReportColumns, "totals");
+    action = o.csv ? show_text(target)
+                   : show_report(target, "groups", kReportColumns, "totals", percent_rows);
   });
   CLI::App* payback = finance.add_subcommand("payback", "when each asset pays back its cost");
   payback->add_option("--month", o.month, "through this month (YYYY-MM; default this month)");

@@ -79,11 +79,15 @@ export function financePage(ctx: Ctx): PageView {
     const sum = (f: (g: Report['groups'][number]) => string) => report.groups.reduce((a, g) => a + Number(f(g)), 0);
     const avail = sum((g) => g.available_gpu_hours);
     const alloc = sum((g) => g.allocated_gpu_hours);
+    // A month still running shows its costs to date (the part of each month's cost that has
+    // passed) beside what the whole month comes to at the rate so far.
+    const whole = t.whole_month_projected;
+    const period = report.month_to_date ? `${report.month} to date` : report.month;
     replace(
       kpis,
       kpi('Revenue', money(t.revenue), `${money(t.credits)} credits · net ${money(t.net_revenue)}`, 'kpi-revenue'),
-      kpi('Costs', money(t.costs), 'depreciation, interest, power, colocation, other', 'kpi-costs'),
-      kpi('Margin', h('span', { class: Number(t.margin) < 0 ? 'neg' : 'pos' }, money(t.margin)), report.month, 'kpi-margin'),
+      kpi('Costs', money(t.costs), whole ? `${period} · whole month ${money(whole.costs)}` : 'depreciation, interest, power, colocation, other', 'kpi-costs'),
+      kpi('Margin', h('span', { class: Number(t.margin) < 0 ? 'neg' : 'pos' }, money(t.margin)), whole ? `${period} · whole month ${money(whole.margin)}` : period, 'kpi-margin'),
       kpi('Utilisation', avail ? pct(alloc / avail) : '–', `${num(alloc, 1)} of ${num(avail, 1)} GPU-hours`),
       kpi('Energy', `${num(sum((g) => g.energy_kwh), 2)} kWh`, `${num(sum((g) => g.carbon_kg), 2)} kg CO2e`, 'kpi-energy'),
     );
