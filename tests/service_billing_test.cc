@@ -100,7 +100,15 @@ TEST_F(ServiceBillingTest, ACallerPaysPerRequestAndTokenExactlyAndIsRefusedWhenI
   EXPECT_NE(shared.out.find("other tenants may call it, paying 0.001000 per request"),
             std::string::npos)
       << shared.out;
-  const RunResult issued = cli({"-o", "json", "services", "keys", "create", id, "app"}, buyer.key);
+  // The caller finds it among the services shared with its tenant, and makes its key by name.
+  const RunResult found = cli({"services", "list", "--shared"}, buyer.key);
+  ASSERT_EQ(found.exit_code, 0) << found.err;
+  EXPECT_NE(found.out.find(id), std::string::npos) << found.out;
+  EXPECT_NE(found.out.find("0.001000"), std::string::npos) << found.out;
+  EXPECT_EQ(json::parse(cli({"-o", "json", "services", "list", "--shared"}, member_key_).out),
+            json::array());  // Its own tenant's services are not "shared with" it.
+  const RunResult issued =
+      cli({"-o", "json", "services", "keys", "create", "chat", "app"}, buyer.key);
   ASSERT_EQ(issued.exit_code, 0) << issued.err;
   const json key = json::parse(issued.out);
   EXPECT_EQ(key["caller_tenant_id"], buyer.id);
@@ -173,6 +181,11 @@ TEST_F(ServiceBillingTest, ACallerPaysPerRequestAndTokenExactlyAndIsRefusedWhenI
   // Its usage report matches: the calls' spend under its tenant.
   const json usage = call_with(buyer.key, "GET", "/v1/usage", "", 200);
   EXPECT_EQ(usage["total"]["spend"], "0.017000") << usage.dump(2);
+  // By project, the calls are a row of their own, named: no project made them.
+  const json by_project = call_with(buyer.key, "GET", "/v1/usage?group_by=project", "", 200);
+  ASSERT_EQ(by_project["items"].size(), 1U) << by_project.dump(2);
+  EXPECT_EQ(by_project["items"][0]["key"], "services");
+  EXPECT_EQ(by_project["items"][0]["name"], "calls to shared services");
   const ClientResponse html = daemon_.request(
       "GET", "/v1/invoices/" + invoice["id"].get<std::string>() + "?format=html", "", buyer.key);
   EXPECT_NE(html.body.find("6 requests at 0.001000, 22 tokens at 0.500000 per 1,000"),
@@ -224,13 +237,29 @@ TEST_F(ServiceBillingTest, ACallerPaysPerRequestAndTokenExactlyAndIsRefusedWhenI
   })) << refused.status
       << " " << refused.body;
   EXPECT_EQ(error_code_of(refused.body), "insufficient_funds");
-  EXPECT_EQ(as_operator("GET", balance, nullptr, 200)["cash"], "0.000000");
+  // The answered call is recorded in the controller's next round of use, at once or a little later.
+  EXPECT_TRUE(eventually([&] {
+    return as_operator("GET", balance, nullptr, 200)["cash"] == "0.000000";
+  })) << as_operator("GET", balance, nullptr, 200).dump();
   // Drafted again: the same draft, its lines read afresh.
   invoice = as_operator("POST", "/v1/invoices", {{"tenant_id", buyer.id}, {"month", month}}, 200);
   EXPECT_EQ(invoice["paid_from_balance"], "1.000000") << invoice.dump(2);
   EXPECT_GT(Money::parse(invoice["amount_due"].get<std::string>())->micros(), 0) << invoice.dump(2);
   as_operator("POST", "/v1/tenants/" + buyer.id + "/topups", {{"amount", "5"}}, 201);
   EXPECT_TRUE(eventually([&] { return chat(caller, json::object()).status == 200; }));
+  // A promotional credit pays for GPU work and storage, never for calls: the balance says how much
+  // of what is available the tenant's calls may spend, and the refusal says why.
+  as_operator("POST", "/v1/tenants/" + buyer.id + "/topups", {{"amount", "100"}, {"credit", true}},
+              201);
+  const json funds = as_operator("GET", balance, nullptr, 200);
+  EXPECT_EQ(funds["credits"], "100.000000") << funds.dump();
+  const auto micros_of = [](const json& text) {
+    return Money::parse(text.get<std::string>())->micros();
+  };
+  EXPECT_EQ(micros_of(funds["available"]) - micros_of(funds["available_for_services"]), 100'000'000)
+      << funds.dump();
+  EXPECT_NE(refused.body.find("promotional credit does not pay for calls"), std::string::npos)
+      << refused.body;
 
   // Nobody else: the caller key reaches nothing but the service; the caller sees its own keys
   // and not the margin or the service; another tenant cannot see or revoke the caller's key.
@@ -239,7 +268,8 @@ TEST_F(ServiceBillingTest, ACallerPaysPerRequestAndTokenExactlyAndIsRefusedWhenI
   const json seen = call_with(buyer.key, "GET", "/v1/services/" + id, "", 200);
   EXPECT_EQ(seen["price_per_request"], "1.000000");
   EXPECT_FALSE(seen.contains("replicas")) << seen.dump();
-  call_with(buyer.key, "GET", "/v1/services/chat", "", 404);
+  // By name too, as it found it: the same view.
+  EXPECT_EQ(call_with(buyer.key, "GET", "/v1/services/chat", "", 200), seen);
   call_with(buyer.key, "GET", "/v1/services/" + id + "/margin", "", 404);
   call_with(member_key_, "POST", keys, R"({"name": "own"})", 201);
   EXPECT_EQ(call_with(buyer.key, "GET", keys, "", 200)["items"].size(), 1U);

@@ -128,7 +128,8 @@ HttpResponse App::service_answer(const HttpRequest& request) {
     if (!traffic_.meter().hold(who.caller_tenant_id, bound)) {
       return error_reply(
           Error{ErrorCode::kInsufficientFunds,
-                fmt::format("tenant {} has no money left to pay for service {}: top up its balance",
+                fmt::format("tenant {} has no money left to pay for service {} (promotional "
+                            "credit does not pay for calls): top up its balance",
                             who.caller_tenant_id, route->id)});
     }
     held = std::shared_ptr<void>(nullptr, [meter = &traffic_.meter(), caller = who.caller_tenant_id,

@@ -120,16 +120,16 @@ Status add_storage(const State& state, const Volume& volume, const UsageQuery& q
 }
 
 // Calls to other tenants' shared services, as invoices charge them: by the hours that start in
-// the window, in the caller's group (by project or label, under ""; by GPU model, "services").
+// the window, under the caller's tenant, or under "services" by project, label or GPU model (they
+// are no project's, label's or model's).
 Status add_service_calls(const State& state, const UsageQuery& query,
                          std::map<std::string, UsageGroup>& groups) {
   for (const auto& [id, u] : state.service_usage) {
     if (query.tenant_id && u.caller_tenant_id != *query.tenant_id) continue;
     if (u.hour_ms < query.from_s * 1000 || u.hour_ms >= query.to_s * 1000) continue;
     if (u.charged_micros == 0) continue;
-    std::string key;
+    std::string key = "services";
     if (query.group_by == GroupBy::kTenant) key = u.caller_tenant_id;
-    if (query.group_by == GroupBy::kGpuModel) key = "services";
     if (query.group_by == GroupBy::kDay) key = day_name(u.hour_ms / 1000);
     UsageGroup& group = groups[key];
     group.key = key;

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "core/money/metering.h"
 #include "reports/test_state.h"
 
@@ -82,6 +84,25 @@ TEST(UsageReport, GroupsByProjectLabelModelAndTenant) {
   ASSERT_TRUE(tenants);
   ASSERT_EQ(tenants->size(), 2u);
   EXPECT_EQ(spend_of(*tenants), spend_of(*models));
+}
+
+TEST(UsageReport, CallsToSharedServicesGroupUnderServicesNotABlankProject) {
+  State state = two_instances();
+  state.service_usage["use_1"] = ServiceUsage{.id = "use_1",
+                                              .service_id = "svc_0000000000000001",
+                                              .tenant_id = kOther,
+                                              .caller_tenant_id = kTenant,
+                                              .hour_ms = at("2026-11-05T10:00:00Z"),
+                                              .requests = 3,
+                                              .charged_micros = 4'500};
+  for (GroupBy by : {GroupBy::kProject, GroupBy::kLabel, GroupBy::kGpuModel}) {
+    auto groups = usage_report(state, november(by), kNow);
+    ASSERT_TRUE(groups);
+    auto calls = std::ranges::find(*groups, std::string("services"), &UsageGroup::key);
+    ASSERT_NE(calls, groups->end());
+    EXPECT_EQ(calls->spend_micros, 4'500);
+    EXPECT_EQ(calls->gpu_milli_seconds, 0);
+  }
 }
 
 TEST(UsageReport, RefusesEmptyAndOverlongWindows) {

@@ -153,6 +153,8 @@ export interface Balance {
   held: string;
   unposted: string;
   available: string | null;
+  // What of `available` calls to shared services may spend: promotional credit does not pay for them.
+  available_for_services: string | null;
   at: string;
 }
 
@@ -292,9 +294,21 @@ export interface ReportGroup {
 
 export interface Report {
   month: string;
+  // While the month runs: the report is the month to date (through now), and the totals carry
+  // the whole month at the rate so far.
+  through: string;
+  month_to_date: boolean;
+  note?: string;
   by: string;
   groups: ReportGroup[];
-  totals: { revenue: string; credits: string; net_revenue: string; costs: string; margin: string };
+  totals: {
+    revenue: string;
+    credits: string;
+    net_revenue: string;
+    costs: string;
+    margin: string;
+    whole_month_projected?: { net_revenue: string; costs: string; margin: string };
+  };
 }
 
 export interface PaybackItem {

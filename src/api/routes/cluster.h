@@ -25,6 +25,10 @@ std::span<const Route> volume_routes();
                                                                std::vector<VolumeMount> mounts);
 // Tenants' services: endpoints served over replicas.
 std::span<const Route> service_routes();
+// Another tenant's live shared service named `name`, as the caller finds one to call: nullptr when
+// there is none, kConflict (naming their ids) when services of several tenants share the name.
+[[nodiscard]] Result<const HostedService*> shared_service_named(const Call& call,
+                                                                const std::string& name);
 // Services' keys, for their own tenant's customers and for other tenants' callers; margins.
 std::span<const Route> service_key_routes();
 std::span<const Route> image_routes();

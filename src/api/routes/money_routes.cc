@@ -9,8 +9,10 @@
 #include "api/routes_util.h"
 #include "api/wire/wire.h"
 #include "common/money.h"
+#include "core/kernel/draft.h"
 #include "core/kernel/validate.h"
 #include "core/money/money.h"
+#include "core/money/service_use.h"
 
 namespace allot {
 namespace {
@@ -51,6 +53,11 @@ json balance_json(const State& state, const Tenant& tenant, TimeMs now_ms) {
            {"unposted", amount(b.unposted_micros)},
            {"at", format_time(now_ms)}};
   out["available"] = tenant.money_limited() ? json(amount(b.available_micros)) : json(nullptr);
+  // Promotional credit pays for GPU work and storage, not for other tenants' services: what of
+  // the available money the tenant's calls may spend.
+  out["available_for_services"] =
+      tenant.money_limited() ? json(amount(spendable_on_services(Draft(state), tenant, now_ms)))
+                             : json(nullptr);
   return out;
 }
 

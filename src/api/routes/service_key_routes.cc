@@ -1,8 +1,8 @@
 // Service keys and margins. A service's tenant makes keys for its own customers (their use is
-// not billed by Allot); another tenant makes caller keys of its own to a service shared with it,
-// by the service's id, and pays for their use at the service's prices. The service's tenant
-// sees and revokes every key of it; a caller, its own. The margin report is the service's
-// tenant's: callers' charges against the replicas' GPU cost.
+// not billed by Allot); another tenant makes caller keys of its own to a service shared with it
+// (by id, or by name when it has no service of that name), and pays for their use at the
+// service's prices. The service's tenant sees and revokes every key of it; a caller, its own. The
+// margin report is the service's tenant's: callers' charges against the replicas' GPU cost.
 #include <fmt/format.h>
 
 #include "api/app.h"
@@ -30,12 +30,16 @@ struct KeyScope {
   bool owner = false;
 };
 
+// A service by id, or by name: the caller's own of that name, else one shared with it.
 Result<KeyScope> key_scope(const Call& call) {
   const std::string& key = call.params.front();
   const State& state = call.ctx.state();
   const HostedService* found = check_id("service id", key, "svc")
                                    ? state.service(key)
                                    : service_named(state, call.caller.tenant_id, key);
+  if (found == nullptr && !check_id("service id", key, "svc")) {
+    ALLOT_TRY_ASSIGN(found, shared_service_named(call, key));
+  }
   if (found != nullptr && !found->deleted()) {
     if (may_see_tenant(call.caller, found->tenant_id)) {
       return KeyScope{.service = found, .caller_tenant_id = found->tenant_id, .owner = true};

@@ -272,22 +272,52 @@ json shared_json(const HostedService& s, TimeMs now_ms) {
   return out;
 }
 
-// GET /v1/services/{id or name}; another tenant's shared service by id, as its callers see it.
-Result<HttpResponse> get_service(Call& call) {
-  const std::string& key = call.params.front();
-  const HostedService* shared =
-      check_id("service id", key, "svc") ? call.ctx.state().service(key) : nullptr;
-  if (shared != nullptr && !shared->deleted() && shared->shared &&
-      !may_see_tenant(call.caller, shared->tenant_id)) {
-    return json_reply(200, shared_json(*shared, call.ctx.now_ms()));
+// Another tenant's service shared with the caller, by id, or by name when the caller has none of
+// that name; nullptr when the key names none.
+Result<const HostedService*> shared_service(const Call& call, const std::string& key) {
+  const State& state = call.ctx.state();
+  if (!check_id("service id", key, "svc")) {
+    if (service_named(state, call.caller.tenant_id, key) != nullptr) return nullptr;
+    return shared_service_named(call, key);
   }
+  const HostedService* found = state.service(key);
+  const bool shared = found != nullptr && !found->deleted() && found->shared &&
+                      !may_see_tenant(call.caller, found->tenant_id);
+  return shared ? found : nullptr;
+}
+
+// GET /v1/services/{id or name}; another tenant's shared service, as its callers see it.
+Result<HttpResponse> get_service(Call& call) {
+  ALLOT_TRY_LET(const HostedService* shared, shared_service(call, call.params.front()));
+  if (shared != nullptr) return json_reply(200, shared_json(*shared, call.ctx.now_ms()));
   ALLOT_TRY_LET(const HostedService* service, path_service(call));
   return json_reply(200, service_json(call.ctx.state(), call.traffic, *service, call.ctx.now_ms()));
 }
 
+// GET /v1/services?shared=true: other tenants' services shared with the caller's, as their
+// callers see them, by id.
+Result<HttpResponse> list_shared_services(const Call& call, const Page& page) {
+  if (call.target.query.size() >
+      1 + call.target.query.count("limit") + call.target.query.count("after")) {
+    return fail(ErrorCode::kInvalidArgument, "shared=true takes no tenant_id or project_id");
+  }
+  return page_of(
+      call.ctx.state().services, page,
+      [&](const HostedService& s) {
+        return !s.deleted() && s.shared && !may_see_tenant(call.caller, s.tenant_id);
+      },
+      [&](const HostedService& s) { return shared_json(s, call.ctx.now_ms()); });
+}
+
 // GET /v1/services[?tenant_id=&project_id=]: live services, by id.
 Result<HttpResponse> list_services(Call& call) {
-  ALLOT_TRY_LET(const Page page, read_page(call.target, {"tenant_id", "project_id"}));
+  ALLOT_TRY_LET(const Page page, read_page(call.target, {"tenant_id", "project_id", "shared"}));
+  if (auto shared = call.target.query.find("shared"); shared != call.target.query.end()) {
+    if (shared->second != "true" && shared->second != "false") {
+      return fail(ErrorCode::kInvalidArgument, "shared must be true or false");
+    }
+    if (shared->second == "true") return list_shared_services(call, page);
+  }
   ALLOT_TRY_LET(const std::optional<std::string> tenant, tenant_filter(call));
   const auto project = call.target.query.find("project_id");
   return page_of(
@@ -374,6 +404,24 @@ constexpr Resource kResources[] = {
 };
 
 }  // namespace
+
+Result<const HostedService*> shared_service_named(const Call& call, const std::string& name) {
+  const HostedService* found = nullptr;
+  std::vector<std::string> ids;
+  for (const auto& [id, s] : call.ctx.state().services) {
+    if (s.deleted() || !s.shared || s.name != name || may_see_tenant(call.caller, s.tenant_id)) {
+      continue;
+    }
+    found = &s;
+    ids.push_back(id);
+  }
+  if (ids.size() > 1) {
+    return fail(ErrorCode::kConflict,
+                fmt::format("{} services shared with you are named {}: name one by its id ({})",
+                            ids.size(), name, fmt::join(ids, ", ")));
+  }
+  return found;
+}
 
 std::span<const Route> service_routes() { return route_table<kResources>(); }
 

@@ -46,6 +46,10 @@ json group_name(const State& state, const billing::UsageQuery& query, const std:
   if (query.group_by == billing::GroupBy::kProject && state.project(key) != nullptr) {
     return state.project(key)->name;
   }
+  if (key == "services" && query.group_by != billing::GroupBy::kDay &&
+      query.group_by != billing::GroupBy::kTenant) {
+    return "calls to shared services";
+  }
   return nullptr;
 }
 

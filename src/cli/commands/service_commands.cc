@@ -11,9 +11,14 @@ namespace {
 
 using nlohmann::json;
 
-const std::vector<Column> kServiceColumns = {{"name", "name"},       {"id", "id"},
-                                             {"model", "model"},     {"revision", "revision"},
-                                             {"desired", "desired"}, {"ready", "ready_replicas"},
+const std::vector<Column> kServiceColumns = {{"name", "name"},
+                                             {"id", "id"},
+                                             {"model", "model"},
+                                             {"revision", "revision"},
+                                             {"desired", "desired"},
+                                             {"ready", "ready_replicas"},
+                                             {"per request", "price_per_request"},
+                                             {"per 1k tokens", "price_per_1k_tokens"},
                                              {"url", "url"}};
 
 const std::vector<Column> kReplicaColumns = {
@@ -290,7 +295,11 @@ void add_service_commands(CLI::App& app, Action& action) {
   add_list(
       *services, "list", "the services", "/v1/services",
       {{.flag = "--tenant", .name = "tenant_id", .help = "only this tenant's (operator admins)"},
-       {.flag = "--project", .name = "project_id", .help = "only this project's"}},
+       {.flag = "--project", .name = "project_id", .help = "only this project's"},
+       {.flag = "--shared",
+        .name = "shared",
+        .help = "instead: other tenants' services shared with yours, to make keys for and call",
+        .toggle = true}},
       kServiceColumns, action);
 }
 

@@ -33,7 +33,7 @@ export function overviewPage(ctx: Ctx): PageView {
       kpi('Running', String(count('running')), `${count('queued')} queued`, 'kpi-running'),
       kpi('Spent this month', money(usage.forecast.spent), usage.forecast.month),
       kpi('Month-end forecast', money(usage.forecast.month_end), `${money(usage.forecast.burn_per_hour)}/h now`),
-      balance ? kpi('Available', balance.available === null ? 'unbounded' : money(balance.available), `${balance.billing} · cash ${money(balance.cash)}`) : null,
+      balance ? kpi('Available', balance.available === null ? 'unbounded' : money(balance.available), availableNote(balance)) : null,
     );
     const labels = dayRange(14);
     const byDay = new Map(usage.items.map((i) => [i.key, i]));
@@ -57,4 +57,12 @@ export function overviewPage(ctx: Ctx): PageView {
     );
   }
   return { el, refresh, destroy: () => spend.destroy() };
+}
+
+// Under the available money: the billing mode and cash, and how much of it calls to shared
+// services may spend when promotional credit makes the two differ.
+function availableNote(b: Balance): string {
+  const note = `${b.billing} · cash ${money(b.cash)}`;
+  if (b.available_for_services === null || b.available_for_services === b.available) return note;
+  return `${note} · ${money(b.available_for_services)} for service calls (credit pays for GPU work and storage, not calls)`;
 }
