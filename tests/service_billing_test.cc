@@ -95,6 +95,12 @@ TEST_F(ServiceBillingTest, ACallerPaysPerRequestAndTokenExactlyAndIsRefusedWhenI
 
   // Not shared yet: to another tenant the service is not there.
   call_with(buyer.key, "POST", keys, R"({"name": "app"})", 404);
+  // Nor by a guessed name, nor in the list of what is shared with it.
+  call_with(buyer.key, "GET", "/v1/services/chat", "", 404);
+  call_with(buyer.key, "POST", "/v1/services/chat/keys", R"({"name": "app"})", 404);
+  EXPECT_TRUE(call_with(buyer.key, "GET", "/v1/services?shared=true", "", 200)["items"].empty());
+  call_with(buyer.key, "GET", "/v1/services?shared=maybe", "", 400);
+  call_with(buyer.key, "GET", "/v1/services?shared=true&tenant_id=" + buyer.id, "", 400);
   const RunResult shared = cli({"services", "update", "chat", "--shared", "yes"}, member_key_);
   ASSERT_EQ(shared.exit_code, 0) << shared.err;
   EXPECT_NE(shared.out.find("other tenants may call it, paying 0.001000 per request"),

@@ -25,10 +25,10 @@ std::span<const Route> volume_routes();
                                                                std::vector<VolumeMount> mounts);
 // Tenants' services: endpoints served over replicas.
 std::span<const Route> service_routes();
-// Another tenant's live shared service named `name`, as the caller finds one to call: nullptr when
-// there is none, kConflict (naming their ids) when services of several tenants share the name.
-[[nodiscard]] Result<const HostedService*> shared_service_named(const Call& call,
-                                                                const std::string& name);
+// The service a caller names by id, or by name: its own tenant's of that name, else another
+// tenant's live shared service of that name (kConflict, naming their ids, when several tenants'
+// share it). nullptr when there is none; what the caller may do with it is the route's to say.
+[[nodiscard]] Result<const HostedService*> service_by_key(const Call& call, const std::string& key);
 // Services' keys, for their own tenant's customers and for other tenants' callers; margins.
 std::span<const Route> service_key_routes();
 std::span<const Route> image_routes();

@@ -33,13 +33,7 @@ struct KeyScope {
 // A service by id, or by name: the caller's own of that name, else one shared with it.
 Result<KeyScope> key_scope(const Call& call) {
   const std::string& key = call.params.front();
-  const State& state = call.ctx.state();
-  const HostedService* found = check_id("service id", key, "svc")
-                                   ? state.service(key)
-                                   : service_named(state, call.caller.tenant_id, key);
-  if (found == nullptr && !check_id("service id", key, "svc")) {
-    ALLOT_TRY_ASSIGN(found, shared_service_named(call, key));
-  }
+  ALLOT_TRY_LET(const HostedService* found, service_by_key(call, key));
   if (found != nullptr && !found->deleted()) {
     if (may_see_tenant(call.caller, found->tenant_id)) {
       return KeyScope{.service = found, .caller_tenant_id = found->tenant_id, .owner = true};

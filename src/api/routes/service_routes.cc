@@ -272,24 +272,13 @@ json shared_json(const HostedService& s, TimeMs now_ms) {
   return out;
 }
 
-// Another tenant's service shared with the caller, by id, or by name when the caller has none of
-// that name; nullptr when the key names none.
-Result<const HostedService*> shared_service(const Call& call, const std::string& key) {
-  const State& state = call.ctx.state();
-  if (!check_id("service id", key, "svc")) {
-    if (service_named(state, call.caller.tenant_id, key) != nullptr) return nullptr;
-    return shared_service_named(call, key);
-  }
-  const HostedService* found = state.service(key);
-  const bool shared = found != nullptr && !found->deleted() && found->shared &&
-                      !may_see_tenant(call.caller, found->tenant_id);
-  return shared ? found : nullptr;
-}
-
 // GET /v1/services/{id or name}; another tenant's shared service, as its callers see it.
 Result<HttpResponse> get_service(Call& call) {
-  ALLOT_TRY_LET(const HostedService* shared, shared_service(call, call.params.front()));
-  if (shared != nullptr) return json_reply(200, shared_json(*shared, call.ctx.now_ms()));
+  ALLOT_TRY_LET(const HostedService* found, service_by_key(call, call.params.front()));
+  if (found != nullptr && !found->deleted() && found->shared &&
+      !may_see_tenant(call.caller, found->tenant_id)) {
+    return json_reply(200, shared_json(*found, call.ctx.now_ms()));
+  }
   ALLOT_TRY_LET(const HostedService* service, path_service(call));
   return json_reply(200, service_json(call.ctx.state(), call.traffic, *service, call.ctx.now_ms()));
 }
@@ -297,8 +286,7 @@ Result<HttpResponse> get_service(Call& call) {
 // GET /v1/services?shared=true: other tenants' services shared with the caller's, as their
 // callers see them, by id.
 Result<HttpResponse> list_shared_services(const Call& call, const Page& page) {
-  if (call.target.query.size() >
-      1 + call.target.query.count("limit") + call.target.query.count("after")) {
+  if (call.target.query.contains("tenant_id") || call.target.query.contains("project_id")) {
     return fail(ErrorCode::kInvalidArgument, "shared=true takes no tenant_id or project_id");
   }
   return page_of(
@@ -405,11 +393,16 @@ constexpr Resource kResources[] = {
 
 }  // namespace
 
-Result<const HostedService*> shared_service_named(const Call& call, const std::string& name) {
+Result<const HostedService*> service_by_key(const Call& call, const std::string& key) {
+  const State& state = call.ctx.state();
+  if (check_id("service id", key, "svc")) return state.service(key);
+  if (const HostedService* own = service_named(state, call.caller.tenant_id, key); own != nullptr) {
+    return own;
+  }
   const HostedService* found = nullptr;
   std::vector<std::string> ids;
-  for (const auto& [id, s] : call.ctx.state().services) {
-    if (s.deleted() || !s.shared || s.name != name || may_see_tenant(call.caller, s.tenant_id)) {
+  for (const auto& [id, s] : state.services) {
+    if (s.deleted() || !s.shared || s.name != key || may_see_tenant(call.caller, s.tenant_id)) {
       continue;
     }
     found = &s;
@@ -418,7 +411,7 @@ Result<const HostedService*> shared_service_named(const Call& call, const std::s
   if (ids.size() > 1) {
     return fail(ErrorCode::kConflict,
                 fmt::format("{} services shared with you are named {}: name one by its id ({})",
-                            ids.size(), name, fmt::join(ids, ", ")));
+                            ids.size(), key, fmt::join(ids, ", ")));
   }
   return found;
 }

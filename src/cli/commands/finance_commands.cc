@@ -1,12 +1,12 @@
 // finance: the operator's books (assets, sites, fixed costs, rental prices) and what is read off
 // them for a month (the report, payback, buy-or-rent). Operator admins only.
-#include <charconv>
 #include <iostream>
 #include <optional>
 
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "common/money.h"
 
 namespace allot::cli {
 namespace {
@@ -107,22 +107,12 @@ Action show_report(std::function<std::string()> target, const char* rows,
   };
 }
 
-// A fraction the API writes with six decimals ("0.482000") in millionths; nullopt for anything
-// else.
+// A fraction the API writes with six decimals ("0.482000") in millionths, read as Money reads its
+// six decimals; nullopt for anything else.
 std::optional<int64_t> millionths(const json& fraction) {
   if (!fraction.is_string()) return std::nullopt;
-  const std::string text = fraction.get<std::string>();
-  const size_t dot = text.find('.');
-  if (dot == std::string::npos || text.size() - dot - 1 != 6) return std::nullopt;
-  int64_t whole = 0;
-  int64_t part = 0;
-  const char* end = text.data() + text.size();
-  if (std::from_chars(text.data(), text.data() + dot, whole).ptr != text.data() + dot ||
-      std::from_chars(text.data() + dot + 1, end, part).ptr != end || whole < 0 ||
-      whole > 1'000'000'000) {
-    return std::nullopt;
-  }
-  return whole * 1'000'000 + part;
+  auto read = Money::parse(fraction.get<std::string>());
+  return read ? std::optional<int64_t>(read->micros()) : std::nullopt;
 }
 
 // Millionths as a percentage with one decimal: 482,000 as "48.2%".
